@@ -1,0 +1,66 @@
+#ifndef CQUIC_H
+#define CQUIC_H
+
+// The whole C surface the engine sees. Everything else in Swift above QuicEngine is free of C.
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <stdint.h>
+
+// ngtcp2 0.12 exposes these as function-like macros over *_versioned functions; Swift imports no
+// function-like macro, so each gets a one-line forwarder with the `cquic_` prefix.
+ngtcp2_ssize cquic_conn_writev_stream(ngtcp2_conn *conn, ngtcp2_path *path, ngtcp2_pkt_info *pi,
+                                      uint8_t *dest, size_t destlen, ngtcp2_ssize *pdatalen,
+                                      uint32_t flags, int64_t stream_id, const ngtcp2_vec *datav,
+                                      size_t datavcnt, ngtcp2_tstamp ts);
+ngtcp2_ssize cquic_conn_writev_datagram(ngtcp2_conn *conn, ngtcp2_path *path, ngtcp2_pkt_info *pi,
+                                        uint8_t *dest, size_t destlen, int *paccepted,
+                                        uint32_t flags, uint64_t dgram_id,
+                                        const ngtcp2_vec *datav, size_t datavcnt,
+                                        ngtcp2_tstamp ts);
+int cquic_conn_read_pkt(ngtcp2_conn *conn, const ngtcp2_path *path, const ngtcp2_pkt_info *pi,
+                        const uint8_t *pkt, size_t pktlen, ngtcp2_tstamp ts);
+ngtcp2_ssize cquic_conn_write_connection_close(ngtcp2_conn *conn, ngtcp2_path *path,
+                                               ngtcp2_pkt_info *pi, uint8_t *dest, size_t destlen,
+                                               const ngtcp2_connection_close_error *ccerr,
+                                               ngtcp2_tstamp ts);
+int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
+                          const ngtcp2_path *path, uint32_t version,
+                          const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
+                          const ngtcp2_transport_params *params, void *user_data);
+int cquic_conn_server_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
+                          const ngtcp2_path *path, uint32_t version,
+                          const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
+                          const ngtcp2_transport_params *params, void *user_data);
+void cquic_settings_default(ngtcp2_settings *settings);
+void cquic_transport_params_default(ngtcp2_transport_params *params);
+void cquic_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_stat *cstat);
+
+// Computed constant macros do not import; these enums carry their values.
+enum { CQUIC_MAX_RETRY_TOKENLEN = NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN };
+
+// gnutls_free is a macro over a global function pointer, which Swift 6 sees as shared mutable state.
+void cquic_gnutls_free(void *pointer);
+
+// Linux batching calls: glibc declares `struct mmsghdr`, recvmmsg and sendmmsg only under
+// _GNU_SOURCE, which Swift's Glibc module is not built with. This mirror has the same layout
+// (checked by _Static_assert in shim.c).
+struct cquic_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+int cquic_recvmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
+int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
+
+// CMSG_* are macros.
+struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg);
+struct cmsghdr *cquic_cmsg_nxthdr(struct msghdr *msg, struct cmsghdr *cmsg);
+unsigned char *cquic_cmsg_data(struct cmsghdr *cmsg);
+size_t cquic_cmsg_space(size_t length);
+size_t cquic_cmsg_len(size_t length);
+
+#endif

@@ -1,0 +1,81 @@
+#define _GNU_SOURCE
+#include "CQuic.h"
+#include <sys/socket.h>
+#include <stddef.h>
+
+_Static_assert(sizeof(struct cquic_mmsghdr) == sizeof(struct mmsghdr), "mmsghdr mirror size");
+_Static_assert(offsetof(struct cquic_mmsghdr, msg_len) == offsetof(struct mmsghdr, msg_len),
+               "mmsghdr mirror layout");
+
+ngtcp2_ssize cquic_conn_writev_stream(ngtcp2_conn *conn, ngtcp2_path *path, ngtcp2_pkt_info *pi,
+                                      uint8_t *dest, size_t destlen, ngtcp2_ssize *pdatalen,
+                                      uint32_t flags, int64_t stream_id, const ngtcp2_vec *datav,
+                                      size_t datavcnt, ngtcp2_tstamp ts) {
+    return ngtcp2_conn_writev_stream(conn, path, pi, dest, destlen, pdatalen, flags, stream_id,
+                                     datav, datavcnt, ts);
+}
+
+ngtcp2_ssize cquic_conn_writev_datagram(ngtcp2_conn *conn, ngtcp2_path *path, ngtcp2_pkt_info *pi,
+                                        uint8_t *dest, size_t destlen, int *paccepted,
+                                        uint32_t flags, uint64_t dgram_id,
+                                        const ngtcp2_vec *datav, size_t datavcnt,
+                                        ngtcp2_tstamp ts) {
+    return ngtcp2_conn_writev_datagram(conn, path, pi, dest, destlen, paccepted, flags, dgram_id,
+                                       datav, datavcnt, ts);
+}
+
+int cquic_conn_read_pkt(ngtcp2_conn *conn, const ngtcp2_path *path, const ngtcp2_pkt_info *pi,
+                        const uint8_t *pkt, size_t pktlen, ngtcp2_tstamp ts) {
+    return ngtcp2_conn_read_pkt(conn, path, pi, pkt, pktlen, ts);
+}
+
+ngtcp2_ssize cquic_conn_write_connection_close(ngtcp2_conn *conn, ngtcp2_path *path,
+                                               ngtcp2_pkt_info *pi, uint8_t *dest, size_t destlen,
+                                               const ngtcp2_connection_close_error *ccerr,
+                                               ngtcp2_tstamp ts) {
+    return ngtcp2_conn_write_connection_close(conn, path, pi, dest, destlen, ccerr, ts);
+}
+
+int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
+                          const ngtcp2_path *path, uint32_t version,
+                          const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
+                          const ngtcp2_transport_params *params, void *user_data) {
+    return ngtcp2_conn_client_new(pconn, dcid, scid, path, version, callbacks, settings, params,
+                                  NULL, user_data);
+}
+
+int cquic_conn_server_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
+                          const ngtcp2_path *path, uint32_t version,
+                          const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
+                          const ngtcp2_transport_params *params, void *user_data) {
+    return ngtcp2_conn_server_new(pconn, dcid, scid, path, version, callbacks, settings, params,
+                                  NULL, user_data);
+}
+
+void cquic_settings_default(ngtcp2_settings *settings) { ngtcp2_settings_default(settings); }
+
+void cquic_transport_params_default(ngtcp2_transport_params *params) {
+    ngtcp2_transport_params_default(params);
+}
+
+void cquic_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_stat *cstat) {
+    ngtcp2_conn_get_conn_stat(conn, cstat);
+}
+
+int cquic_recvmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags) {
+    return recvmmsg(fd, (struct mmsghdr *)msgs, count, flags, NULL);
+}
+
+int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags) {
+    return sendmmsg(fd, (struct mmsghdr *)msgs, count, flags);
+}
+
+struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg) { return CMSG_FIRSTHDR(msg); }
+struct cmsghdr *cquic_cmsg_nxthdr(struct msghdr *msg, struct cmsghdr *cmsg) {
+    return CMSG_NXTHDR(msg, cmsg);
+}
+unsigned char *cquic_cmsg_data(struct cmsghdr *cmsg) { return CMSG_DATA(cmsg); }
+size_t cquic_cmsg_space(size_t length) { return CMSG_SPACE(length); }
+size_t cquic_cmsg_len(size_t length) { return CMSG_LEN(length); }
+
+void cquic_gnutls_free(void *pointer) { gnutls_free(pointer); }

@@ -1,0 +1,68 @@
+/// TLS settings of one side. Paths point to PEM files.
+public struct QuicTLSConfiguration: Sendable {
+    /// Our certificate chain and key: required for a server, optional for a client (mutual TLS).
+    public var certificateChainPath: String?
+    public var privateKeyPath: String?
+    /// CAs that sign the peer's certificate: a client verifies the server against them; a server
+    /// given CAs requires and verifies client certificates.
+    public var trustedCAPath: String?
+    /// Client only: skip certificate verification (development only).
+    public var insecureSkipVerification = false
+    /// Client only: the name the server certificate must carry and the SNI sent (a DNS name or an
+    /// IP address). Defaults to the host the client connects to.
+    public var serverName: String?
+    /// Offered (client) or accepted (server) application protocols, in order of preference.
+    public var alpn: [String]
+
+    public init(
+        certificateChainPath: String? = nil, privateKeyPath: String? = nil, trustedCAPath: String? = nil,
+        insecureSkipVerification: Bool = false, serverName: String? = nil, alpn: [String]
+    ) {
+        self.certificateChainPath = certificateChainPath
+        self.privateKeyPath = privateKeyPath
+        self.trustedCAPath = trustedCAPath
+        self.insecureSkipVerification = insecureSkipVerification
+        self.serverName = serverName
+        self.alpn = alpn
+    }
+}
+
+/// Transport settings shared by client and server connections.
+public struct QuicConfiguration: Sendable {
+    public var tls: QuicTLSConfiguration
+    public var idleTimeout: QuicDuration = .seconds(30)
+    /// Send a PING after this long without traffic; nil disables keep-alive.
+    public var keepAliveInterval: QuicDuration? = nil
+    public var handshakeTimeout: QuicDuration = .seconds(10)
+    /// Our `max_datagram_frame_size` transport parameter; 0 refuses DATAGRAM frames.
+    public var maxDatagramFrameSize: UInt64 = 1200
+    /// Datagrams waiting to be sent beyond this count are refused with `datagramQueueFull`.
+    public var maxQueuedDatagrams = 128
+    public var initialMaxData: UInt64 = 1 << 20
+    public var initialMaxStreamData: UInt64 = 256 << 10
+    /// Receive windows grow up to these limits when the application keeps up.
+    public var maxConnectionWindow: UInt64 = 24 << 20
+    public var maxStreamWindow: UInt64 = 16 << 20
+    public var maxBidirectionalStreams: UInt64 = 16
+    /// Bytes a stream keeps unacknowledged before `write` accepts no more.
+    public var streamSendBufferLimit = 1 << 20
+    public var maxUDPPayloadSize = 1452
+    /// How many connection IDs we accept from the peer (spares make migration possible).
+    public var activeConnectionIDLimit: UInt64 = 4
+
+    public init(tls: QuicTLSConfiguration) { self.tls = tls }
+}
+
+/// Settings of an endpoint that accepts connections.
+public struct QuicServerConfiguration: Sendable {
+    public var connection: QuicConfiguration
+    /// Make every new client prove its address with a Retry round trip first.
+    public var requireRetry = false
+    public var retryTokenLifetime: QuicDuration = .seconds(10)
+    /// New connections beyond this many are refused with CONNECTION_REFUSED.
+    public var maxConnections = 10_000
+    /// Stateless resets sent per second at most (they answer packets we cannot route).
+    public var statelessResetsPerSecond = 100
+
+    public init(connection: QuicConfiguration) { self.connection = connection }
+}

@@ -1,0 +1,153 @@
+internal import CQuic
+import Glibc
+
+/// Packets in, timers, and the ways a connection ends (RFC 9000 section 10).
+extension QuicConnection {
+    func receive(_ packet: UnsafeRawBufferPointer, local: SocketAddress, remote: SocketAddress) {
+        switch phase {
+        case .closing:
+            // Answer with our CONNECTION_CLOSE, but less often the more the peer sends.
+            packetsWhileClosing += 1
+            if packetsWhileClosing & (packetsWhileClosing - 1) == 0 { closingPacketDue = true }
+            return
+        case .draining, .closed:
+            return
+        case .handshaking, .established:
+            break
+        }
+        guard let raw else { return }
+        var info = ngtcp2_pkt_info()
+        let result = endpoint.scratch.withPath(local: local, remote: remote) { path in
+            cquic_conn_read_pkt(raw, path, &info, packet.baseAddress!.assumingMemoryBound(to: UInt8.self), packet.count,
+                                now.nanoseconds)
+        }
+        if result != 0 { handleLibraryError(result, during: "read") }
+    }
+
+    var nextDeadline: UInt64 {
+        switch phase {
+        case .closing(let until), .draining(let until): return until.nanoseconds
+        case .closed: return .max
+        case .handshaking, .established:
+            guard let raw else { return .max }
+            return ngtcp2_conn_get_expiry(raw)
+        }
+    }
+
+    func handleExpiry() {
+        switch phase {
+        case .closing(let until), .draining(let until):
+            if now >= until { phase = .closed }
+            return
+        case .closed: return
+        case .handshaking, .established: break
+        }
+        guard let raw else { return }
+        let result = ngtcp2_conn_handle_expiry(raw, now.nanoseconds)
+        if result != 0 { handleLibraryError(result, during: "timer") }
+    }
+
+    /// Closes with an application error code (CONNECTION_CLOSE type 0x1d) and a reason phrase.
+    public func close(applicationCode: UInt64, reason: String = "") {
+        guard isUsable else { return }
+        var error = ngtcp2_connection_close_error()
+        ngtcp2_connection_close_error_default(&error)
+        var phrase = Array(reason.utf8.prefix(512))
+        phrase.withUnsafeMutableBufferPointer {
+            ngtcp2_connection_close_error_set_application_error(&error, applicationCode, $0.baseAddress, $0.count)
+            enterClosing(with: &error)
+        }
+        finish(QuicCloseReason(kind: .application(code: applicationCode), reason: reason, byPeer: false))
+    }
+
+    func handleLibraryError(_ code: Int32, during operation: String) {
+        guard let raw else { return }
+        switch code {
+        case NGTCP2_ERR_DRAINING:
+            phase = .draining(until: now + closePeriod)
+            finish(peerCloseReason())
+        case NGTCP2_ERR_IDLE_CLOSE:
+            phase = .closed
+            finish(QuicCloseReason(kind: .idleTimeout, reason: "no packets for \(configuration.idleTimeout)", byPeer: false))
+        case NGTCP2_ERR_HANDSHAKE_TIMEOUT:
+            phase = .closed
+            finish(QuicCloseReason(kind: .handshakeTimeout, reason: "handshake not done in \(configuration.handshakeTimeout)", byPeer: false))
+        case NGTCP2_ERR_DROP_CONN:
+            phase = .closed
+            finish(QuicCloseReason(kind: .dropped, reason: "dropped by ngtcp2", byPeer: false))
+        case NGTCP2_ERR_CRYPTO:
+            let alert = ngtcp2_conn_get_tls_alert(raw)
+            let why = tls?.verificationFailure.map { "certificate verification failed: \($0)" }
+                ?? "TLS alert \(TLSSession.alertName(alert))"
+            var error = ngtcp2_connection_close_error()
+            ngtcp2_connection_close_error_default(&error)
+            ngtcp2_connection_close_error_set_transport_error_tls_alert(&error, alert, nil, 0)
+            enterClosing(with: &error)
+            finish(QuicCloseReason(kind: .tlsFailure(alert: alert), reason: why, byPeer: false))
+        default:
+            var error = ngtcp2_connection_close_error()
+            ngtcp2_connection_close_error_default(&error)
+            ngtcp2_connection_close_error_set_transport_error_liberr(&error, code, nil, 0)
+            enterClosing(with: &error)
+            finish(QuicCloseReason(kind: .transport(code: error.error_code),
+                                   reason: "\(operation): \(QuicConnection.errorText(code))", byPeer: false))
+        }
+    }
+
+    /// Three PTOs, as RFC 9000 section 10.2 asks for the closing and draining periods.
+    var closePeriod: QuicDuration {
+        guard let raw else { return .zero }
+        return QuicDuration(nanoseconds: ngtcp2_conn_get_pto(raw) * 3)
+    }
+
+    private func enterClosing(with error: inout ngtcp2_connection_close_error) {
+        guard let raw else { return }
+        if ngtcp2_conn_is_in_draining_period(raw) != 0 {
+            phase = .draining(until: now + closePeriod)
+            return
+        }
+        var packet = [UInt8](repeating: 0, count: max(configuration.maxUDPPayloadSize, Int(NGTCP2_MAX_UDP_PAYLOAD_SIZE)))
+        let written = endpoint.scratch.withWritePath { path in
+            packet.withUnsafeMutableBufferPointer {
+                cquic_conn_write_connection_close(raw, path, nil, $0.baseAddress, $0.count, &error, now.nanoseconds)
+            }
+        }
+        if written > 0 {
+            closingPacket = Array(packet[..<Int(written)])
+            closingPacketDue = true
+            phase = .closing(until: now + closePeriod)
+        } else {
+            phase = .closed
+        }
+        endpoint.markDirty(self)
+    }
+
+    private func peerCloseReason() -> QuicCloseReason {
+        if receivedStatelessReset {
+            return QuicCloseReason(kind: .statelessReset, reason: "stateless reset", byPeer: true)
+        }
+        guard let raw else { return QuicCloseReason(kind: .dropped, reason: "", byPeer: true) }
+        var error = ngtcp2_connection_close_error()
+        ngtcp2_conn_get_connection_close_error(raw, &error)
+        let reason = error.reason.map { String(decoding: UnsafeBufferPointer(start: $0, count: error.reasonlen), as: UTF8.self) } ?? ""
+        switch error.type {
+        case NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION:
+            return QuicCloseReason(kind: .application(code: error.error_code), reason: reason, byPeer: true)
+        default:
+            var text = reason
+            if error.error_code >= 0x100 && error.error_code < 0x200 {
+                text = "TLS alert \(TLSSession.alertName(UInt8(error.error_code - 0x100)))" + (reason.isEmpty ? "" : ": \(reason)")
+            }
+            return QuicCloseReason(kind: .transport(code: error.error_code), reason: text, byPeer: true)
+        }
+    }
+
+    /// Reports the end once and drops what can no longer be sent.
+    private func finish(_ reason: QuicCloseReason) {
+        guard closeReason == nil else { return }
+        closeReason = reason
+        datagramQueue.removeAll()
+        sendQueue.removeAll()
+        emit(.closed(reason))
+    }
+}

@@ -1,0 +1,29 @@
+internal import CQuic
+
+/// Path and congestion figures for status bars and benchmarks.
+public struct QuicConnectionStatistics: Sendable {
+    public var smoothedRTT: QuicDuration
+    public var minimumRTT: QuicDuration
+    public var latestRTT: QuicDuration
+    public var congestionWindow: UInt64
+    public var bytesInFlight: UInt64
+    public var maxUDPPayloadSize: Int
+}
+
+extension QuicConnection {
+    public var statistics: QuicConnectionStatistics {
+        guard let raw else {
+            return QuicConnectionStatistics(smoothedRTT: .zero, minimumRTT: .zero, latestRTT: .zero,
+                                            congestionWindow: 0, bytesInFlight: 0, maxUDPPayloadSize: 0)
+        }
+        var stat = ngtcp2_conn_stat()
+        cquic_conn_get_conn_stat(raw, &stat)
+        return QuicConnectionStatistics(
+            smoothedRTT: QuicDuration(nanoseconds: stat.smoothed_rtt),
+            minimumRTT: QuicDuration(nanoseconds: stat.min_rtt == .max ? 0 : stat.min_rtt),
+            latestRTT: QuicDuration(nanoseconds: stat.latest_rtt),
+            congestionWindow: stat.cwnd,
+            bytesInFlight: stat.bytes_in_flight,
+            maxUDPPayloadSize: Int(ngtcp2_conn_get_path_max_tx_udp_payload_size(raw)))
+    }
+}

@@ -1,0 +1,177 @@
+internal import CQuic
+import Glibc
+
+/// Packets that share a path and, except the last, a size: one `sendmsg` with UDP GSO.
+public struct TransmitBatch: Equatable, Sendable {
+    public var destination: SocketAddress
+    public var source: SocketAddress
+    public var byteCount: Int
+    public var segmentSize: Int
+    public var segmentCount: Int
+}
+
+extension QuicConnection {
+    /// Writes up to `maxSegments` packets for one path into `buffer`.
+    func writeBatch(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int) -> TransmitBatch? {
+        switch phase {
+        case .closing:
+            guard closingPacketDue, closingPacket.count <= buffer.count else { return nil }
+            closingPacketDue = false
+            closingPacket.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return TransmitBatch(destination: remoteAddress, source: localAddress, byteCount: closingPacket.count,
+                                 segmentSize: closingPacket.count, segmentCount: 1)
+        case .draining, .closed:
+            return nil
+        case .handshaking, .established:
+            break
+        }
+        guard let raw else { return nil }
+        let packetLimit = configuration.maxUDPPayloadSize
+        let quantum = ngtcp2_conn_get_send_quantum(raw)
+        let segmentLimit = max(1, min(maxSegments, quantum / max(packetLimit, 1)))
+        var batch: TransmitBatch?
+        var offset = 0
+        if let stash {
+            self.stash = nil
+            stash.bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            offset = stash.bytes.count
+            batch = TransmitBatch(destination: stash.remote, source: stash.local, byteCount: offset,
+                                  segmentSize: offset, segmentCount: 1)
+        }
+        while (batch?.segmentCount ?? 0) < segmentLimit && offset + packetLimit <= buffer.count {
+            let destination = buffer.baseAddress! + offset
+            let written = writePacket(into: destination, capacity: packetLimit)
+            guard written > 0 else { break }
+            let scratch = endpoint.scratch
+            guard var current = batch else {
+                guard let local = scratch.writtenLocal, let remote = scratch.writtenRemote else { break }
+                batch = TransmitBatch(destination: remote, source: local, byteCount: written, segmentSize: written,
+                                      segmentCount: 1)
+                offset = written
+                scratch.rememberBatchPath()
+                continue
+            }
+            if written > current.segmentSize || !scratch.writtenPathEqualsBatchPath() {
+                // Cannot join this GSO batch: keep the packet for the next one.
+                stash = (Array(UnsafeRawBufferPointer(start: destination, count: written)),
+                         scratch.writtenLocal ?? localAddress, scratch.writtenRemote ?? remoteAddress)
+                break
+            }
+            current.byteCount += written
+            current.segmentCount += 1
+            offset += written
+            batch = current
+            if written < current.segmentSize { break }
+        }
+        if batch != nil { ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds) }
+        return batch
+    }
+
+    /// Writes one packet: queued datagrams first (typing must not wait behind chat), then stream
+    /// data round-robin, coalescing frames into the packet. Returns its size, 0 when nothing is
+    /// due, or 0 after a fatal error (which starts the close).
+    private func writePacket(into destination: UnsafeMutableRawPointer, capacity: Int) -> Int {
+        guard let raw else { return 0 }
+        let scratch = endpoint.scratch
+        let bytes = destination.assumingMemoryBound(to: UInt8.self)
+        var info = ngtcp2_pkt_info()
+        var skipped = 0
+        let vectors = scratch.vectors
+        while true {
+            if let datagram = datagramQueue.first {
+                var accepted: Int32 = 0
+                let written = datagram.withUnsafeBufferPointer { payload -> Int in
+                    var vector = ngtcp2_vec(base: UnsafeMutablePointer(mutating: payload.baseAddress), len: payload.count)
+                    return scratch.withWritePath { path in
+                        cquic_conn_writev_datagram(raw, path, &info, bytes, capacity, &accepted,
+                                                   UInt32(NGTCP2_WRITE_DATAGRAM_FLAG_MORE), 0, &vector, 1, now.nanoseconds)
+                    }
+                }
+                if accepted != 0 { _ = datagramQueue.popFirst() }
+                if written == Int(NGTCP2_ERR_WRITE_MORE) { continue }
+                if written < 0 {
+                    handleLibraryError(Int32(written), during: "write datagram")
+                    return 0
+                }
+                if written > 0 { return written }
+                // Nothing written: congestion-limited, or the datagram no longer fits the path.
+                if accepted == 0, let size = datagramQueue.first?.count, size > (maxDatagramPayloadSize ?? 0) {
+                    _ = datagramQueue.popFirst()
+                    continue
+                }
+                return 0
+            }
+            let stream = nextStreamToSend(skipping: skipped)
+            var count = 0
+            var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
+            var streamID: Int64 = -1
+            if let stream {
+                streamID = stream.id
+                let complete = stream.forEachUnsentPiece(limit: scratch.vectorCapacity) { pointer, length in
+                    vectors[count] = ngtcp2_vec(base: pointer.assumingMemoryBound(to: UInt8.self), len: length)
+                    count += 1
+                }
+                if complete && stream.finQueued && !stream.finSent { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
+            }
+            var accepted: ngtcp2_ssize = -1
+            let written = scratch.withWritePath { path in
+                cquic_conn_writev_stream(raw, path, &info, bytes, capacity, &accepted, flags, streamID,
+                                         vectors, count, now.nanoseconds)
+            }
+            if let stream, accepted >= 0 { recordSent(stream, count: Int(accepted), finRequested: flags & UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) != 0) }
+            switch Int32(clamping: written) {
+            case NGTCP2_ERR_WRITE_MORE:
+                continue
+            case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+                skipped += 1
+                continue
+            case NGTCP2_ERR_STREAM_SHUT_WR, NGTCP2_ERR_STREAM_NOT_FOUND:
+                if let stream {
+                    stream.writeClosed = true
+                    stream.discardAll()
+                    removeFromSendQueue(stream)
+                }
+                continue
+            default:
+                if written < 0 {
+                    handleLibraryError(Int32(clamping: written), during: "write")
+                    return 0
+                }
+                return written
+            }
+        }
+    }
+
+    /// The next stream with unsent data, round-robin, passing over `skipping` blocked ones.
+    private func nextStreamToSend(skipping: Int) -> StreamState? {
+        guard skipping < sendQueue.count else { return nil }
+        let streamID = sendQueue[skipping]
+        guard let stream = streams[streamID], stream.hasUnsentData, !stream.writeClosed else {
+            sendQueue.remove(at: skipping)
+            streams[streamID]?.inSendQueue = false
+            return nextStreamToSend(skipping: skipping)
+        }
+        return stream
+    }
+
+    private func recordSent(_ stream: StreamState, count: Int, finRequested: Bool) {
+        stream.markSent(count)
+        if finRequested && !stream.hasUnsentDataIgnoringFin { stream.finSent = true }
+        if !stream.hasUnsentData {
+            removeFromSendQueue(stream)
+        } else if let index = sendQueue.firstIndex(of: stream.id), index + 1 < sendQueue.count {
+            // Rotate so the next packet serves another stream first.
+            sendQueue.remove(at: index)
+            sendQueue.append(stream.id)
+        }
+    }
+
+    private func removeFromSendQueue(_ stream: StreamState) {
+        if let index = sendQueue.firstIndex(of: stream.id) { sendQueue.remove(at: index) }
+        stream.inSendQueue = false
+    }
+}
+
+extension StreamState {
+    var hasUnsentDataIgnoringFin: Bool { sentOffset < queuedOffset }
+}

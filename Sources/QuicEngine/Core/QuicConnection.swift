@@ -1,0 +1,99 @@
+internal import CQuic
+import Glibc
+
+/// One QUIC connection, client or server, driven without I/O: its endpoint hands it datagrams and
+/// the time, and takes packets and the next deadline from it. All calls happen on one thread.
+public final class QuicConnection {
+    enum Phase {
+        case handshaking
+        case established
+        /// We sent CONNECTION_CLOSE; we answer further packets with it until the deadline.
+        case closing(until: QuicTime)
+        /// The peer closed; we stay silent until the deadline (RFC 9000 section 10.2.2).
+        case draining(until: QuicTime)
+        case closed
+    }
+
+    /// Unique within the endpoint; handy as a dictionary key for applications.
+    public let id: UInt64
+    public let isServer: Bool
+    /// Free for the application: the object it keeps for this connection.
+    public var context: AnyObject?
+
+    unowned let endpoint: QuicEndpoint
+    let configuration: QuicConfiguration
+    var raw: OpaquePointer?
+    var tls: TLSSession?
+    let connectionRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
+    var phase: Phase = .handshaking
+    public internal(set) var localAddress: SocketAddress
+    public internal(set) var remoteAddress: SocketAddress
+    public internal(set) var closeReason: QuicCloseReason?
+    public internal(set) var negotiatedALPN: String?
+    public internal(set) var peerCertificateSubject: String?
+
+    var streams: [QuicStreamID: StreamState] = [:]
+    var sendQueue: [QuicStreamID] = []
+    var datagramQueue = FIFOQueue<[UInt8]>()
+    var closingPacket: [UInt8] = []
+    var closingPacketDue = false
+    var packetsWhileClosing = 0
+    var receivedStatelessReset = false
+    var routingIDs: Set<ConnectionID> = []
+    var stash: (bytes: [UInt8], local: SocketAddress, remote: SocketAddress)?
+
+    // Endpoint bookkeeping.
+    var scheduledDeadline: UInt64 = .max
+    var isDirty = false
+    var isRemoved = false
+
+    init(endpoint: QuicEndpoint, id: UInt64, isServer: Bool, configuration: QuicConfiguration,
+         local: SocketAddress, remote: SocketAddress) {
+        self.endpoint = endpoint
+        self.id = id
+        self.isServer = isServer
+        self.configuration = configuration
+        self.localAddress = local
+        self.remoteAddress = remote
+        connectionRef = .allocate(capacity: 1)
+        connectionRef.initialize(to: ngtcp2_crypto_conn_ref(get_conn: { reference in
+            guard let reference else { return nil }
+            return Unmanaged<QuicConnection>.fromOpaque(reference.pointee.user_data).takeUnretainedValue().raw
+        }, user_data: nil))
+        connectionRef.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        release()
+        connectionRef.deallocate()
+    }
+
+    /// Frees the C state as soon as the endpoint forgets the connection, not when the last
+    /// application reference goes.
+    func release() {
+        if let raw {
+            ngtcp2_conn_del(raw)
+            self.raw = nil
+        }
+        tls = nil
+        streams.removeAll()
+        datagramQueue.removeAll()
+        stash = nil
+    }
+
+    var now: QuicTime { endpoint.now }
+
+    public var isEstablished: Bool { if case .established = phase { return true } else { return false } }
+
+    /// True once the connection can no longer send application data.
+    public var isClosed: Bool {
+        switch phase {
+        case .handshaking, .established: return false
+        case .closing, .draining, .closed: return true
+        }
+    }
+
+    var isUsable: Bool { !isClosed && raw != nil }
+
+    func emit(_ event: QuicEvent) { endpoint.enqueue(event, for: self) }
+}

@@ -1,0 +1,287 @@
+internal import CQuic
+import Glibc
+
+/// Statistics an endpoint keeps about what reached it.
+public struct QuicEndpointStatistics: Sendable {
+    public var datagramsReceived = 0
+    public var bytesReceived = 0
+    public var emptyDatagrams = 0
+    public var undecodableDatagrams = 0
+    public var unroutableDatagrams = 0
+    public var versionNegotiationsSent = 0
+    public var statelessResetsSent = 0
+    public var retriesSent = 0
+    public var invalidTokens = 0
+    public var connectionsRefused = 0
+    public var connectionsAccepted = 0
+}
+
+/// Every connection of one process side, client or server, and the routing between them:
+/// datagrams and the time go in, events, packets and the next deadline come out. No sockets,
+/// no clock, no threads: the I/O driver or a test moves the bytes.
+public final class QuicEndpoint {
+    static let connectionIDLength = 18
+
+    let server: QuicServerConfiguration?
+    let serverCredentials: TLSCredentials?
+    private var clientCredentials: [String: TLSCredentials] = [:]
+    let staticSecret: [UInt8]
+    let scratch = PathScratch()
+    public internal(set) var now: QuicTime
+    public internal(set) var statistics = QuicEndpointStatistics()
+
+    private var routes: [ConnectionID: QuicConnection] = [:]
+    public internal(set) var connections: [UInt64: QuicConnection] = [:]
+    private var nextConnectionNumber: UInt64 = 1
+    private var events = FIFOQueue<(QuicConnection, QuicEvent)>()
+    private var dirty = FIFOQueue<QuicConnection>()
+    private var timers = TimerHeap()
+    var statelessPackets = FIFOQueue<(bytes: [UInt8], destination: SocketAddress, source: SocketAddress)>()
+    var statelessResetBudget: (second: UInt64, used: Int) = (0, 0)
+
+    /// An endpoint that accepts connections when `server` is given, and can always `connect`.
+    public init(server: QuicServerConfiguration? = nil, now: QuicTime) throws {
+        self.server = server
+        self.now = now
+        serverCredentials = try server.map { try TLSCredentials($0.connection.tls) }
+        if let server, server.connection.tls.certificateChainPath == nil {
+            throw QuicError.invalidConfiguration("a server needs a certificate and key")
+        }
+        var generator = SystemRandomNumberGenerator()
+        staticSecret = (0..<32).map { _ in generator.next() }
+    }
+
+    public var connectionCount: Int { connections.count }
+
+    // MARK: Client
+
+    /// Starts a client connection from `local` to `remote`; its first packets are ready at once.
+    public func connect(to remote: SocketAddress, from local: SocketAddress, configuration: QuicConfiguration,
+                        now: QuicTime) throws -> QuicConnection {
+        self.now = max(self.now, now)
+        let credentials = try credentialsForClient(configuration.tls)
+        let connection = QuicConnection(endpoint: self, id: takeConnectionNumber(), isServer: false,
+                                        configuration: configuration, local: local, remote: remote)
+        let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength)
+        let identity = QuicConnection.Identity(destination: .random(length: QuicEndpoint.connectionIDLength), source: source,
+                                               originalDestination: nil, retrySource: nil, version: NGTCP2_PROTO_VER_V1)
+        try connection.start(identity: identity, credentials: credentials,
+                             serverName: configuration.tls.serverName ?? remote.host,
+                             statelessResetToken: nil, token: nil)
+        connections[connection.id] = connection
+        route(source, to: connection)
+        afterCall(connection)
+        return connection
+    }
+
+    private func credentialsForClient(_ tls: QuicTLSConfiguration) throws -> TLSCredentials {
+        let key = [tls.certificateChainPath ?? "", tls.privateKeyPath ?? "", tls.trustedCAPath ?? ""].joined(separator: "\u{0}")
+        if let cached = clientCredentials[key] { return cached }
+        let credentials = try TLSCredentials(tls)
+        clientCredentials[key] = credentials
+        return credentials
+    }
+
+    /// Moves a client connection to a new local address (a new socket); the server follows after
+    /// validating the path.
+    public func migrate(_ connection: QuicConnection, to local: SocketAddress, now: QuicTime) throws {
+        self.now = max(self.now, now)
+        guard let raw = connection.raw, connection.isUsable else { throw QuicError.connectionClosed }
+        let result = scratch.withPath(local: local, remote: connection.remoteAddress) { path in
+            ngtcp2_conn_initiate_migration(raw, path, self.now.nanoseconds)
+        }
+        guard result == 0 else { throw QuicError.migrationRefused(QuicConnection.errorText(result)) }
+        connection.localAddress = local
+        afterCall(connection)
+    }
+
+    // MARK: Input
+
+    public func receive(_ datagram: [UInt8], from remote: SocketAddress, to local: SocketAddress, now: QuicTime) {
+        datagram.withUnsafeBytes { receive($0, from: remote, to: local, now: now) }
+    }
+
+    public func receive(_ datagram: UnsafeRawBufferPointer, from remote: SocketAddress, to local: SocketAddress, now: QuicTime) {
+        self.now = max(self.now, now)
+        statistics.datagramsReceived += 1
+        statistics.bytesReceived += datagram.count
+        guard let base = datagram.baseAddress, datagram.count > 0 else {
+            statistics.emptyDatagrams += 1
+            return
+        }
+        var header = ngtcp2_version_cid()
+        let decoded = ngtcp2_pkt_decode_version_cid(&header, base.assumingMemoryBound(to: UInt8.self), datagram.count,
+                                                    QuicEndpoint.connectionIDLength)
+        if decoded == NGTCP2_ERR_VERSION_NEGOTIATION {
+            if server != nil { sendVersionNegotiation(header, datagramSize: datagram.count, remote: remote, local: local) }
+            return
+        }
+        guard decoded == 0, let dcidPointer = header.dcid else {
+            statistics.undecodableDatagrams += 1
+            return
+        }
+        let destination = ConnectionID(UnsafeRawBufferPointer(start: dcidPointer, count: header.dcidlen))
+        if let connection = routes[destination] {
+            connection.receive(datagram, local: local, remote: remote)
+            afterCall(connection)
+            return
+        }
+        guard server != nil else {
+            statistics.unroutableDatagrams += 1
+            return
+        }
+        if base.load(as: UInt8.self) & 0x80 != 0 {
+            accept(datagram, remote: remote, local: local)
+        } else {
+            sendStatelessReset(for: destination, datagramSize: datagram.count, remote: remote, local: local)
+        }
+    }
+
+    /// Runs the timers that are due.
+    public func handleTimeout(now: QuicTime) {
+        self.now = max(self.now, now)
+        while let earliest = timers.earliest, earliest <= self.now.nanoseconds, let entry = timers.popFirst() {
+            let connection = entry.connection
+            guard !connection.isRemoved, entry.deadline == connection.scheduledDeadline else { continue }
+            connection.scheduledDeadline = .max
+            if connection.nextDeadline <= self.now.nanoseconds { connection.handleExpiry() }
+            afterCall(connection)
+        }
+    }
+
+    /// When `handleTimeout` should run next; nil when no connection has a timer.
+    public var nextTimeout: QuicTime? {
+        while let earliest = timers.earliest {
+            if let entry = timers.popFirst() {
+                if !entry.connection.isRemoved && entry.deadline == entry.connection.scheduledDeadline {
+                    timers.push(entry)
+                    return QuicTime(nanoseconds: earliest)
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: Output
+
+    /// The next event of any connection, in the order they happened.
+    public func pollEvent() -> (QuicConnection, QuicEvent)? {
+        guard let (connection, event) = events.popFirst() else { return nil }
+        if case .streamData(let streamID, let bytes, _) = event, !bytes.isEmpty {
+            // The application has the bytes now: let the peer send as many more.
+            connection.extendWindow(streamID, by: bytes.count)
+            if !connection.isRemoved { markDirty(connection) }
+        }
+        return (connection, event)
+    }
+
+    /// Writes the next batch of packets (one destination, at most `maxSegments` packets of
+    /// `segmentSize` bytes each, the last possibly shorter) into `buffer`; nil when nothing is due.
+    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1) -> TransmitBatch? {
+        if let packet = statelessPackets.popFirst() {
+            packet.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return TransmitBatch(destination: packet.destination, source: packet.source, byteCount: packet.bytes.count,
+                                 segmentSize: packet.bytes.count, segmentCount: 1)
+        }
+        while let connection = dirty.first {
+            if !connection.isRemoved, let batch = connection.writeBatch(into: buffer, maxSegments: maxSegments) {
+                // Serve the others before this connection sends its next batch.
+                _ = dirty.popFirst()
+                dirty.append(connection)
+                afterWrite(connection)
+                return batch
+            }
+            _ = dirty.popFirst()
+            connection.isDirty = false
+            if !connection.isRemoved { afterWrite(connection) }
+        }
+        return nil
+    }
+
+    /// Convenience for tests: the next single packet as an array.
+    public func pollTransmit() -> (bytes: [UInt8], batch: TransmitBatch)? {
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1) }
+        guard let batch else { return nil }
+        return (Array(buffer[..<batch.byteCount]), batch)
+    }
+
+    // MARK: Bookkeeping
+
+    func takeConnectionNumber() -> UInt64 {
+        defer { nextConnectionNumber += 1 }
+        return nextConnectionNumber
+    }
+
+    func enqueue(_ event: QuicEvent, for connection: QuicConnection) {
+        events.append((connection, event))
+    }
+
+    func markDirty(_ connection: QuicConnection) {
+        guard !connection.isDirty, !connection.isRemoved else { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    func route(_ id: ConnectionID, to connection: QuicConnection) {
+        routes[id] = connection
+        connection.routingIDs.insert(id)
+    }
+
+    func unroute(_ id: ConnectionID, from connection: QuicConnection) {
+        if routes[id] === connection { routes[id] = nil }
+        connection.routingIDs.remove(id)
+    }
+
+    func statelessResetToken(for id: ConnectionID) -> [UInt8] {
+        var token = [UInt8](repeating: 0, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN))
+        var cid = id.ngtcp2
+        _ = staticSecret.withUnsafeBufferPointer { secret in
+            ngtcp2_crypto_generate_stateless_reset_token(&token, secret.baseAddress, secret.count, &cid)
+        }
+        return token
+    }
+
+    /// After anything touched a connection: it may have packets to send and a new deadline, or be gone.
+    func afterCall(_ connection: QuicConnection) {
+        if case .closed = connection.phase {
+            remove(connection)
+            return
+        }
+        markDirty(connection)
+        reschedule(connection)
+    }
+
+    private func afterWrite(_ connection: QuicConnection) {
+        if case .closed = connection.phase {
+            remove(connection)
+        } else {
+            reschedule(connection)
+        }
+    }
+
+    private func reschedule(_ connection: QuicConnection) {
+        let deadline = connection.nextDeadline
+        if deadline < connection.scheduledDeadline {
+            connection.scheduledDeadline = deadline
+            timers.push(.init(deadline: deadline, connection: connection))
+        }
+    }
+
+    func remove(_ connection: QuicConnection) {
+        guard !connection.isRemoved else { return }
+        connection.isRemoved = true
+        for id in connection.routingIDs where routes[id] === connection { routes[id] = nil }
+        connection.routingIDs.removeAll()
+        connections[connection.id] = nil
+        connection.release()
+    }
+}
+
+extension QuicConnection {
+    func extendWindow(_ streamID: QuicStreamID, by count: Int) {
+        guard let raw, isUsable else { return }
+        _ = ngtcp2_conn_extend_max_stream_offset(raw, streamID, UInt64(count))
+        ngtcp2_conn_extend_max_offset(raw, UInt64(count))
+    }
+}

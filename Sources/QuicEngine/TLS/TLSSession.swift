@@ -1,0 +1,121 @@
+internal import CQuic
+import Glibc
+
+/// One GnuTLS session configured for QUIC by ngtcp2_crypto_gnutls.
+final class TLSSession {
+    /// QUIC needs TLS 1.3 only, without middlebox compatibility mode (RFC 9001 section 8.4).
+    private static let priority =
+        "%DISABLE_TLS13_COMPAT_MODE:NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:"
+        + "+CHACHA20-POLY1305:+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:+GROUP-SECP521R1"
+
+    let handle: gnutls_session_t
+    let credentials: TLSCredentials
+    /// GnuTLS keeps the pointer given to gnutls_session_set_verify_cert, so it lives as long as we do.
+    private var verifiedName: UnsafeMutablePointer<CChar>?
+
+    init(isServer: Bool, credentials: TLSCredentials, config: QuicTLSConfiguration, serverName: String?,
+         connectionRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>) throws {
+        self.credentials = credentials
+        var session: gnutls_session_t?
+        let flags = (isServer ? GNUTLS_SERVER.rawValue : GNUTLS_CLIENT.rawValue) | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
+        try TLSCredentials.check(gnutls_init(&session, flags), "gnutls_init")
+        handle = session!
+        do {
+            try configure(isServer: isServer, config: config, serverName: serverName)
+        } catch {
+            gnutls_deinit(handle)
+            throw error
+        }
+        gnutls_session_set_ptr(handle, connectionRef)
+    }
+
+    private func configure(isServer: Bool, config: QuicTLSConfiguration, serverName: String?) throws {
+        try TLSCredentials.check(
+            isServer ? ngtcp2_crypto_gnutls_configure_server_session(handle)
+                : ngtcp2_crypto_gnutls_configure_client_session(handle),
+            "ngtcp2_crypto_gnutls_configure_session")
+        try TLSCredentials.check(gnutls_priority_set_direct(handle, TLSSession.priority, nil), "gnutls_priority_set_direct")
+        try TLSCredentials.check(gnutls_credentials_set(handle, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials.handle)),
+                                 "gnutls_credentials_set")
+        try setALPN(config.alpn)
+        if isServer {
+            if credentials.hasTrustAnchors {
+                gnutls_certificate_server_set_request(handle, GNUTLS_CERT_REQUIRE)
+                gnutls_session_set_verify_cert(handle, nil, 0)
+            }
+        } else {
+            if let name = serverName, !name.isEmpty {
+                if SocketAddress(host: name, port: 0) == nil {
+                    try TLSCredentials.check(gnutls_server_name_set(handle, GNUTLS_NAME_DNS, name, name.utf8.count),
+                                             "gnutls_server_name_set")
+                }
+            }
+            if !config.insecureSkipVerification {
+                guard credentials.hasTrustAnchors else {
+                    throw QuicError.invalidConfiguration("a client that verifies the server needs a CA file (or the insecure switch)")
+                }
+                verifiedName = serverName.map { strdup($0) }
+                gnutls_session_set_verify_cert(handle, verifiedName, 0)
+            }
+        }
+    }
+
+    private func setALPN(_ protocols: [String]) throws {
+        guard !protocols.isEmpty else { return }
+        var storage = protocols.map { Array($0.utf8) }
+        var datums: [gnutls_datum_t] = []
+        for index in storage.indices {
+            datums.append(storage[index].withUnsafeMutableBufferPointer {
+                gnutls_datum_t(data: $0.baseAddress, size: UInt32($0.count))
+            })
+        }
+        // GnuTLS copies the protocol names during this call.
+        let result = withExtendedLifetime(storage) {
+            gnutls_alpn_set_protocols(handle, &datums, UInt32(datums.count), UInt32(GNUTLS_ALPN_MANDATORY.rawValue))
+        }
+        storage.removeAll()
+        try TLSCredentials.check(result, "gnutls_alpn_set_protocols")
+    }
+
+    deinit {
+        gnutls_deinit(handle)
+        free(verifiedName)
+    }
+
+    var negotiatedALPN: String? {
+        var datum = gnutls_datum_t()
+        guard gnutls_alpn_get_selected_protocol(handle, &datum) == 0, let data = datum.data else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(datum.size)), as: UTF8.self)
+    }
+
+    /// The distinguished name of the peer's verified certificate, when it sent one.
+    var peerCertificateSubject: String? {
+        var count: UInt32 = 0
+        guard let list = gnutls_certificate_get_peers(handle, &count), count > 0 else { return nil }
+        var certificate: gnutls_x509_crt_t?
+        guard gnutls_x509_crt_init(&certificate) == 0 else { return nil }
+        defer { gnutls_x509_crt_deinit(certificate) }
+        var first = list[0]
+        guard gnutls_x509_crt_import(certificate, &first, GNUTLS_X509_FMT_DER) == 0 else { return nil }
+        var name = gnutls_datum_t()
+        guard gnutls_x509_crt_get_dn3(certificate, &name, 0) == 0, let data = name.data else { return nil }
+        defer { cquic_gnutls_free(data) }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(name.size)), as: UTF8.self)
+    }
+
+    /// Why certificate verification failed, in GnuTLS's words; nil when it did not fail.
+    var verificationFailure: String? {
+        let status = gnutls_session_get_verify_cert_status(handle)
+        guard status != 0 else { return nil }
+        var text = gnutls_datum_t()
+        guard gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &text, 0) == 0,
+              let data = text.data else { return "certificate verification failed (status \(status))" }
+        defer { cquic_gnutls_free(data) }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(text.size)), as: UTF8.self)
+    }
+
+    static func alertName(_ alert: UInt8) -> String {
+        guard let name = gnutls_alert_get_name(gnutls_alert_description_t(UInt32(alert))) else { return "alert \(alert)" }
+        return String(cString: name)
+    }
+}

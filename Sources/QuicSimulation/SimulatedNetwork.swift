@@ -1,0 +1,163 @@
+import QuicEngine
+
+/// Endpoints joined in memory by a link that can drop, delay, reorder and duplicate datagrams,
+/// under a virtual clock. Nothing here sleeps: time jumps to the next delivery or timer.
+public final class SimulatedNetwork {
+    public struct Impairment: Sendable {
+        public var loss = 0.0
+        public var duplication = 0.0
+        public var delay = QuicDuration.milliseconds(5)
+        /// Extra random delay in [0, jitter): with jitter above the packet spacing, packets reorder.
+        public var jitter = QuicDuration.zero
+        public init(loss: Double = 0, duplication: Double = 0, delay: QuicDuration = .milliseconds(5), jitter: QuicDuration = .zero) {
+            self.loss = loss
+            self.duplication = duplication
+            self.delay = delay
+            self.jitter = jitter
+        }
+    }
+
+    private struct Flight {
+        var deliverAt: QuicTime
+        var order: UInt64
+        var bytes: [UInt8]
+        var from: SocketAddress
+        var to: SocketAddress
+    }
+
+    public private(set) var now: QuicTime
+    public var impairment: Impairment
+    /// Source rewriting at a NAT: datagrams from the key leave with the value as their source, and
+    /// datagrams to the value are delivered to the key.
+    public var rebinding: [SocketAddress: SocketAddress] = [:]
+    public private(set) var delivered = 0
+    public private(set) var dropped = 0
+    public private(set) var duplicated = 0
+
+    private var hosts: [SocketAddress: QuicEndpoint] = [:]
+    private var endpoints: [QuicEndpoint] = []
+    private var flights: [Flight] = []
+    private var order: UInt64 = 0
+    private var random: SplitMix64
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1500)
+
+    public init(impairment: Impairment = Impairment(), seed: UInt64 = 1, start: QuicTime = QuicTime(nanoseconds: 1_000_000_000)) {
+        self.impairment = impairment
+        self.random = SplitMix64(seed: seed)
+        self.now = start
+    }
+
+    /// Makes `endpoint` reachable at `address` (an endpoint may own several addresses).
+    public func attach(_ endpoint: QuicEndpoint, at address: SocketAddress) {
+        hosts[address] = endpoint
+        if !endpoints.contains(where: { $0 === endpoint }) { endpoints.append(endpoint) }
+    }
+
+    /// Moves packets and time until `done` returns true or `limit` of virtual time has passed.
+    /// `onEvent` sees every event of every endpoint. Returns whether `done` became true.
+    @discardableResult
+    public func run(for limit: QuicDuration, until done: () -> Bool = { false },
+                    onEvent: (QuicEndpoint, QuicConnection, QuicEvent) -> Void = { _, _, _ in }) -> Bool {
+        let end = now + limit
+        while true {
+            drainEvents(onEvent)
+            transmitAll()
+            drainEvents(onEvent)
+            if done() { return true }
+            guard let next = nextInstant(), next <= end else {
+                now = max(now, end)
+                return done()
+            }
+            now = max(now, next)
+            deliverDue()
+            for endpoint in endpoints {
+                if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }
+            }
+        }
+    }
+
+    private func drainEvents(_ onEvent: (QuicEndpoint, QuicConnection, QuicEvent) -> Void) {
+        for endpoint in endpoints {
+            while let (connection, event) = endpoint.pollEvent() { onEvent(endpoint, connection, event) }
+        }
+    }
+
+    private func transmitAll() {
+        for endpoint in endpoints {
+            while let batch = buffer.withUnsafeMutableBytes({ endpoint.pollTransmit(into: $0, maxSegments: 16) }) {
+                var offset = 0
+                while offset < batch.byteCount {
+                    let size = min(batch.segmentSize, batch.byteCount - offset)
+                    send(Array(buffer[offset..<offset + size]), from: batch.source, to: batch.destination)
+                    offset += size
+                }
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], from: SocketAddress, to: SocketAddress) {
+        if random.nextDouble() < impairment.loss {
+            dropped += 1
+            return
+        }
+        let source = rebinding[from] ?? from
+        let copies = random.nextDouble() < impairment.duplication ? 2 : 1
+        if copies == 2 { duplicated += 1 }
+        for _ in 0..<copies {
+            var delay = impairment.delay
+            if impairment.jitter.nanoseconds > 0 {
+                delay = delay + QuicDuration(nanoseconds: random.next() % impairment.jitter.nanoseconds)
+            }
+            order += 1
+            insert(Flight(deliverAt: now + delay, order: order, bytes: bytes, from: source, to: to))
+        }
+    }
+
+    private func insert(_ flight: Flight) {
+        // Sorted by arrival; most inserts land at the end.
+        var index = flights.count
+        while index > 0 && (flights[index - 1].deliverAt, flights[index - 1].order) > (flight.deliverAt, flight.order) { index -= 1 }
+        flights.insert(flight, at: index)
+    }
+
+    private func nextInstant() -> QuicTime? {
+        var next = flights.first?.deliverAt
+        for endpoint in endpoints {
+            if let deadline = endpoint.nextTimeout { next = min(next ?? deadline, deadline) }
+        }
+        return next
+    }
+
+    private func deliverDue() {
+        var index = 0
+        while index < flights.count && flights[index].deliverAt <= now { index += 1 }
+        let due = flights[..<index]
+        flights.removeFirst(index)
+        for flight in due {
+            let destination = rebinding.first(where: { $0.value == flight.to })?.key ?? flight.to
+            guard let endpoint = hosts[destination] else { continue }
+            delivered += 1
+            endpoint.receive(flight.bytes, from: flight.from, to: destination, now: now)
+        }
+    }
+}
+
+extension QuicDuration {
+    static func + (lhs: QuicDuration, rhs: QuicDuration) -> QuicDuration {
+        QuicDuration(nanoseconds: lhs.nanoseconds + rhs.nanoseconds)
+    }
+}
+
+/// A small seeded generator so that every run of a lossy test drops the same packets.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

@@ -1,0 +1,167 @@
+import QuicEngine
+import QuicSimulation
+import Testing
+
+@Suite("Engine in memory, virtual clock")
+struct InMemoryConnectionTests {
+    /// The handshake completes on both sides with the negotiated ALPN visible to each.
+    @Test func handshakeNegotiatesALPN() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        #expect(pair.connection.negotiatedALPN == EngineFixtures.alpn)
+        #expect(pair.serverConnections.first?.negotiatedALPN == EngineFixtures.alpn)
+        #expect(pair.serverEvents.contains { if case .accepted = $0 { return true } else { return false } })
+        #expect(pair.connection.statistics.smoothedRTT > .zero)
+    }
+
+    /// Bytes written on a client stream come back from the echo server in order, with FIN.
+    @Test func streamEcho() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let stream = try pair.connection.openStream()
+        let message = Array("hello, qchat".utf8)
+        try pair.connection.write(message, to: stream, fin: true)
+        var received: [UInt8] = []
+        var finished = false
+        #expect(pair.run(until: { finished }, client: { _, event in
+            if case .streamData(stream, let bytes, let fin) = event {
+                received += bytes
+                finished = fin
+            }
+        }))
+        #expect(received == message)
+        #expect(pair.serverEvents.contains { if case .streamOpened(stream) = $0 { return true } else { return false } })
+    }
+
+    /// 20 MB go through one stream and come back intact (checksum) with back-pressure.
+    @Test func twentyMegabyteEcho() throws {
+        try transferAndCompare(impairment: .init(), megabytes: 20)
+    }
+
+    /// The same 20 MB survive 10% loss, reordering by jitter, and 1% duplication.
+    @Test func twentyMegabytesThroughLossReorderingAndDuplication() throws {
+        try transferAndCompare(impairment: .init(loss: 0.10, duplication: 0.01, delay: .milliseconds(10), jitter: .milliseconds(8)),
+                               megabytes: 20)
+    }
+
+    private func transferAndCompare(impairment: SimulatedNetwork.Impairment, megabytes: Int) throws {
+        let pair = try EnginePair(impairment: impairment, seed: 42)
+        #expect(pair.handshake())
+        let stream = try pair.connection.openStream()
+        let sender = BulkSender(payload: EngineFixtures.payload(count: megabytes << 20), stream: stream)
+        var expected = EngineFixtures.Checksum()
+        expected.add(sender.payload)
+        try sender.pump(pair.connection)
+        var sink = StreamSink()
+        let done = pair.run(for: .seconds(600), until: { sink.finished }, client: { connection, event in
+            if case .streamWritable(stream) = event { try? sender.pump(connection) }
+            sink.take(event, stream: stream)
+        })
+        #expect(done)
+        #expect(sender.finished)
+        #expect(sink.checksum.count == expected.count)
+        #expect(sink.checksum.value == expected.value)
+    }
+
+    /// Datagrams go both ways; the size limit is queryable and enforced, empty ones are refused.
+    @Test func datagramsBothWays() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let limit = try #require(pair.connection.maxDatagramPayloadSize)
+        #expect(limit >= 1100 && limit <= 1197)
+        #expect(throws: QuicError.datagramTooLarge(size: limit + 1, limit: limit)) {
+            try pair.connection.sendDatagram([UInt8](repeating: 1, count: limit + 1))
+        }
+        #expect(throws: QuicError.emptyDatagram) { try pair.connection.sendDatagram([]) }
+        try pair.connection.sendDatagram(Array("typing".utf8))
+        try pair.connection.sendDatagram([UInt8](repeating: 9, count: limit))
+        var echoed: [[UInt8]] = []
+        #expect(pair.run(for: .seconds(5), until: { echoed.count == 2 }, client: { _, event in
+            if case .datagram(let bytes) = event { echoed.append(bytes) }
+        }))
+        #expect(echoed.contains(Array("typing".utf8)))
+        #expect(echoed.contains([UInt8](repeating: 9, count: limit)))
+    }
+
+    /// A peer that advertises no DATAGRAM support gets none: sending is an error, not a crash.
+    @Test func datagramsRefusedWhenPeerAdvertisesZero() throws {
+        var server = EngineFixtures.serverConfiguration()
+        server.connection.maxDatagramFrameSize = 0
+        let pair = try EnginePair(serverConfiguration: server)
+        #expect(pair.handshake())
+        #expect(pair.connection.maxDatagramPayloadSize == nil)
+        #expect(throws: QuicError.datagramsUnsupported) { try pair.connection.sendDatagram([1]) }
+    }
+
+    /// With no traffic both sides close by idle timeout after the 30 s the configuration sets.
+    @Test func idleTimeoutClosesBothSides() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let start = pair.network.now
+        #expect(pair.run(for: .seconds(120), until: { pair.clientCloseReason != nil && pair.serverCloseReason != nil }))
+        #expect(pair.clientCloseReason?.kind == .idleTimeout)
+        #expect(pair.serverCloseReason?.kind == .idleTimeout)
+        let elapsed = pair.network.now - start
+        #expect(elapsed >= .seconds(29) && elapsed <= .seconds(32))
+    }
+
+    /// Keep-alive PINGs hold an idle connection open past the idle timeout.
+    @Test func keepAliveHoldsIdleConnection() throws {
+        var client = EngineFixtures.clientConfiguration()
+        client.keepAliveInterval = .seconds(10)
+        let pair = try EnginePair(clientConfiguration: client)
+        #expect(pair.handshake())
+        pair.run(for: .seconds(100))
+        #expect(pair.clientCloseReason == nil)
+        #expect(pair.serverCloseReason == nil)
+        #expect(pair.connection.isEstablished)
+    }
+
+    /// A client whose server never answers gives up with a handshake timeout.
+    @Test func handshakeTimeout() throws {
+        var client = EngineFixtures.clientConfiguration()
+        client.handshakeTimeout = .seconds(3)
+        let pair = try EnginePair(impairment: .init(loss: 1.0), clientConfiguration: client)
+        #expect(pair.run(for: .seconds(20), until: { pair.clientCloseReason != nil }))
+        #expect(pair.clientCloseReason?.kind == .handshakeTimeout)
+    }
+
+    /// An application close carries its code and reason to the peer; both sides then forget it.
+    @Test func applicationCloseCodeReachesPeer() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let serverSide = try #require(pair.serverConnections.first)
+        serverSide.close(applicationCode: 0x4, reason: "server shutting down")
+        #expect(pair.run(for: .seconds(5), until: { pair.clientCloseReason != nil }))
+        #expect(pair.clientCloseReason == QuicCloseReason(kind: .application(code: 0x4), reason: "server shutting down", byPeer: true))
+        #expect(serverSide.closeReason?.byPeer == false)
+        pair.run(for: .seconds(5))
+        #expect(pair.server.connectionCount == 0)
+        #expect(pair.client.connectionCount == 0)
+    }
+
+    /// RESET_STREAM carries its code to the peer; STOP_SENDING makes the peer reset with the same
+    /// code and refuse further writes on that stream.
+    @Test func streamResetAndStopSendingCodes() throws {
+        let pair = try EnginePair()
+        pair.echo = false
+        #expect(pair.handshake())
+        let first = try pair.connection.openStream()
+        try pair.connection.write([1, 2, 3], to: first)
+        let second = try pair.connection.openStream()
+        try pair.connection.write([4], to: second)
+        var serverSide: QuicConnection?
+        pair.run(for: .seconds(2), until: { pair.serverEvents.filter { if case .streamOpened = $0 { true } else { false } }.count == 2 },
+                 server: { connection, _ in serverSide = connection })
+        pair.connection.resetStream(first, errorCode: 0x11)
+        serverSide?.stopSending(second, errorCode: 0x1)
+        #expect(pair.run(for: .seconds(2), until: {
+            pair.serverEvents.contains { if case .streamReset(first, 0x11) = $0 { true } else { false } }
+                && pair.serverEvents.contains { if case .streamReset(second, 0x1) = $0 { true } else { false } }
+        }))
+        // The first write after STOP_SENDING is queued; sending it finds the stream reset.
+        _ = try? pair.connection.write([5], to: second)
+        pair.run(for: .seconds(1))
+        #expect(throws: QuicError.streamNotWritable(second)) { try pair.connection.write([6], to: second) }
+    }
+}

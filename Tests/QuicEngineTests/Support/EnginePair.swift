@@ -1,0 +1,122 @@
+import QuicEngine
+import QuicSimulation
+
+/// A client endpoint and a server endpoint joined by a simulated link, with an echo server
+/// (stream bytes and datagrams come back unchanged) unless a test takes the server's events itself.
+final class EnginePair {
+    let network: SimulatedNetwork
+    let server: QuicEndpoint
+    let client: QuicEndpoint
+    let connection: QuicConnection
+    var echo = true
+    private(set) var serverEvents: [QuicEvent] = []
+    private(set) var clientEvents: [QuicEvent] = []
+    private(set) var serverConnections: [QuicConnection] = []
+
+    init(impairment: SimulatedNetwork.Impairment = .init(), seed: UInt64 = 1,
+         serverConfiguration: QuicServerConfiguration = EngineFixtures.serverConfiguration(),
+         clientConfiguration: QuicConfiguration = EngineFixtures.clientConfiguration()) throws {
+        network = SimulatedNetwork(impairment: impairment, seed: seed)
+        server = try QuicEndpoint(server: serverConfiguration, now: network.now)
+        client = try QuicEndpoint(now: network.now)
+        network.attach(server, at: EngineFixtures.serverAddress)
+        network.attach(client, at: EngineFixtures.clientAddress)
+        connection = try client.connect(to: EngineFixtures.serverAddress, from: EngineFixtures.clientAddress,
+                                        configuration: clientConfiguration, now: network.now)
+    }
+
+    /// Runs the network, recording events and echoing on the server, until `done` or `limit`.
+    @discardableResult
+    func run(for limit: QuicDuration = .seconds(60), until done: () -> Bool = { false },
+             client onClient: (QuicConnection, QuicEvent) -> Void = { _, _ in },
+             server onServer: (QuicConnection, QuicEvent) -> Void = { _, _ in }) -> Bool {
+        network.run(for: limit, until: done) { endpoint, connection, event in
+            if endpoint === server {
+                serverEvents.append(event)
+                if case .accepted = event { serverConnections.append(connection) }
+                if echo { echoer.handle(event, on: connection) }
+                onServer(connection, event)
+            } else {
+                clientEvents.append(event)
+                onClient(connection, event)
+            }
+        }
+    }
+
+    func handshake() -> Bool {
+        run(for: .seconds(5), until: { connection.isEstablished && serverConnections.first?.isEstablished == true })
+    }
+
+    private let echoer = Echoer()
+
+    var clientCloseReason: QuicCloseReason? { connection.closeReason }
+    var serverCloseReason: QuicCloseReason? { serverConnections.first?.closeReason }
+}
+
+/// Sends back what arrives, keeping what the stream cannot take yet until it is writable again.
+final class Echoer {
+    private var pending: [QuicStreamID: (bytes: [UInt8], fin: Bool)] = [:]
+
+    func handle(_ event: QuicEvent, on connection: QuicConnection) {
+        switch event {
+        case .streamData(let stream, let bytes, let fin):
+            var entry = pending[stream] ?? ([], false)
+            entry.bytes += bytes
+            entry.fin = entry.fin || fin
+            pending[stream] = entry
+            flush(stream, on: connection)
+        case .streamWritable(let stream):
+            flush(stream, on: connection)
+        case .datagram(let bytes):
+            try? connection.sendDatagram(bytes)
+        default:
+            break
+        }
+    }
+
+    private func flush(_ stream: QuicStreamID, on connection: QuicConnection) {
+        guard let entry = pending[stream], !entry.bytes.isEmpty || entry.fin else { return }
+        guard let taken = try? connection.write(entry.bytes, to: stream, fin: entry.fin) else { return }
+        if taken == entry.bytes.count {
+            pending[stream] = nil
+        } else {
+            pending[stream] = (Array(entry.bytes[taken...]), entry.fin)
+        }
+    }
+}
+
+/// Writes a large payload with back-pressure: as much as the stream takes, more on `streamWritable`.
+final class BulkSender {
+    let payload: [UInt8]
+    let stream: QuicStreamID
+    private(set) var offset = 0
+
+    init(payload: [UInt8], stream: QuicStreamID) {
+        self.payload = payload
+        self.stream = stream
+    }
+
+    var finished: Bool { offset == payload.count }
+
+    func pump(_ connection: QuicConnection) throws {
+        while offset < payload.count {
+            let end = min(offset + 64 * 1024, payload.count)
+            let taken = try connection.write(Array(payload[offset..<end]), to: stream, fin: end == payload.count)
+            offset += taken
+            if taken < end - offset + taken { break }
+        }
+    }
+}
+
+/// Collects one stream's bytes into a checksum until FIN.
+struct StreamSink {
+    var checksum = EngineFixtures.Checksum()
+    var finished = false
+
+    mutating func take(_ event: QuicEvent, stream: QuicStreamID) {
+        if case .streamData(let id, let bytes, let fin) = event, id == stream {
+            checksum.add(bytes)
+            if fin { finished = true }
+        }
+    }
+}

@@ -68,7 +68,10 @@ public final class SimulatedNetwork {
                 now = max(now, end)
                 return done()
             }
-            now = max(now, next)
+            // A real clock never stands still between two looks at it. ngtcp2 0.12.1 sets some
+            // timers to fire at exactly `t` but acts on them only after `t`, so a virtual clock
+            // that stayed at `t` would spin.
+            now = max(now + .microseconds(1), next)
             deliverDue()
             for endpoint in endpoints {
                 if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }

@@ -91,7 +91,7 @@ public final class QuicEndpoint {
             ngtcp2_conn_initiate_migration(raw, path, self.now.nanoseconds)
         }
         guard result == 0 else { throw QuicError.migrationRefused(QuicConnection.errorText(result)) }
-        connection.localAddress = local
+        // `localAddress` changes, with a `pathChanged` event, once the new path is validated.
         afterCall(connection)
     }
 
@@ -140,10 +140,16 @@ public final class QuicEndpoint {
     /// Runs the timers that are due.
     public func handleTimeout(now: QuicTime) {
         self.now = max(self.now, now)
+        // Collect first: a connection whose deadline stays due until it writes must not be
+        // handled again within this call.
+        var due: [QuicConnection] = []
         while let earliest = timers.earliest, earliest <= self.now.nanoseconds, let entry = timers.popFirst() {
             let connection = entry.connection
             guard !connection.isRemoved, entry.deadline == connection.scheduledDeadline else { continue }
             connection.scheduledDeadline = .max
+            due.append(connection)
+        }
+        for connection in due {
             if connection.nextDeadline <= self.now.nanoseconds { connection.handleExpiry() }
             afterCall(connection)
         }
@@ -285,3 +291,4 @@ extension QuicConnection {
         ngtcp2_conn_extend_max_offset(raw, UInt64(count))
     }
 }
+

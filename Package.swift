@@ -24,12 +24,15 @@ let package = Package(
         .target(name: "QuicSimulation", dependencies: ["QuicEngine"]),
         // Pure Swift chat messages, framing and validation: no C, no I/O.
         .target(name: "ChatProtocol"),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol"]),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol"]),
-        // Echo peer for engine interop tests and the transfer benchmark.
-        .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine"]),
+        // Flag parsing shared by the executables (no outside argument parser is available).
+        .target(name: "CLIOptions"),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "CLIOptions"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "CLIOptions"]),
+        // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
+        .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
+        .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,10 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/eventfd.h>
 
 // ngtcp2 0.12 exposes these as function-like macros over *_versioned functions; Swift imports no
 // function-like macro, so each gets a one-line forwarder with the `cquic_` prefix.

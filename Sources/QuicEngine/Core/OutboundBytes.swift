@@ -3,7 +3,9 @@
 /// ngtcp2 keeps pointers to stream data until the peer acknowledges it, so data handed to a stream
 /// must not move. A broadcast encodes a message once into one `OutboundBytes` and queues the same
 /// object on every member's stream: the fan-out copies no bytes.
-public final class OutboundBytes {
+// Sendable: the bytes are written only in init and never change; deinit frees them when the
+// last reference goes, which Swift's reference counting makes safe across threads.
+public final class OutboundBytes: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     public let count: Int
 

@@ -27,3 +27,11 @@ extension QuicConnection {
             maxUDPPayloadSize: Int(ngtcp2_conn_get_path_max_tx_udp_payload_size(raw)))
     }
 }
+
+extension QuicConnection {
+    /// Client side: whether the server made us prove our address with a Retry first.
+    public var usedRetry: Bool {
+        guard let raw else { return false }
+        return ngtcp2_conn_after_retry(raw) != 0
+    }
+}

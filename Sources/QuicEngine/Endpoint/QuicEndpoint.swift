@@ -53,6 +53,13 @@ public final class QuicEndpoint {
 
     public var connectionCount: Int { connections.count }
 
+    /// Whether `pollEvent()` has something (an application handler raised events on another
+    /// connection while the driver was delivering).
+    public var hasPendingEvents: Bool { !events.isEmpty }
+
+    /// Whether some connection has packets queued that `pollTransmit` has not taken yet.
+    public var hasPendingTransmit: Bool { !dirty.isEmpty || !statelessPackets.isEmpty }
+
     // MARK: Client
 
     /// Starts a client connection from `local` to `remote`; its first packets are ready at once.

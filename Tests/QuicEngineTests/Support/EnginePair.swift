@@ -47,42 +47,10 @@ final class EnginePair {
         run(for: .seconds(5), until: { connection.isEstablished && serverConnections.first?.isEstablished == true })
     }
 
-    private let echoer = Echoer()
+    private let echoer = EchoResponder()
 
     var clientCloseReason: QuicCloseReason? { connection.closeReason }
     var serverCloseReason: QuicCloseReason? { serverConnections.first?.closeReason }
-}
-
-/// Sends back what arrives, keeping what the stream cannot take yet until it is writable again.
-final class Echoer {
-    private var pending: [QuicStreamID: (bytes: [UInt8], fin: Bool)] = [:]
-
-    func handle(_ event: QuicEvent, on connection: QuicConnection) {
-        switch event {
-        case .streamData(let stream, let bytes, let fin):
-            var entry = pending[stream] ?? ([], false)
-            entry.bytes += bytes
-            entry.fin = entry.fin || fin
-            pending[stream] = entry
-            flush(stream, on: connection)
-        case .streamWritable(let stream):
-            flush(stream, on: connection)
-        case .datagram(let bytes):
-            try? connection.sendDatagram(bytes)
-        default:
-            break
-        }
-    }
-
-    private func flush(_ stream: QuicStreamID, on connection: QuicConnection) {
-        guard let entry = pending[stream], !entry.bytes.isEmpty || entry.fin else { return }
-        guard let taken = try? connection.write(entry.bytes, to: stream, fin: entry.fin) else { return }
-        if taken == entry.bytes.count {
-            pending[stream] = nil
-        } else {
-            pending[stream] = (Array(entry.bytes[taken...]), entry.fin)
-        }
-    }
 }
 
 /// Writes a large payload with back-pressure: as much as the stream takes, more on `streamWritable`.

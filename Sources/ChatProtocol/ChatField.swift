@@ -1,0 +1,63 @@
+/// The JSON keys ``ChatMessage`` knows. The raw value orders them for reporting: when
+/// several fields are bad, the error names the first in this order, whatever the key order
+/// on the wire, so the same message always gets the same error.
+enum ChatField: Int, CaseIterable {
+    case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
+
+    /// The key as written on the wire.
+    var name: String { wireName.description }
+
+    /// The key as a literal, so it can be compared with input bytes without creating a String.
+    private var wireName: StaticString {
+        switch self {
+        case .type: "type"
+        case .text: "text"
+        case .sender: "sender"
+        case .room: "room"
+        case .id: "id"
+        case .seq: "seq"
+        case .ts: "ts"
+        case .peer: "peer"
+        case .to: "to"
+        case .since: "since"
+        case .before: "before"
+        case .limit: "limit"
+        case .members: "members"
+        case .code: "code"
+        case .replay: "replay"
+        }
+    }
+
+    /// One bit per field, for a cheap set of bad fields.
+    var bit: UInt16 { 1 << UInt16(rawValue) }
+
+    /// The field named by a key's UTF-8, or nil for an unknown key. Compares bytes, so
+    /// decoding a message allocates no String for its keys.
+    init?(key: UnsafeRawBufferPointer) {
+        // Switching on the first byte and the length leaves one candidate to compare.
+        guard let first = key.first else { return nil }
+        let candidate: ChatField
+        switch (first, key.count) {
+        case (ASCII.lowerT, 4): candidate = key[1] == 0x79 ? .type : .text  // "type" / "text"
+        case (ASCII.lowerS, 6): candidate = .sender
+        case (ASCII.lowerR, 4): candidate = .room
+        case (ASCII.lowerI, 2): candidate = .id
+        case (ASCII.lowerS, 3): candidate = .seq
+        case (ASCII.lowerT, 2): candidate = key[1] == 0x73 ? .ts : .to  // "ts" / "to"
+        case (ASCII.lowerP, 4): candidate = .peer
+        case (ASCII.lowerS, 5): candidate = .since
+        case (ASCII.lowerB, 6): candidate = .before
+        case (ASCII.lowerL, 5): candidate = .limit
+        case (ASCII.lowerM, 7): candidate = .members
+        case (ASCII.lowerC, 4): candidate = .code
+        case (ASCII.lowerR, 6): candidate = .replay
+        default: return nil
+        }
+        let wireName = candidate.wireName
+        guard wireName.utf8CodeUnitCount == key.count else { return nil }
+        for offset in 1..<key.count where key[offset] != wireName.utf8Start[offset] {
+            return nil
+        }
+        self = candidate
+    }
+}

@@ -1,0 +1,31 @@
+/// The numeric limits of the qchat wire protocol (PROTOCOL.md sections 1, 3 and 4).
+///
+/// They live in one place so that the server, the client and the tests cannot drift apart.
+public enum ChatLimits {
+    /// A stream message may be at most this many bytes, its terminating LF included.
+    public static let maxStreamMessageBytes = 65_536
+
+    /// The longest JSON object a stream may carry: one byte is reserved for the LF.
+    public static let maxObjectBytes = maxStreamMessageBytes - 1
+
+    /// Both sides advertise this `max_datagram_frame_size`.
+    public static let maxDatagramFrameBytes = 1_200
+
+    /// Nicks are 1 to this many characters.
+    public static let maxNickLength = 24
+
+    /// Room names are 1 to this many characters.
+    public static let maxRoomLength = 32
+
+    /// The `text` of a `msg` or `dm` is 1 to this many bytes of UTF-8, after sanitising.
+    public static let maxTextBytes = 4_096
+
+    /// Nesting deeper than this inside one message is rejected as `bad-json`.
+    ///
+    /// No message of the protocol nests deeper than 2; the limit keeps the recursive
+    /// value skipper from overflowing the stack on hostile input such as `[[[[...`.
+    public static let maxNestingDepth = 64
+
+    /// The room a message without `room` refers to.
+    public static let defaultRoom = "lobby"
+}

@@ -1,0 +1,49 @@
+/// Codable support for tools and tests. The hot path uses the hand-written encoder and
+/// decoder instead; both must produce and accept the same JSON.
+extension ChatMessage: Codable {
+    enum CodingKeys: String, CodingKey {
+        case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            type: try container.decode(String.self, forKey: .type),
+            // The original clients always send these two, but other peers may not.
+            text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+            sender: try container.decodeIfPresent(String.self, forKey: .sender) ?? "",
+            room: try container.decodeIfPresent(String.self, forKey: .room),
+            id: try container.decodeIfPresent(String.self, forKey: .id),
+            seq: try container.decodeIfPresent(Int64.self, forKey: .seq),
+            ts: try container.decodeIfPresent(Int64.self, forKey: .ts),
+            peer: try container.decodeIfPresent(String.self, forKey: .peer),
+            to: try container.decodeIfPresent(String.self, forKey: .to),
+            since: try container.decodeIfPresent(Int64.self, forKey: .since),
+            before: try container.decodeIfPresent(Int64.self, forKey: .before),
+            limit: try container.decodeIfPresent(Int.self, forKey: .limit),
+            members: try container.decodeIfPresent([String].self, forKey: .members),
+            code: try container.decodeIfPresent(String.self, forKey: .code),
+            replay: try container.decodeIfPresent(Bool.self, forKey: .replay)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        // Always written, so a peer that only knows {text, type, sender} decodes everything.
+        try container.encode(type, forKey: .type)
+        try container.encode(text, forKey: .text)
+        try container.encode(sender, forKey: .sender)
+        try container.encodeIfPresent(room, forKey: .room)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encodeIfPresent(seq, forKey: .seq)
+        try container.encodeIfPresent(ts, forKey: .ts)
+        try container.encodeIfPresent(peer, forKey: .peer)
+        try container.encodeIfPresent(to, forKey: .to)
+        try container.encodeIfPresent(since, forKey: .since)
+        try container.encodeIfPresent(before, forKey: .before)
+        try container.encodeIfPresent(limit, forKey: .limit)
+        try container.encodeIfPresent(members, forKey: .members)
+        try container.encodeIfPresent(code, forKey: .code)
+        try container.encodeIfPresent(replay, forKey: .replay)
+    }
+}

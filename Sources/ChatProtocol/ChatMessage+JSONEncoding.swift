@@ -1,0 +1,44 @@
+/// The fast encoder. `type`, `text` and `sender` are always written, so a peer that only
+/// knows `{text, type, sender}` can decode every message; nil fields are left out.
+extension ChatMessage {
+    /// The message as one stream frame: a JSON object followed by LF.
+    public func encodedLine() -> [UInt8] {
+        encoded(lineFeed: true)
+    }
+
+    /// The message as one datagram: a JSON object, no LF.
+    public func encodedDatagram() -> [UInt8] {
+        encoded(lineFeed: false)
+    }
+
+    private func encoded(lineFeed: Bool) -> [UInt8] {
+        var counter = JSONWriter(JSONByteCounter())
+        writeMembers(to: &counter)
+        let size = counter.sink.count + (lineFeed ? 1 : 0)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
+            var filler = JSONWriter(JSONBufferFiller(UnsafeMutableRawBufferPointer(buffer)))
+            writeMembers(to: &filler)
+            if lineFeed { filler.sink.append(ASCII.lineFeed) }
+            initializedCount = filler.sink.count
+        }
+    }
+
+    private func writeMembers<Sink: JSONByteSink>(to writer: inout JSONWriter<Sink>) {
+        writer.write("type", type)
+        if let room { writer.write("room", room) }
+        writer.write("sender", sender)
+        writer.write("text", text)
+        if let id { writer.write("id", id) }
+        if let seq { writer.write("seq", seq) }
+        if let ts { writer.write("ts", ts) }
+        if let peer { writer.write("peer", peer) }
+        if let to { writer.write("to", to) }
+        if let since { writer.write("since", since) }
+        if let before { writer.write("before", before) }
+        if let limit { writer.write("limit", Int64(limit)) }
+        if let members { writer.write("members", members) }
+        if let code { writer.write("code", code) }
+        if let replay { writer.write("replay", replay) }
+        writer.endObject()
+    }
+}

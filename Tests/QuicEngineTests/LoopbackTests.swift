@@ -1,0 +1,231 @@
+import Foundation
+import Glibc
+import QuicEngine
+import Testing
+
+/// Real UDP on 127.0.0.1, real TLS with certificates made for the run.
+@Suite("Engine on loopback UDP", .serialized)
+struct LoopbackTests {
+    /// Outcome of one client's echo exchange.
+    struct EchoOutcome: Sendable {
+        var streamsOK = 0
+        var datagramsEchoed = 0
+        var failures: [String] = []
+    }
+
+    /// 100 clients at once each echo 20 KB on a stream and a datagram through one server.
+    @Test func hundredConcurrentClientsEcho() async throws {
+        let outcome = try await onDedicatedThread { () throws -> EchoOutcome in
+            let harness = try LoopbackHarness()
+            var outcome = EchoOutcome()
+            let payload = EngineFixtures.payload(count: 20_000)
+            var received: [UInt64: [UInt8]] = [:]
+            var datagramSeen: Set<UInt64> = []
+            var finished = 0
+            harness.onClientEvent = { connection, event in
+                switch event {
+                case .handshakeCompleted:
+                    let stream = try! connection.openStream()
+                    try! connection.write(payload, to: stream, fin: true)
+                    try! connection.sendDatagram(Array("ping-\(connection.id)".utf8))
+                case .streamData(_, let bytes, let fin):
+                    received[connection.id, default: []] += bytes
+                    if fin {
+                        if received[connection.id] == payload { outcome.streamsOK += 1 }
+                        finished += 1
+                        if finished == 100 { harness.loop.schedule(at: .now() + .milliseconds(300)) { harness.stop() } }
+                    }
+                case .datagram(let bytes):
+                    if bytes == Array("ping-\(connection.id)".utf8) { datagramSeen.insert(connection.id) }
+                case .closed(let reason):
+                    outcome.failures.append(reason.description)
+                default: break
+                }
+            }
+            for _ in 0..<100 { _ = try harness.connect() }
+            harness.run(seconds: 30)
+            outcome.datagramsEchoed = datagramSeen.count
+            return outcome
+        }
+        #expect(outcome.failures.isEmpty)
+        #expect(outcome.streamsOK == 100)
+        // Datagrams are best effort; on an idle loopback essentially all of them arrive.
+        #expect(outcome.datagramsEchoed >= 95)
+    }
+
+    /// Connects once and returns how it ended: the close reason, or nil when the handshake completed.
+    private func handshakeOutcome(server: QuicServerConfiguration = EngineFixtures.serverConfiguration(),
+                                  client: QuicConfiguration) async throws -> (established: Bool, reason: QuicCloseReason?, serverSaw: String?) {
+        try await onDedicatedThread {
+            let harness = try LoopbackHarness(server: server)
+            var established = false
+            var reason: QuicCloseReason?
+            var subject: String?
+            harness.onServerEvent = { connection, event in
+                if case .handshakeCompleted = event { subject = connection.peerCertificateSubject ?? "none" }
+            }
+            harness.onClientEvent = { connection, event in
+                switch event {
+                case .handshakeCompleted:
+                    established = true
+                    // Let the server see its side of the handshake before stopping.
+                    harness.loop.schedule(at: .now() + .milliseconds(200)) { harness.stop() }
+                case .closed(let why):
+                    reason = why
+                    harness.stop()
+                default: break
+                }
+            }
+            _ = try harness.connect(client)
+            harness.run(seconds: 10)
+            return (established, reason, subject)
+        }
+    }
+
+    /// A server certificate from a CA the client does not trust ends the handshake, naming why.
+    @Test func wrongCAIsRejected() async throws {
+        let result = try await handshakeOutcome(client: EngineFixtures.clientConfiguration(ca: TestCertificates.otherCA))
+        #expect(!result.established)
+        #expect(result.reason?.kind == .tlsFailure(alert: 42))
+        #expect(result.reason?.reason.contains("issuer is unknown") == true)
+    }
+
+    /// A certificate for another host name is rejected even though its CA is trusted.
+    @Test func hostNameMismatchIsRejected() async throws {
+        let result = try await handshakeOutcome(client: EngineFixtures.clientConfiguration(serverName: "chat.example.org"))
+        #expect(!result.established)
+        #expect(result.reason?.reason.contains("does not match") == true)
+    }
+
+    /// The IP address SAN verifies when the client connects by address.
+    @Test func ipAddressNameVerifies() async throws {
+        let result = try await handshakeOutcome(client: EngineFixtures.clientConfiguration(serverName: "127.0.0.1"))
+        #expect(result.established)
+    }
+
+    /// Mutual TLS: a client certificate from the trusted CA is accepted and its subject is seen.
+    @Test func mutualTLSAcceptsGoodClientCertificate() async throws {
+        var client = EngineFixtures.clientConfiguration()
+        client.tls.certificateChainPath = TestCertificates.clientCertificate
+        client.tls.privateKeyPath = TestCertificates.clientKey
+        let result = try await handshakeOutcome(server: EngineFixtures.serverConfiguration(requireClientCertificates: true), client: client)
+        #expect(result.established)
+        #expect(result.serverSaw?.contains("CN=alice") == true)
+    }
+
+    /// Mutual TLS: a client without a certificate is refused.
+    @Test func mutualTLSRefusesClientWithoutCertificate() async throws {
+        let result = try await handshakeOutcome(server: EngineFixtures.serverConfiguration(requireClientCertificates: true),
+                                                client: EngineFixtures.clientConfiguration())
+        #expect(result.reason != nil)
+        #expect(result.serverSaw == nil)
+    }
+
+    /// With Retry on, a client proves its address first and then connects normally.
+    @Test func retryValidatesAddressFirst() async throws {
+        let usedRetry = try await onDedicatedThread { () throws -> Bool in
+            var configuration = EngineFixtures.serverConfiguration()
+            configuration.requireRetry = true
+            let harness = try LoopbackHarness(server: configuration)
+            var retried = false
+            harness.onClientEvent = { connection, event in
+                if case .handshakeCompleted = event {
+                    retried = connection.usedRetry
+                    harness.stop()
+                }
+            }
+            _ = try harness.connect()
+            #expect(harness.run(seconds: 10))
+            #expect(harness.server.endpoint.statistics.retriesSent == 1)
+            return retried
+        }
+        #expect(usedRetry)
+    }
+
+    /// 10,000 garbage datagrams at the server port (random bytes, truncated and forged Initials,
+    /// empty ones) disturb no live connection, and the server keeps count of them.
+    @Test func garbageDoesNotDisturbLiveConnections() async throws {
+        let result = try await onDedicatedThread { () throws -> (echoes: Int, garbageSeen: Int, closed: Int) in
+            let harness = try LoopbackHarness()
+            var echoes = 0
+            var closed = 0
+            var connection: QuicConnection?
+            var stream: QuicStreamID = -1
+            var round = 0
+            let garbage = try GarbageSender(target: harness.serverAddress)
+            func nextRound(_ connection: QuicConnection) {
+                round += 1
+                garbage.send(count: 1000, seed: UInt64(round))
+                try? connection.write(Array("round \(round)\n".utf8), to: stream)
+            }
+            harness.onClientEvent = { conn, event in
+                switch event {
+                case .handshakeCompleted:
+                    connection = conn
+                    stream = try! conn.openStream()
+                    nextRound(conn)
+                case .streamData:
+                    echoes += 1
+                    if round < 10 { nextRound(conn) } else { harness.stop() }
+                case .closed:
+                    closed += 1
+                default: break
+                }
+            }
+            _ = try harness.connect()
+            harness.run(seconds: 30)
+            _ = connection
+            let statistics = harness.server.endpoint.statistics
+            return (echoes, statistics.datagramsReceived, closed)
+        }
+        #expect(result.closed == 0)
+        #expect(result.echoes >= 10)
+        #expect(result.garbageSeen >= 10_000)
+    }
+}
+
+/// Sends malformed datagrams from a plain UDP socket.
+final class GarbageSender {
+    private let descriptor: Int32
+    private var target = sockaddr_in()
+
+    init(target address: SocketAddress) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_port = address.port.bigEndian
+        target.sin_addr.s_addr = inet_addr("127.0.0.1")
+    }
+
+    deinit { close(descriptor) }
+
+    func send(count: Int, seed: UInt64) {
+        var state = seed &* 0x9E3779B97F4A7C15
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        for index in 0..<count {
+            var bytes: [UInt8]
+            switch index % 5 {
+            case 0: bytes = []
+            case 1: bytes = (0..<Int(next() % 1400)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            case 2: bytes = [0xc0, 0, 0, 0, 1, 8] // truncated long header
+            case 3:
+                // A full-size Initial with a valid-looking header and garbage protection.
+                bytes = [0xc3, 0, 0, 0, 1, 8] + (0..<8).map { _ in UInt8(truncatingIfNeeded: next()) } + [8]
+                bytes += (0..<8).map { _ in UInt8(truncatingIfNeeded: next()) } + [0, 0x44, 0xd0]
+                bytes += (0..<(1200 - bytes.count)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            default:
+                // Short header with an unknown connection ID.
+                bytes = [0x40] + (0..<60).map { _ in UInt8(truncatingIfNeeded: next()) }
+            }
+            _ = withUnsafePointer(to: &target) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+}

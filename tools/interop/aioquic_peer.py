@@ -313,6 +313,9 @@ def parse_args(argv=None):
 
 
 def main(argv=None) -> int:
+    # A parent test runner may start us from a thread that blocks every signal; the mask is
+    # inherited, and SIGTERM must still stop the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     args = parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

@@ -1,0 +1,35 @@
+# qchat: `make run` sets up and starts a server; `make test` runs the whole suite.
+SHELL := /bin/bash
+SWIFT ?= swift
+HOST ?= 127.0.0.1
+PORT ?= 4433
+DB ?= qchat.db
+RELEASE_BIN := .build/release
+
+.PHONY: deps build build-debug test certs run bench clean interop-venv
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build -c release
+
+build-debug: deps
+	$(SWIFT) build --build-tests
+
+# The suite starts the real binaries, so they are built before the tests run.
+test: deps build-debug
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; test $${PIPESTATUS[0]} -eq 0
+
+certs: deps
+	@scripts/make-certs.sh certs
+	@echo "certs/: ca.pem (give this to clients), server.pem/server.key, client.pem/client.key"
+
+run: build certs
+	$(RELEASE_BIN)/chat-server --host $(HOST) --port $(PORT) --cert certs/server.pem --key certs/server.key --db $(DB)
+
+bench: build certs
+	scripts/bench-engine.sh
+
+clean:
+	rm -rf .build certs/*.pem certs/*.key

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The repository root and the folder of the built executables, found from this file and the
+/// running test bundle.
+enum BuildPaths {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var products: URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        // .build/<triple>/debug/qchatPackageTests.xctest
+        return executable.deletingLastPathComponent()
+    }
+    static func product(_ name: String) -> String { products.appendingPathComponent(name).path }
+}
+
+/// A program started as a user would start it, with its output captured.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: `lines` is only touched under `lock`; the Process object is used from the
+    // test's thread only (start, wait, terminate).
+    private let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let lock = NSCondition()
+    private var lines: [String] = []
+    private var errorText = ""
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            lock.lock()
+            lines += String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            lock.broadcast()
+            lock.unlock()
+        }
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            lock.lock()
+            errorText += String(decoding: data, as: UTF8.self)
+            lock.unlock()
+        }
+        try process.run()
+    }
+
+    /// Waits for an output line starting with `prefix`; nil on timeout or exit.
+    func waitForLine(prefix: String, timeout: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if !process.isRunning || !lock.wait(until: min(deadline, Date().addingTimeInterval(0.2))) && Date() >= deadline {
+                return lines.first(where: { $0.hasPrefix(prefix) })
+            }
+        }
+    }
+
+    /// Waits for exit (killing the process after `timeout`) and returns status and stdout.
+    func finish(timeout: TimeInterval) -> (status: Int32, output: String, errors: String) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { stop() }
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        lock.lock()
+        defer { lock.unlock() }
+        lines += String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
+        return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s: a child can inherit a mask that blocks SIGTERM from the
+    /// dispatch thread that started it.
+    func terminate() {
+        if process.isRunning { stop() }
+    }
+
+    private func stop() {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    var isRunning: Bool { process.isRunning }
+}

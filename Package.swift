@@ -24,15 +24,20 @@ let package = Package(
         .target(name: "QuicSimulation", dependencies: ["QuicEngine"]),
         // Pure Swift chat messages, framing and validation: no C, no I/O.
         .target(name: "ChatProtocol"),
+        // SQLite from Debian, for history that survives a restart.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The chat server's protocol logic: a state machine from (client, message) to actions.
+        .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "CLIOptions"]),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"]),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "CLIOptions"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
+        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

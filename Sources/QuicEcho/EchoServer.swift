@@ -28,7 +28,11 @@ final class EchoServer {
         loop = try EventLoop()
         driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: configuration, now: .now()))
         let bound = try driver.bind(address)
-        try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in loop.stop() }
+        try loop.handleSignals([SIGINT, SIGTERM, SIGUSR1]) { [unowned self] signal in
+            let endpoint = driver.endpoint
+            Console.error("quic-echo: connections=\(endpoint.connectionCount) accepted=\(endpoint.statistics.connectionsAccepted) datagrams=\(endpoint.statistics.datagramsReceived)")
+            if signal != SIGUSR1 { loop.stop() }
+        }
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
         Console.line("READY \(bound.port)")
     }

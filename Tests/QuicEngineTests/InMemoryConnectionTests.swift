@@ -165,3 +165,22 @@ struct InMemoryConnectionTests {
         #expect(throws: QuicError.streamNotWritable(second)) { try pair.connection.write([6], to: second) }
     }
 }
+
+@Suite("Engine in memory: early close")
+struct InMemoryEarlyCloseTests {
+    /// A client that closes the moment its handshake completes still reaches the server: the
+    /// server reports the close instead of waiting for a timeout.
+    @Test func closeRightAfterHandshakeReachesServer() throws {
+        let pair = try EnginePair()
+        var closedAt: QuicTime?
+        pair.run(for: .seconds(5), until: { pair.serverCloseReason != nil }, client: { connection, event in
+            if case .handshakeCompleted = event {
+                connection.close(applicationCode: 0, reason: "bye")
+                closedAt = pair.network.now
+            }
+        })
+        let reason = try #require(pair.serverCloseReason)
+        #expect(reason.byPeer)
+        #expect(pair.network.now - (closedAt ?? pair.network.now) < .seconds(1))
+    }
+}

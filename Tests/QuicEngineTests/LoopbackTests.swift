@@ -82,6 +82,24 @@ struct LoopbackTests {
         }
     }
 
+    /// A client closing the moment its handshake completes is seen closing by the server at once
+    /// (no connection lingers until a timeout).
+    @Test func closeRightAfterHandshakeFreesServerConnection() async throws {
+        let remaining = try await onDedicatedThread { () throws -> (Int, [String]) in
+            let harness = try LoopbackHarness()
+            var serverEvents: [String] = []
+            harness.onServerEvent = { _, event in serverEvents.append("\(event)") }
+            harness.onClientEvent = { connection, event in
+                if case .handshakeCompleted = event { connection.close(applicationCode: 0) }
+            }
+            for _ in 0..<20 { _ = try harness.connect() }
+            harness.run(seconds: 1.5)
+            return (harness.server.endpoint.connectionCount, serverEvents)
+        }
+        try? remaining.1.joined(separator: "\n").write(toFile: "/tmp/serverevents.txt", atomically: true, encoding: .utf8)
+        #expect(remaining.0 == 0)
+    }
+
     /// A server certificate from a CA the client does not trust ends the handshake, naming why.
     @Test func wrongCAIsRejected() async throws {
         let result = try await handshakeOutcome(client: EngineFixtures.clientConfiguration(ca: TestCertificates.otherCA))

@@ -48,16 +48,27 @@ extension QuicConnection {
     }
 
     /// Closes with an application error code (CONNECTION_CLOSE type 0x1d) and a reason phrase.
+    /// Packets ngtcp2 still owes the peer (ACKs, the handshake's last flight) go out first, so a
+    /// client closing right after its handshake lets the server confirm it and drain at once;
+    /// queued stream data and datagrams are dropped.
     public func close(applicationCode: UInt64, reason: String = "") {
         guard isUsable else { return }
+        pendingClose = (applicationCode, Array(reason.utf8.prefix(512)))
+        finish(QuicCloseReason(kind: .application(code: applicationCode), reason: reason, byPeer: false))
+        endpoint.markDirty(self)
+    }
+
+    /// Writes the CONNECTION_CLOSE the application asked for.
+    func sendPendingClose() {
+        guard let (code, phrase) = pendingClose else { return }
+        pendingClose = nil
         var error = ngtcp2_connection_close_error()
         ngtcp2_connection_close_error_default(&error)
-        var phrase = Array(reason.utf8.prefix(512))
-        phrase.withUnsafeMutableBufferPointer {
-            ngtcp2_connection_close_error_set_application_error(&error, applicationCode, $0.baseAddress, $0.count)
+        var bytes = phrase
+        bytes.withUnsafeMutableBufferPointer {
+            ngtcp2_connection_close_error_set_application_error(&error, code, $0.baseAddress, $0.count)
             enterClosing(with: &error)
         }
-        finish(QuicCloseReason(kind: .application(code: applicationCode), reason: reason, byPeer: false))
     }
 
     func handleLibraryError(_ code: Int32, during operation: String) {

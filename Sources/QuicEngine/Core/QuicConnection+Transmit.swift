@@ -40,7 +40,7 @@ extension QuicConnection {
         }
         while (batch?.segmentCount ?? 0) < segmentLimit && offset + packetLimit <= buffer.count {
             let destination = buffer.baseAddress! + offset
-            let written = writePacket(into: destination, capacity: packetLimit)
+            let written = writePacket(into: destination, capacity: packetLimit, applicationData: pendingClose == nil)
             guard written > 0 else { break }
             let scratch = endpoint.scratch
             guard var current = batch else {
@@ -64,13 +64,17 @@ extension QuicConnection {
             if written < current.segmentSize { break }
         }
         if batch != nil { ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds) }
+        if batch == nil && pendingClose != nil {
+            sendPendingClose()
+            return writeBatch(into: buffer, maxSegments: maxSegments)
+        }
         return batch
     }
 
     /// Writes one packet: queued datagrams first (typing must not wait behind chat), then stream
     /// data round-robin, coalescing frames into the packet. Returns its size, 0 when nothing is
     /// due, or 0 after a fatal error (which starts the close).
-    private func writePacket(into destination: UnsafeMutableRawPointer, capacity: Int) -> Int {
+    private func writePacket(into destination: UnsafeMutableRawPointer, capacity: Int, applicationData: Bool) -> Int {
         guard let raw else { return 0 }
         let scratch = endpoint.scratch
         let bytes = destination.assumingMemoryBound(to: UInt8.self)
@@ -78,7 +82,7 @@ extension QuicConnection {
         var skipped = 0
         let vectors = scratch.vectors
         while true {
-            if let datagram = datagramQueue.first {
+            if applicationData, let datagram = datagramQueue.first {
                 var accepted: Int32 = 0
                 let written = datagram.withUnsafeBufferPointer { payload -> Int in
                     var vector = ngtcp2_vec(base: UnsafeMutablePointer(mutating: payload.baseAddress), len: payload.count)
@@ -101,7 +105,7 @@ extension QuicConnection {
                 }
                 return 0
             }
-            let stream = nextStreamToSend(skipping: skipped)
+            let stream = applicationData ? nextStreamToSend(skipping: skipped) : nil
             var count = 0
             var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
             var streamID: Int64 = -1

@@ -39,6 +39,8 @@ public final class QuicConnection {
     var closingPacketDue = false
     var packetsWhileClosing = 0
     var receivedStatelessReset = false
+    /// A close the application asked for, written after the packets ngtcp2 still owes.
+    var pendingClose: (code: UInt64, reason: [UInt8])?
     var routingIDs: Set<ConnectionID> = []
     var stash: (bytes: [UInt8], local: SocketAddress, remote: SocketAddress)?
 
@@ -93,7 +95,7 @@ public final class QuicConnection {
         }
     }
 
-    var isUsable: Bool { !isClosed && raw != nil }
+    var isUsable: Bool { !isClosed && raw != nil && pendingClose == nil }
 
     func emit(_ event: QuicEvent) { endpoint.enqueue(event, for: self) }
 }

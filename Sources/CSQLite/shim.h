@@ -1,0 +1,12 @@
+#ifndef QCHAT_CSQLITE_SHIM_H
+#define QCHAT_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a cast of -1 to a function pointer, a macro Swift cannot import.
+// Binding with it makes SQLite copy the bytes, so a Swift string's buffer need not outlive the call.
+static inline sqlite3_destructor_type csqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif

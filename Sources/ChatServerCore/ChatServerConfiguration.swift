@@ -1,0 +1,82 @@
+/// The tunable limits of the server. The defaults are those of PROTOCOL.md; `chat-server`
+/// flags override them (a load test raises the flood and typing limits).
+public struct ChatServerConfiguration: Sendable, Equatable {
+    /// Sent as `text` of `welcome`.
+    public var serverName: String
+    /// Room events the history store keeps at least, per room (`--history`).
+    public var historyPerRoom: Int
+    /// Messages a client may send in a burst before the flood limit applies.
+    public var floodBurst: Int
+    /// Messages a second a client may send sustained.
+    public var floodPerSecond: Double
+    /// This many `rate-limited` errors within `floodStrikeWindowMilliseconds` close the client with FLOODING.
+    public var floodStrikes: Int
+    /// The window in which `floodStrikes` rate-limited errors close a client.
+    public var floodStrikeWindowMilliseconds: Int64
+    /// Typing indicators a second the server relays from one client, sustained.
+    public var typingPerSecond: Double
+    /// Typing indicators the server relays from one client in a burst.
+    public var typingBurst: Int
+    /// Presence events held for a client whose presence stream does not exist yet; the oldest go first.
+    public var presenceQueueLimit: Int
+    /// Events replayed on `join` without `since`.
+    public var defaultReplay: Int
+    /// Events replayed on `join` with `since`, at most.
+    public var maxReplay: Int
+    /// Events a `history` without `limit` returns.
+    public var historyDefaultLimit: Int
+    /// Events a `history` returns at most; a larger `limit` is clamped to this.
+    public var historyMaxLimit: Int
+
+    public init(
+        serverName: String = "qchat",
+        historyPerRoom: Int = 1_000,
+        floodBurst: Int = 20,
+        floodPerSecond: Double = 5.0,
+        floodStrikes: Int = 10,
+        floodStrikeWindowMilliseconds: Int64 = 10_000,
+        typingPerSecond: Double = 2.0,
+        typingBurst: Int = 2,
+        presenceQueueLimit: Int = 1_000,
+        defaultReplay: Int = 20,
+        maxReplay: Int = 1_000,
+        historyDefaultLimit: Int = 50,
+        historyMaxLimit: Int = 200
+    ) {
+        self.serverName = serverName
+        self.historyPerRoom = historyPerRoom
+        self.floodBurst = floodBurst
+        self.floodPerSecond = floodPerSecond
+        self.floodStrikes = floodStrikes
+        self.floodStrikeWindowMilliseconds = floodStrikeWindowMilliseconds
+        self.typingPerSecond = typingPerSecond
+        self.typingBurst = typingBurst
+        self.presenceQueueLimit = presenceQueueLimit
+        self.defaultReplay = defaultReplay
+        self.maxReplay = maxReplay
+        self.historyDefaultLimit = historyDefaultLimit
+        self.historyMaxLimit = historyMaxLimit
+    }
+
+    /// Throws when a value would make the server misbehave rather than merely be strict.
+    public func validate() throws(ChatServerConfigurationError) {
+        // At least one stored event per room keeps the room's highest seq on disk, which is
+        // what lets seq continue after a restart.
+        try require(historyPerRoom >= 1, "history per room must be at least 1")
+        try require(floodBurst >= 1, "flood burst must be at least 1")
+        try require(floodPerSecond > 0 && floodPerSecond.isFinite, "flood rate must be a positive number")
+        try require(floodStrikes >= 1, "flood strikes must be at least 1")
+        try require(floodStrikeWindowMilliseconds >= 1, "flood strike window must be at least 1 ms")
+        try require(typingPerSecond > 0 && typingPerSecond.isFinite, "typing rate must be a positive number")
+        try require(typingBurst >= 1, "typing burst must be at least 1")
+        try require(presenceQueueLimit >= 1, "presence queue limit must be at least 1")
+        try require(defaultReplay >= 0, "default replay must not be negative")
+        try require(maxReplay >= defaultReplay, "max replay must be at least the default replay")
+        try require(historyDefaultLimit >= 1, "history default limit must be at least 1")
+        try require(historyMaxLimit >= historyDefaultLimit, "history max limit must be at least the default limit")
+    }
+
+    private func require(_ condition: Bool, _ message: String) throws(ChatServerConfigurationError) {
+        if !condition { throw ChatServerConfigurationError(message: message) }
+    }
+}

@@ -1,0 +1,87 @@
+import ChatProtocol
+
+/// Clients going away: by their own doing or the transport's (`disconnected`), or closed by
+/// the server (protocol error, flooding, kick, shutdown).
+extension ChatServerState {
+    /// The connection is gone. `reason` becomes the `text` of the `left` events: `quit`,
+    /// `timeout`, `closed`, `slow-consumer`, ... (empty means `closed`). Does nothing for a
+    /// client the core already closed or that was replaced.
+    public func disconnected(_ client: ClientID, reason: String, now: Int64) -> [ServerAction] {
+        guard let session = clients[client] else { return [] }
+        let leftText = reason.isEmpty ? "closed" : reason
+        var out: [ServerAction] = [.log(.info, "disconnect", logFields(session, ["reason": leftText]))]
+        depart(session, leftText: leftText, now: now, into: &out)
+        return out
+    }
+
+    /// An operator removes a user: closed with KICKED, `left` text `kicked`.
+    public func kick(nick: String, reason: String, now: Int64) -> [ServerAction] {
+        guard let session = activeSession(forNick: nick) else {
+            return [.log(.warning, "kick: no such user", ["nick": nick])]
+        }
+        var out: [ServerAction] = []
+        close(session, with: .kicked, reason: reason.isEmpty ? "kicked by an operator" : reason, now: now, into: &out)
+        return out
+    }
+
+    /// The server is stopping: every client is closed with SHUTDOWN. The `left` events are
+    /// stored, in one transaction, so that history after a restart shows who was in a room,
+    /// but not sent: every recipient is being closed anyway.
+    public func shutdown(now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        var events: [StoredEvent] = []
+        for session in clients.values.sorted(by: { $0.id < $1.id }) {
+            out.append(.close(session.id, .shutdown, reason: "server shutting down"))
+            guard session.phase == .active else { continue }
+            for room in session.rooms {
+                events.append(makeEvent(.left, in: room, sender: session.nick, text: "shutdown", now: now, into: &out))
+            }
+        }
+        _ = persist(events, into: &out)
+        out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
+        clients = [:]
+        activeChatStreams = [:]
+        activePresenceStreams = [:]
+        clientsByNickKey = [:]
+        rooms = [:]
+        return out
+    }
+
+    /// Closes a client for a reason the core decided; the `left` text is the close code's
+    /// name in lower case with dashes (`protocol-error`, `flooding`, `kicked`).
+    func close(_ session: ClientSession, with code: CloseCode, reason: String, now: Int64, into out: inout [ServerAction]) {
+        out.append(.close(session.id, code, reason: reason))
+        out.append(.log(.info, "close", logFields(session, ["code": code.name, "reason": reason])))
+        depart(session, leftText: code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
+    }
+
+    /// Forgets the client; if it had said hello, its rooms get a stored `left` and everyone
+    /// who shared a room with it gets `status` `offline`.
+    private func depart(_ session: ClientSession, leftText: String, now: Int64, into out: inout [ServerAction]) {
+        clients[session.id] = nil
+        guard session.phase == .active else { return }
+        let mates = roomMates(of: session)
+        unregister(session)
+        let events = session.rooms.map { room in
+            makeEvent(.left, in: room, sender: session.nick, text: leftText, now: now, into: &out)
+        }
+        for room in session.rooms {
+            removeMembership(of: session, from: room)
+        }
+        _ = persist(events, into: &out)
+        for event in events {
+            broadcast(event.message(replay: false), toMembersOf: event.room, into: &out)
+        }
+        let offline = SharedPayload(line: .status(PresenceStatus.offline.rawValue, sender: session.nick))
+        for mate in mates {
+            if let other = clients[mate] { sendPresence(offline, to: other, into: &out) }
+        }
+    }
+
+    private func unregister(_ session: ClientSession) {
+        let key = ChatValidation.nickKey(session.nick)
+        if clientsByNickKey[key] == session.id { clientsByNickKey[key] = nil }
+        if activeChatStreams[session.peer] == session.id { activeChatStreams[session.peer] = nil }
+        if activePresenceStreams[session.peer] == session.id { activePresenceStreams[session.peer] = nil }
+    }
+}

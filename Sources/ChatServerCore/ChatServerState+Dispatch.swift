@@ -1,0 +1,77 @@
+import ChatProtocol
+
+/// Routing what arrives on a client's streams to the feature that handles it.
+extension ChatServerState {
+    /// One result of the client's ``ChatStreamDecoder`` for stream 0 (`.chat`) or 4 (`.presence`).
+    public func received(_ event: ChatStreamEvent, from client: ClientID, on stream: ChatStreamKind, now: Int64) -> [ServerAction] {
+        guard let session = clients[client] else { return [] }
+        var out: [ServerAction] = []
+        switch stream {
+        case .chat: session.hasChatStream = true
+        case .presence: openPresenceStream(of: session, into: &out)
+        }
+        switch event {
+        case .fatal(let framing):
+            let reason = framing == .tooLarge ? "message over \(ChatLimits.maxStreamMessageBytes) bytes" : "invalid UTF-8"
+            close(session, with: .protocolError, reason: reason, now: now, into: &out)
+        case .malformed(let error, let id):
+            guard admitCountedMessage(from: session, id: id, now: now, into: &out) else { break }
+            sendError(error.errorCode, error.reason, id: id, to: session, into: &out)
+        case .message(let message):
+            if stream == .presence, isTyping(message) {
+                relayTyping(message, from: session, now: now, into: &out)
+                break
+            }
+            guard admitCountedMessage(from: session, id: message.id, now: now, into: &out) else { break }
+            switch stream {
+            case .chat: handleChatMessage(message, from: session, now: now, into: &out)
+            case .presence: handlePresenceMessage(message, from: session, now: now, into: &out)
+            }
+        }
+        return out
+    }
+
+    private func isTyping(_ message: ChatMessage) -> Bool {
+        message.type == MessageType.typing.rawValue || message.type == MessageType.presence.rawValue
+    }
+
+    private func handleChatMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if session.phase == .awaitingHello {
+            guard message.messageType == .join else {
+                close(session, with: .protocolError, reason: "the first message must be join", now: now, into: &out)
+                return
+            }
+            handleHello(message, from: session, now: now, into: &out)
+            return
+        }
+        switch message.messageType {
+        case .join: handleJoin(message, from: session, now: now, into: &out)
+        case .msg: handleRoomMessage(message, from: session, now: now, into: &out)
+        case .dm: handleDirectMessage(message, from: session, now: now, into: &out)
+        case .nick: handleNickChange(message, from: session, now: now, into: &out)
+        case .part: handlePart(message, from: session, now: now, into: &out)
+        case .history: handleHistory(message, from: session, into: &out)
+        case .status, .typing, .presence:
+            sendError(.unknownType, "'\(message.type)' belongs on the presence stream", id: message.id, to: session, into: &out)
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster:
+            sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
+        case nil:
+            sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)
+        }
+    }
+
+    private func handlePresenceMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        switch message.messageType {
+        case .status:
+            handleStatus(message, from: session, into: &out)
+        case .typing, .presence:
+            relayTyping(message, from: session, now: now, into: &out)
+        case .join, .msg, .dm, .nick, .part, .history:
+            sendError(.unknownType, "'\(message.type)' belongs on the chat stream", id: message.id, to: session, into: &out)
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster:
+            sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
+        case nil:
+            sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)
+        }
+    }
+}

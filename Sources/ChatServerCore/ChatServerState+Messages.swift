@@ -1,0 +1,66 @@
+import ChatProtocol
+
+/// `msg` and `dm`: validate, store, acknowledge, deliver. A resend of an id the peer already
+/// sent is acknowledged again from its receipt and not delivered twice.
+extension ChatServerState {
+    func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        // Checked first: a resend may arrive before the client re-joined the room, and the
+        // message was accepted back then.
+        if acknowledgeResend(message, from: session, into: &out) { return }
+        guard let room = ChatValidation.normalizeRoom(message.roomOrDefault) else {
+            sendError(.badRoom, id: message.id, to: session, into: &out)
+            return
+        }
+        guard session.isMember(of: room) else {
+            sendError(.notJoined, "you are not in room '\(room)'", id: message.id, to: session, into: &out)
+            return
+        }
+        let text: String
+        do {
+            text = try ChatValidation.sanitizeText(message.text)
+        } catch {
+            sendError(error, id: message.id, to: session, into: &out)
+            return
+        }
+        let event = makeEvent(.msg, in: room, sender: session.nick, text: text, id: message.id, now: now, into: &out)
+        let receipts = message.id.map { [MessageReceipt(peer: session.peer, id: $0, room: room, seq: event.seq, ts: now)] } ?? []
+        // No ack without a commit: the client keeps the message and resends it later.
+        guard persist([event], receipts: receipts, into: &out) else { return }
+        sendChat(.ack(id: message.id, room: room, seq: event.seq, ts: now), to: session, into: &out)
+        broadcast(event.message(replay: false), toMembersOf: room, except: session.id, into: &out)
+    }
+
+    func handleDirectMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if acknowledgeResend(message, from: session, into: &out) { return }
+        guard let recipientNick = message.to, !recipientNick.isEmpty else {
+            sendError(.badField, "dm needs 'to'", id: message.id, to: session, into: &out)
+            return
+        }
+        guard let recipient = activeSession(forNick: recipientNick) else {
+            sendError(.noSuchUser, "no user '\(recipientNick)' is connected", id: message.id, to: session, into: &out)
+            return
+        }
+        let text: String
+        do {
+            text = try ChatValidation.sanitizeText(message.text)
+        } catch {
+            sendError(error, id: message.id, to: session, into: &out)
+            return
+        }
+        if let id = message.id {
+            guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
+        }
+        let delivered = ChatMessage(
+            type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick)
+        sendChat(.ack(id: message.id, ts: now), to: session, into: &out)
+        sendChat(delivered, to: recipient, into: &out)
+    }
+
+    /// Answers a message whose id this peer already sent with the original ack; true if it did.
+    /// Ids are per peer and shared by `msg` and `dm`.
+    private func acknowledgeResend(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard let id = message.id, let receipt = storedReceipt(peer: session.peer, id: id, into: &out) else { return false }
+        sendChat(.ack(id: id, room: receipt.room, seq: receipt.seq, ts: receipt.ts), to: session, into: &out)
+        return true
+    }
+}

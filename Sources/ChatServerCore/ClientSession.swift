@@ -1,0 +1,44 @@
+/// Everything the core knows about one connection.
+final class ClientSession {
+    let id: ClientID
+    /// Came in with ALPN `chat` (the original SimpleQuicClient). Only logged: the protocol is a
+    /// superset of what such a client speaks, so the core treats it like any other.
+    let isLegacy: Bool
+    /// The peer accepts DATAGRAM frames; otherwise typing goes on its presence stream.
+    let acceptsDatagrams: Bool
+    var phase = ClientPhase.awaitingHello
+    /// Valid once active.
+    var nick = ""
+    /// The upper-case peer UUID; valid once active.
+    var peer = ""
+    /// Rooms in the order joined, so that `left` events and logs come out in a stable order.
+    var rooms: [String] = []
+    /// `online`, `away` or `offline`, as the client last said on its presence stream.
+    var status = PresenceStatus.online
+    /// A status sent on the presence stream before the hello, applied at the hello (stream 4
+    /// data may arrive before stream 0 data).
+    var statusBeforeHello: PresenceStatus?
+    /// The client has sent on stream 0, so the server can write to it.
+    var hasChatStream = false
+    /// The client has sent on stream 4, so presence events go out instead of into the queue.
+    var hasPresenceStream = false
+    var pendingPresence: BoundedQueue<SharedPayload>
+    var floodBucket: TokenBucket
+    var typingBucket: TokenBucket
+    var rateLimitStrikes: StrikeWindow
+
+    init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, configuration: ChatServerConfiguration, now: Int64) {
+        self.id = id
+        self.isLegacy = isLegacy
+        self.acceptsDatagrams = acceptsDatagrams
+        pendingPresence = BoundedQueue(capacity: configuration.presenceQueueLimit)
+        floodBucket = TokenBucket(capacity: configuration.floodBurst, refillPerSecond: configuration.floodPerSecond, now: now)
+        typingBucket = TokenBucket(capacity: configuration.typingBurst, refillPerSecond: configuration.typingPerSecond, now: now)
+        rateLimitStrikes = StrikeWindow(
+            limit: configuration.floodStrikes, windowMilliseconds: configuration.floodStrikeWindowMilliseconds)
+    }
+
+    func isMember(of room: String) -> Bool {
+        rooms.contains(room)
+    }
+}

@@ -1,0 +1,36 @@
+/// The statements ``SQLiteHistoryStore`` runs, prepared once when the store opens.
+final class SQLiteHistoryStatements {
+    let begin: SQLiteStatement
+    let commit: SQLiteStatement
+    let rollback: SQLiteStatement
+    let insertEvent: SQLiteStatement
+    let pruneEvents: SQLiteStatement
+    let insertReceipt: SQLiteStatement
+    let pruneReceipts: SQLiteStatement
+    let lastSequence: SQLiteStatement
+    let selectEvents: SQLiteStatement
+    let selectReceipt: SQLiteStatement
+
+    init(_ database: SQLiteDatabase) throws(HistoryStoreError) {
+        // IMMEDIATE takes the write lock at once, so a transaction never fails halfway for
+        // want of upgrading a read lock.
+        begin = try database.prepare("BEGIN IMMEDIATE")
+        commit = try database.prepare("COMMIT")
+        rollback = try database.prepare("ROLLBACK")
+        insertEvent = try database.prepare(
+            "INSERT OR REPLACE INTO events (room, seq, ts, kind, sender, text, msg_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+        pruneEvents = try database.prepare("DELETE FROM events WHERE room = ?1 AND seq <= ?2")
+        insertReceipt = try database.prepare(
+            "INSERT OR REPLACE INTO receipts (peer, msg_id, room, seq, ts) VALUES (?1, ?2, ?3, ?4, ?5)")
+        // Rowids grow with each insert, so this keeps the newest ?1 receipts.
+        pruneReceipts = try database.prepare(
+            "DELETE FROM receipts WHERE rowid <= (SELECT max(rowid) FROM receipts) - ?1")
+        lastSequence = try database.prepare("SELECT max(seq) FROM events WHERE room = ?1")
+        selectEvents = try database.prepare(
+            """
+            SELECT seq, ts, kind, sender, text, msg_id FROM events
+            WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4
+            """)
+        selectReceipt = try database.prepare("SELECT room, seq, ts FROM receipts WHERE peer = ?1 AND msg_id = ?2")
+    }
+}

@@ -1,0 +1,17 @@
+import ChatProtocol
+
+/// What the glue must do after an event: the core owns no sockets, so every effect it wants
+/// on the world is one of these, in the order they must happen.
+public enum ServerAction: Sendable {
+    /// Write the payload to one of the client's streams. `live` is false for replay and
+    /// `history` answers, which are bounded by their counts and do not count toward the
+    /// slow-consumer limit (PROTOCOL.md section 5).
+    case send(ClientID, ChatStreamKind, SharedPayload, live: Bool)
+    /// Send the payload as one DATAGRAM frame; it may be lost.
+    case datagram(ClientID, SharedPayload)
+    /// Close the connection with CONNECTION_CLOSE carrying `code`. The core has already
+    /// forgotten the client: a later `disconnected` call for it does nothing.
+    case close(ClientID, CloseCode, reason: String)
+    /// One log line: an event name and its details.
+    case log(LogLevel, String, [String: String])
+}

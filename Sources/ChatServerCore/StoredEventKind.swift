@@ -1,0 +1,8 @@
+/// The room events a history store keeps (PROTOCOL.md section 3: "Stored events are `msg`,
+/// `joined`, `left` and `nick`"). The raw value is the wire `type` and the column value.
+public enum StoredEventKind: String, Sendable, CaseIterable {
+    case msg
+    case joined
+    case left
+    case nick
+}

@@ -1,0 +1,20 @@
+/// Counts events within a sliding time window: "10 rate-limited errors within 10 s".
+struct StrikeWindow {
+    let limit: Int
+    let windowMilliseconds: Int64
+    /// Times of the latest strikes, at most `limit`, oldest first.
+    private var times: [Int64] = []
+
+    init(limit: Int, windowMilliseconds: Int64) {
+        self.limit = limit
+        self.windowMilliseconds = windowMilliseconds
+    }
+
+    /// Records a strike and tells whether `limit` strikes now lie within the window.
+    mutating func strike(now: Int64) -> Bool {
+        times.append(now)
+        if times.count > limit { times.removeFirst(times.count - limit) }
+        guard times.count == limit, let oldest = times.first else { return false }
+        return now - oldest < windowMilliseconds
+    }
+}

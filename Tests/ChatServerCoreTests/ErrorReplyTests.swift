@@ -1,0 +1,65 @@
+import ChatProtocol
+import ChatServerCore
+import Testing
+
+@Suite struct ErrorReplyTests {
+    /// A malformed message costs exactly one error with the decoder's code and the request id, and nothing else.
+    @Test func malformedMessageCostsOneError() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "bob")
+        let badField = harness.raw(#"{"type":"msg","room":5,"text":"x","id":"M1"}"# + "\n", from: 1)
+        #expect(badField.errorCodes(to: 1) == ["bad-field"])
+        #expect(badField.chat(to: 1).first?.id == "M1")
+        #expect(badField.chat(to: 1).first?.text.isEmpty == false)
+        #expect(badField.effects.count == 1)
+        let badJSON = harness.raw(#"{"type":"msg",}"# + "\n", from: 1)
+        #expect(badJSON.errorCodes(to: 1) == ["bad-json"])
+        #expect(badJSON.effects.count == 1)
+        let noType = harness.raw(#"{"text":"x"}"#, from: 1)
+        #expect(noType.errorCodes(to: 1) == ["bad-field"])
+        #expect(harness.say("still fine", from: 1).chat(to: 2).map(\.text) == ["still fine"])
+    }
+
+    /// An unknown type is unknown-type carrying the id; the connection stays open.
+    @Test func unknownTypeIsUnknownType() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        let out = harness.send(ChatMessage(type: "file", id: "U1"), from: 1)
+        #expect(out.errorCodes(to: 1) == ["unknown-type"])
+        #expect(out.chat(to: 1).first?.id == "U1")
+        #expect(out.closes.isEmpty)
+    }
+
+    /// Types only the server sends are unknown-type when a client sends them, on either stream.
+    @Test func serverOnlyTypesAreUnknownType() throws {
+        let harness = try Harness.floodFree()
+        harness.login(1, nick: "alice")
+        for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster"] {
+            for stream in [ChatStreamKind.chat, .presence] {
+                let out = harness.send(ChatMessage(type: type, room: "lobby"), from: 1, on: stream)
+                #expect(out.errorCodes(to: 1) == ["unknown-type"], "\(type) on \(stream)")
+                #expect(!out.recipients.contains { $0 != 1 })
+            }
+        }
+    }
+
+    /// Across the protocol's scenarios the server produces every error code of PROTOCOL.md section 5.
+    @Test func everyErrorCodeIsProduced() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "bob")
+        var out = Outbox([])
+        out = out + harness.event(.malformed(.badJSON, id: nil), from: 1)
+        out = out + harness.event(.malformed(.badField("room"), id: "x"), from: 1)
+        out = out + harness.send(ChatMessage(type: "nope"), from: 1)
+        out = out + harness.say(String(repeating: "x", count: 5_000), from: 1)
+        out = out + harness.say("hi", from: 1, in: "dev")
+        out = out + harness.send(.nick("1bad"), from: 1)
+        out = out + harness.send(.nick("bob"), from: 1)
+        out = out + harness.say("hi", from: 1, in: "a b")
+        out = out + harness.send(.dm(to: "nobody", text: "hi", id: "d"), from: 1)
+        for _ in 0..<12 { out = out + harness.say("flood", from: 1) }
+        #expect(Set(out.errorCodes(to: 1)) == Set(ErrorCode.allCases.map(\.rawValue)))
+    }
+}

@@ -1,0 +1,91 @@
+import ChatProtocol
+import ChatServerCore
+import Foundation
+import Testing
+
+@Suite struct SQLiteHistoryStoreTests {
+    /// The database is created in WAL mode: the -wal file exists after a write.
+    @Test func databaseUsesWAL() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.sqlite")
+        let store = try SQLiteHistoryStore(path: path)
+        try store.append(
+            events: [StoredEvent(room: "lobby", seq: 1, ts: 1, kind: .joined, sender: "a", text: "")], receipts: [], retainPerRoom: 10)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// After a restart on the same file, seq continues and a resent id is acknowledged with its old seq, delivered once.
+    @Test func restartKeepsSeqAndIdempotency() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.sqlite")
+        var original: [ChatMessage] = []
+        do {
+            let harness = try Harness(history: try SQLiteHistoryStore(path: path))
+            harness.login(1, nick: "alice")
+            harness.login(2, nick: "bob")
+            original = harness.send(.msg(room: "lobby", text: "survives", id: "KEEP"), from: 1).chat(to: 1)
+            #expect(original.first?.seq == 3)
+            harness.send(.dm(to: "bob", text: "private", id: "DM-KEEP"), from: 1)
+            _ = harness.state.shutdown(now: harness.now)
+        }
+        let harness = try Harness(history: try SQLiteHistoryStore(path: path))
+        harness.advance(60_000)
+        harness.login(2, nick: "bob")
+        harness.login(1, nick: "alice")
+        let resend = harness.send(.msg(room: "lobby", text: "survives", id: "KEEP"), from: 1)
+        #expect(resend.chat(to: 1) == original)
+        #expect(resend.chat(to: 2).isEmpty)
+        let resentDM = harness.send(.dm(to: "bob", text: "private", id: "DM-KEEP"), from: 1)
+        #expect(resentDM.chat(to: 1).map(\.type) == ["ack"])
+        #expect(resentDM.chat(to: 2).isEmpty)
+        // Before the restart: joined 1, 2, msg 3, left 4, 5 (shutdown); after: joined 6, 7.
+        #expect(harness.say("new", from: 1).chat(to: 1).first?.seq == 8)
+        let replay = harness.login(3, nick: "carol", since: 2).chat(to: 3).filter { $0.replay == true }
+        #expect(replay.map { $0.seq ?? 0 } == Array(3...8))
+        #expect(replay.first?.text == "survives")
+    }
+
+    /// A file that cannot be created gives an error naming the path.
+    @Test func unopenablePathThrowsClearError() throws {
+        let path = "/nonexistent-dir-\(UInt32.random(in: 0...UInt32.max))/chat.sqlite"
+        #expect {
+            _ = try SQLiteHistoryStore(path: path)
+        } throws: { error in
+            (error as? HistoryStoreError)?.message.contains(path) == true
+        }
+    }
+
+    /// A file that is not a database gives an error naming the path instead of being overwritten.
+    @Test func notADatabaseThrowsClearError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("garbage.sqlite")
+        try Data(repeating: 0x42, count: 4_096).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SQLiteHistoryStore(path: path)
+        } throws: { error in
+            let message = (error as? HistoryStoreError)?.message ?? ""
+            return message.contains(path) && message.contains("not a database")
+        }
+    }
+
+    /// A write failure is logged at error level and the msg is neither acknowledged nor delivered.
+    @Test func writeFailureWithholdsAck() throws {
+        let harness = try Harness(history: FailingHistoryStore())
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "bob")
+        let out = harness.send(.msg(room: "lobby", text: "lost", id: "L"), from: 1)
+        #expect(out.effects.isEmpty)
+        #expect(out.logs.contains { $0.level == .error && $0.fields["error"]?.contains("disk full") == true })
+    }
+}
+
+/// A store whose writes always fail, as a full disk would.
+private final class FailingHistoryStore: HistoryStore {
+    func lastSequence(inRoom room: String) throws -> Int64 { 0 }
+    func append(events: [StoredEvent], receipts: [MessageReceipt], retainPerRoom: Int) throws {
+        throw HistoryStoreError("disk full")
+    }
+    func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] { [] }
+    func receipt(peer: String, id: String) throws -> MessageReceipt? { nil }
+}

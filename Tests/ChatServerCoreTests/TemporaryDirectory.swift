@@ -1,0 +1,19 @@
+import Foundation
+
+/// A fresh directory under the system temp dir, removed when the object goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "servercore-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String {
+        path + "/" + name
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,62 @@
+import ChatProtocol
+import ChatServerCore
+import QuicEngine
+
+extension ChatServerApp {
+    /// Carries out the core's actions in order.
+    func perform(_ actions: [ServerAction]) {
+        guard !actions.isEmpty else { return }
+        defer { converted.removeAll(keepingCapacity: true) }
+        for action in actions {
+            switch action {
+            case .send(let client, let kind, let payload, let live):
+                guard let link = links[client], !link.closedByServer else { continue }
+                send(engineBytes(payload), live: live, on: kind == .chat ? ClientLink.chatStream : ClientLink.presenceStream, link: link)
+            case .datagram(let client, let payload):
+                // Typing is best effort: a full queue or a vanished client loses it silently.
+                try? links[client]?.connection.sendDatagram(payload.bytes)
+            case .close(let client, let code, let reason):
+                guard let link = links[client] else { continue }
+                link.closedByServer = true
+                link.connection.close(applicationCode: code.rawValue, reason: reason)
+                logger.log(.info, "closing", ["client": "\(client)", "code": code.name, "reason": reason])
+            case .log(let level, let event, let fields):
+                logger.log(level, event, fields)
+            }
+        }
+    }
+
+    private func engineBytes(_ payload: SharedPayload) -> OutboundBytes {
+        let key = ObjectIdentifier(payload)
+        if let bytes = converted[key] { return bytes }
+        let bytes = OutboundBytes(payload.bytes)
+        converted[key] = bytes
+        return bytes
+    }
+
+    /// Queues bytes on a stream; what the QUIC buffer cannot take waits here, and a client whose
+    /// waiting live bytes pass `--sendq` is closed with SLOW_CONSUMER so nobody else waits for it.
+    private func send(_ bytes: OutboundBytes, live: Bool, on stream: QuicStreamID, link: ClientLink) {
+        let connection = link.connection
+        if link.waiting[stream]?.isEmpty ?? true, (try? connection.write(bytes, to: stream)) == true { return }
+        guard !connection.isClosed else { return }
+        link.waiting[stream, default: ClientLink.FIFO()].append(.init(bytes: bytes, live: live))
+        if live { link.waitingLiveBytes += bytes.count }
+        if link.waitingLiveBytes > options.sendQueueLimit {
+            link.closedByServer = true
+            link.waiting.removeAll()
+            connection.close(applicationCode: CloseCode.slowConsumer.rawValue, reason: "more than \(options.sendQueueLimit) bytes waiting")
+            logger.log(.warning, "closing", ["client": "\(connection.id)", "code": CloseCode.slowConsumer.name,
+                                             "reason": "slow consumer"])
+            perform(state.disconnected(connection.id, reason: "slow-consumer", now: unixMilliseconds()))
+        }
+    }
+
+    func drainWaiting(_ link: ClientLink, stream: QuicStreamID) {
+        while let next = link.waiting[stream]?.first {
+            guard (try? link.connection.write(next.bytes, to: stream)) == true else { return }
+            link.waiting[stream]?.removeFirst()
+            if next.live { link.waitingLiveBytes -= next.bytes.count }
+        }
+    }
+}

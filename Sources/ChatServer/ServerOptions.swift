@@ -1,0 +1,72 @@
+import CLIOptions
+import ChatServerCore
+import QuicEngine
+
+/// Everything `chat-server` takes from its command line.
+struct ServerOptions {
+    static let usage = """
+        usage: chat-server --cert FILE --key FILE [options]
+          --host ADDR          address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)
+          --port N             UDP port (default 4433)
+          --cert FILE          server certificate chain (PEM)
+          --key FILE           its private key (PEM)
+          --client-ca FILE     require client certificates signed by this CA (mutual TLS)
+          --history N          room events kept per room (default 1000)
+          --db PATH            keep history in this SQLite file (survives restarts); default: memory
+          --max-clients N      concurrent connections (default 10000)
+          --sendq BYTES        live bytes queued to one client before SLOW_CONSUMER (default 1048576)
+          --flood-burst N      messages in a burst before rate limiting (default 20)
+          --flood-rate R       messages a second sustained (default 5)
+          --typing-rate R      typing indicators relayed a second per client (default 2)
+          --name TEXT          server name sent in welcome (default qchat)
+          --retry              make every client prove its address with a QUIC Retry first
+          --log-level LEVEL    debug, info, warning or error (default info)
+          --help               this text
+        Operator commands on standard input: who | kick NICK [REASON]
+        """
+
+    var host = "127.0.0.1"
+    var port: UInt16 = 4433
+    var certificate = ""
+    var key = ""
+    var clientCA: String?
+    var databasePath: String?
+    var maxClients = 10_000
+    var sendQueueLimit = 1 << 20
+    var retry = false
+    var logLevel = LogLevel.info
+    var core = ChatServerConfiguration()
+
+    init(_ arguments: [String]) throws(UsageError) {
+        let options = try Options(arguments,
+                                  valued: ["host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
+                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level"],
+                                  flags: ["help", "retry"])
+        if options.flag("help") { throw UsageError(ServerOptions.usage) }
+        guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
+        guard let certificate = options.string("cert"), let key = options.string("key") else {
+            throw UsageError("--cert and --key are required (make certs creates certs/server.pem and certs/server.key)")
+        }
+        self.certificate = certificate
+        self.key = key
+        host = options.string("host", default: host)
+        port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
+        clientCA = options.string("client-ca")
+        databasePath = options.string("db")
+        maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
+        sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
+        retry = options.flag("retry")
+        core.historyPerRoom = try options.integer("history", default: core.historyPerRoom, in: 1...10_000_000)
+        core.floodBurst = try options.integer("flood-burst", default: core.floodBurst, in: 1...1_000_000)
+        core.floodPerSecond = try options.double("flood-rate", default: core.floodPerSecond, in: 0.01...1_000_000)
+        core.typingPerSecond = try options.double("typing-rate", default: core.typingPerSecond, in: 0.01...1_000_000)
+        core.typingBurst = max(core.typingBurst, Int(core.typingPerSecond.rounded(.up)))
+        core.serverName = options.string("name", default: core.serverName)
+        if let level = options.string("log-level") {
+            guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
+                throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")
+            }
+            logLevel = parsed
+        }
+    }
+}

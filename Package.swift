@@ -28,16 +28,21 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"]),
+        // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
+        .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"]),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "CLIOptions"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
-        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation"]),
+        // Shared by the test targets: certificates, child processes, dedicated threads.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ struct ServerOptions {
     static let usage = """
         usage: chat-server --cert FILE --key FILE [options]
           --host ADDR          address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)
-          --port N             UDP port (default 4433)
+          --port N             UDP port (default 4433; 0 picks a free one, see the log)
           --cert FILE          server certificate chain (PEM)
           --key FILE           its private key (PEM)
           --client-ca FILE     require client certificates signed by this CA (mutual TLS)
@@ -50,7 +50,7 @@ struct ServerOptions {
         self.certificate = certificate
         self.key = key
         host = options.string("host", default: host)
-        port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
+        port = UInt16(try options.integer("port", default: 4433, in: 0...65535))
         clientCA = options.string("client-ca")
         databasePath = options.string("db")
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)

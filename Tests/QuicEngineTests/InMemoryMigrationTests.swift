@@ -1,3 +1,4 @@
+import TestSupport
 import QuicEngine
 import QuicSimulation
 import Testing

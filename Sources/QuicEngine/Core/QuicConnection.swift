@@ -19,6 +19,9 @@ public final class QuicConnection {
     public let isServer: Bool
     /// Free for the application: the object it keeps for this connection.
     public var context: AnyObject?
+    /// When true, delivered stream bytes no longer open the peer's flow-control window: the peer
+    /// sees a reader that stopped reading (for slow-consumer tests and load tools).
+    public var holdsReceiveWindow = false
 
     unowned let endpoint: QuicEndpoint
     let configuration: QuicConfiguration

@@ -180,7 +180,7 @@ public final class QuicEndpoint {
     /// The next event of any connection, in the order they happened.
     public func pollEvent() -> (QuicConnection, QuicEvent)? {
         guard let (connection, event) = events.popFirst() else { return nil }
-        if case .streamData(let streamID, let bytes, _) = event, !bytes.isEmpty {
+        if case .streamData(let streamID, let bytes, _) = event, !bytes.isEmpty, !connection.holdsReceiveWindow {
             // The application has the bytes now: let the peer send as many more.
             connection.extendWindow(streamID, by: bytes.count)
             if !connection.isRemoved { markDirty(connection) }

@@ -133,7 +133,7 @@ public final class EventLoop {
     }
 
     private func runTicks() {
-        timers.runDue(now: QuicTime.now())
+        for body in timers.takeDue(now: QuicTime.now()) { body() }
         var earliest: QuicTime?
         for _ in 0..<8 {
             var busy = false

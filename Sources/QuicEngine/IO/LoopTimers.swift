@@ -22,10 +22,14 @@ struct LoopTimers {
         pending.removeAll { $0.id == id.value }
     }
 
-    mutating func runDue(now: QuicTime) {
+    /// Removes and returns the bodies that are due; the caller runs them, so a body may
+    /// schedule or cancel timers.
+    mutating func takeDue(now: QuicTime) -> [() -> Void] {
+        var due: [() -> Void] = []
         while let first = pending.first, first.deadline <= now {
             pending.removeFirst()
-            first.body()
+            due.append(first.body)
         }
+        return due
     }
 }

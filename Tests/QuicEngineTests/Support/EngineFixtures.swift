@@ -1,3 +1,4 @@
+import TestSupport
 import QuicEngine
 
 /// Configurations every engine test starts from.

@@ -2,34 +2,37 @@ import Foundation
 
 /// The repository root and the folder of the built executables, found from this file and the
 /// running test bundle.
-enum BuildPaths {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var products: URL {
+public enum BuildPaths {
+    /// Tests/TestSupport/ChildProcess.swift → the repository root.
+    public static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static var products: URL {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         // .build/<triple>/debug/qchatPackageTests.xctest
         return executable.deletingLastPathComponent()
     }
-    static func product(_ name: String) -> String { products.appendingPathComponent(name).path }
+    public static func product(_ name: String) -> String { products.appendingPathComponent(name).path }
 }
 
 /// A program started as a user would start it, with its output captured.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     // @unchecked: `lines` is only touched under `lock`; the Process object is used from the
     // test's thread only (start, wait, terminate).
     private let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
+    private let input = Pipe()
     private let lock = NSCondition()
     private var lines: [String] = []
     private var errorText = ""
+    private var errorLines: [String] = []
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    public init(_ executable: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -42,27 +45,46 @@ final class ChildProcess: @unchecked Sendable {
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
             lock.lock()
-            errorText += String(decoding: data, as: UTF8.self)
+            let text = String(decoding: data, as: UTF8.self)
+            errorText += text
+            errorLines += text.split(separator: "\n").map(String.init)
+            lock.broadcast()
             lock.unlock()
         }
         try process.run()
     }
 
     /// Waits for an output line starting with `prefix`; nil on timeout or exit.
-    func waitForLine(prefix: String, timeout: TimeInterval) -> String? {
+    public func waitForLine(prefix: String, timeout: TimeInterval) -> String? {
+        waitForLine(timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// Waits for a line on stdout or stderr that `matches`; nil on timeout or exit.
+    public func waitForLine(timeout: TimeInterval, where matches: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
         while true {
-            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
-            if !process.isRunning || !lock.wait(until: min(deadline, Date().addingTimeInterval(0.2))) && Date() >= deadline {
-                return lines.first(where: { $0.hasPrefix(prefix) })
-            }
+            if let line = (lines + errorLines).first(where: matches) { return line }
+            if !process.isRunning || Date() >= deadline { return nil }
+            _ = lock.wait(until: min(deadline, Date().addingTimeInterval(0.2)))
         }
     }
 
+    /// Lines written to stderr so far.
+    public var errorOutput: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return errorLines
+    }
+
+    /// Writes to the child's standard input.
+    public func write(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
     /// Waits for exit (killing the process after `timeout`) and returns status and stdout.
-    func finish(timeout: TimeInterval) -> (status: Int32, output: String, errors: String) {
+    public func finish(timeout: TimeInterval) -> (status: Int32, output: String, errors: String) {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { stop() }
@@ -77,9 +99,14 @@ final class ChildProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL after 5 s: a child can inherit a mask that blocks SIGTERM from the
     /// dispatch thread that started it.
-    func terminate() {
+    public func terminate() {
         if process.isRunning { stop() }
     }
+
+    /// Sends a signal (SIGTERM for a graceful stop, SIGKILL for a crash).
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
 
     private func stop() {
         kill(process.processIdentifier, SIGTERM)
@@ -89,5 +116,5 @@ final class ChildProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning }
 }

@@ -1,0 +1,115 @@
+import ChatProtocol
+import QuicEngine
+
+/// One qchat protocol session over one QUIC connection: it opens the chat stream with the first
+/// `join`, then the presence stream with `status online` (PROTOCOL.md section 2), frames and
+/// decodes messages, and reports what arrives. Lives on the event-loop thread of its driver.
+public final class ChatSession {
+    public enum Channel: Sendable { case chat, presence, datagram }
+
+    public let connection: QuicConnection
+    public let nick: String
+    public let peer: String
+    public let room: String
+    public private(set) var chatStream: QuicStreamID?
+    public private(set) var presenceStream: QuicStreamID?
+    public private(set) var assignedNick: String?
+    public private(set) var isOpen = true
+
+    /// Every decoded message, with where it came from.
+    public var onMessage: (ChatMessage, Channel) -> Void = { _, _ in }
+    /// A message or framing problem on a stream from the server.
+    public var onProblem: (String) -> Void = { _ in }
+    public var onClose: (QuicCloseReason) -> Void = { _ in }
+    /// The handshake is done and the first `join` is on its way.
+    public var onConnected: () -> Void = {}
+    /// Sent instead of the default first `join` and `status` (tests of bad first messages).
+    public var firstMessages: [[UInt8]]?
+
+    private var chatDecoder = ChatStreamDecoder()
+    private var presenceDecoder = ChatStreamDecoder()
+    private let since: Int64?
+
+    public init(connection: QuicConnection, nick: String, peer: String = ChatSession.randomPeerID(), room: String = "lobby",
+                since: Int64? = nil) {
+        self.connection = connection
+        self.nick = nick
+        self.peer = peer
+        self.room = room
+        self.since = since
+    }
+
+    /// Feeds one engine event of this session's connection.
+    public func handle(_ event: QuicEvent) {
+        switch event {
+        case .handshakeCompleted:
+            guard let chat = try? connection.openStream() else { return }
+            chatStream = chat
+            if let custom = firstMessages {
+                for bytes in custom { _ = try? connection.write(bytes, to: chat) }
+            } else {
+                send(.join(nick: nick, peer: peer, room: room, since: since))
+                presenceStream = try? connection.openStream()
+                sendPresence(.status("online"))
+            }
+            onConnected()
+        case .streamData(let stream, let bytes, let fin):
+            let channel: Channel = stream == presenceStream ? .presence : .chat
+            var events = channel == .chat ? chatDecoder.feed(bytes) : presenceDecoder.feed(bytes)
+            if fin { events += channel == .chat ? chatDecoder.finish() : presenceDecoder.finish() }
+            for decoded in events {
+                switch decoded {
+                case .message(let message):
+                    if message.type == "welcome" { assignedNick = message.sender }
+                    onMessage(message, channel)
+                case .malformed(let error, _): onProblem("malformed message from server: \(error)")
+                case .fatal(let error): onProblem("framing error from server: \(error)")
+                }
+            }
+        case .datagram(let bytes):
+            if let message = try? ChatMessage.decode(bytes) { onMessage(message, .datagram) }
+        case .closed(let reason):
+            isOpen = false
+            onClose(reason)
+        default:
+            break
+        }
+    }
+
+    /// Sends a message on the chat stream.
+    public func send(_ message: ChatMessage) {
+        guard let chatStream else { return }
+        _ = try? connection.write(OutboundBytes(message.encodedLine()), to: chatStream)
+    }
+
+    /// Sends a message on the presence stream.
+    public func sendPresence(_ message: ChatMessage) {
+        if presenceStream == nil { presenceStream = try? connection.openStream() }
+        guard let presenceStream else { return }
+        _ = try? connection.write(OutboundBytes(message.encodedLine()), to: presenceStream)
+    }
+
+    /// Sends raw bytes on the chat stream (tests of malformed input).
+    public func sendRaw(_ bytes: [UInt8]) {
+        guard let chatStream else { return }
+        _ = try? connection.write(bytes, to: chatStream)
+    }
+
+    /// Sends a typing indicator as a datagram; false when the server takes no datagrams.
+    @discardableResult
+    public func sendTyping(room: String, typing: Bool) -> Bool {
+        (try? connection.sendDatagram(ChatMessage.typing(room: room, isTyping: typing).encodedDatagram())) != nil
+    }
+
+    public func quit() { connection.close(applicationCode: CloseCode.noError.rawValue, reason: "quit") }
+
+    /// A random version-4 UUID, upper-case like Foundation's.
+    public static func randomPeerID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,112 @@
+import ChatClientKit
+import ChatProtocol
+import QuicEngine
+import TestSupport
+
+/// Protocol clients on the engine, all on one event loop, talking to a real server process.
+/// Everything here runs on the loop's dedicated thread.
+final class ChatTestWorld {
+    let loop: EventLoop
+    let pool: ChatSessionPool
+    private(set) var inbox: [UInt64: [(message: ChatMessage, channel: ChatSession.Channel)]] = [:]
+    private(set) var closes: [UInt64: QuicCloseReason] = [:]
+    private(set) var problems: [String] = []
+    private var condition: (() -> Bool)?
+    private var joinedRooms: [UInt64: Set<String>] = [:]
+    private var lastCheck = QuicTime(nanoseconds: 0)
+
+    init(port: UInt16) throws {
+        loop = try EventLoop()
+        let driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now()))
+        var configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
+                                                                         alpn: ["qchat/1"]))
+        configuration.keepAliveInterval = .seconds(10)
+        pool = try ChatSessionPool(driver: driver, server: SocketAddress(host: "127.0.0.1", port: port)!, configuration: configuration)
+    }
+
+    /// Connects a client that joins `room`; `adjust` may change its QUIC configuration.
+    @discardableResult
+    func connect(_ nick: String, room: String = "lobby", peer: String = ChatSession.randomPeerID(), since: Int64? = nil,
+                 adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> ChatSession {
+        var configuration = pool.configuration
+        adjust(&configuration)
+        let session = try pool.connect(nick: nick, peer: peer, room: room, since: since, configuration: configuration)
+        let id = session.connection.id
+        inbox[id] = []
+        session.onMessage = { [unowned self, unowned session] message, channel in
+            inbox[id, default: []].append((message, channel))
+            if message.type == "joined", message.sender == session.assignedNick, let room = message.room {
+                joinedRooms[id, default: []].insert(room)
+            }
+            check()
+        }
+        session.onClose = { [unowned self] reason in
+            closes[id] = reason
+            check()
+        }
+        session.onProblem = { [unowned self] problem in problems.append(problem) }
+        return session
+    }
+
+    /// Runs the loop until `done` holds (checked after every message and close) or `seconds` pass.
+    @discardableResult
+    func run(seconds: Double = 10, until done: @escaping () -> Bool) -> Bool {
+        if done() { return true }
+        condition = done
+        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(seconds * 1000))) { [unowned self] in loop.stop() }
+        schedulePeriodicCheck()
+        loop.run()
+        loop.cancel(timer)
+        condition = nil
+        return done()
+    }
+
+    /// Lets the loop run for a while (to show that something does NOT happen).
+    func settle(seconds: Double) {
+        _ = run(seconds: seconds) { false }
+    }
+
+    /// Conditions can be costly over hundreds of clients: evaluate them at most every 5 ms, and
+    /// on a timer so the last message before a quiet spell is not missed.
+    private func check() {
+        let now = QuicTime.now()
+        guard now - lastCheck >= .milliseconds(5) else { return }
+        lastCheck = now
+        if let condition, condition() { loop.stop() }
+    }
+
+    private func schedulePeriodicCheck() {
+        loop.schedule(at: .now() + .milliseconds(10)) { [weak self] in
+            guard let self, let condition else { return }
+            if condition() { loop.stop() } else { schedulePeriodicCheck() }
+        }
+    }
+
+    func messages(_ session: ChatSession, type: String? = nil, channel: ChatSession.Channel? = nil) -> [ChatMessage] {
+        (inbox[session.connection.id] ?? [])
+            .filter { type == nil || $0.message.type == type }
+            .filter { channel == nil || $0.channel == channel }
+            .map(\.message)
+    }
+
+    func closeCode(_ session: ChatSession) -> UInt64? { closes[session.connection.id]?.applicationCode }
+
+    func has(_ session: ChatSession, type: String, where predicate: (ChatMessage) -> Bool = { _ in true }) -> Bool {
+        messages(session, type: type).contains(where: predicate)
+    }
+
+    /// True once the session has seen its own `joined` in `room` (its replay is complete).
+    func joined(_ session: ChatSession, room: String = "lobby") -> Bool {
+        joinedRooms[session.connection.id]?.contains(room) == true
+    }
+}
+
+/// Runs a scenario against a fresh server on a dedicated thread and returns what it reports.
+func scenario<Result: Sendable>(server arguments: [String] = [], _ body: @escaping @Sendable (ChatTestWorld, ChatServerProcess) throws -> Result) async throws -> Result {
+    let server = try ChatServerProcess(arguments)
+    defer { server.stop() }
+    return try await onDedicatedThread {
+        let world = try ChatTestWorld(port: server.port)
+        return try body(world, server)
+    }
+}

@@ -185,3 +185,58 @@ struct InMemoryEarlyCloseTests {
         #expect(pair.network.now - (closedAt ?? pair.network.now) < .seconds(1))
     }
 }
+
+@Suite("Engine in memory: server endpoint")
+struct InMemoryServerEndpointTests {
+    /// A long-header datagram of an unknown version gets a Version Negotiation listing QUIC v1;
+    /// a small one gets nothing (no amplification).
+    @Test func versionNegotiation() throws {
+        let server = try QuicEndpoint(server: EngineFixtures.serverConfiguration(), now: QuicTime(nanoseconds: 1))
+        var probe: [UInt8] = [0xc0, 0x1a, 0x2a, 0x3a, 0x4a, 8] + [UInt8](repeating: 7, count: 8) + [8] + [UInt8](repeating: 9, count: 8)
+        probe += [UInt8](repeating: 0, count: 1200 - probe.count)
+        server.receive(Array(probe.prefix(100)), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 2))
+        #expect(server.pollTransmit() == nil)
+        server.receive(probe, from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 3))
+        let reply = try #require(server.pollTransmit())
+        #expect(reply.bytes[0] & 0x80 != 0)
+        #expect(Array(reply.bytes[1...4]) == [0, 0, 0, 0])
+        #expect(reply.bytes.count < probe.count)
+        #expect(server.statistics.versionNegotiationsSent == 1)
+        // The supported versions follow the two connection IDs; QUIC v1 is among them.
+        let versions = reply.bytes.suffix(from: 6 + 8 + 1 + 8)
+        #expect(stride(from: versions.startIndex, to: versions.endIndex, by: 4).contains { Array(reply.bytes[$0..<$0 + 4]) == [0, 0, 0, 1] })
+    }
+
+    /// A server restarted with the same key answers an old connection with a stateless reset,
+    /// and the client closes at once with `statelessReset` instead of waiting for its idle timeout.
+    @Test func restartedServerSendsStatelessReset() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let reborn = try QuicEndpoint(server: EngineFixtures.serverConfiguration(), now: pair.network.now)
+        pair.network.attach(reborn, at: EngineFixtures.serverAddress)
+        let stream = try pair.connection.openStream()
+        try pair.connection.write(Array(repeating: 1, count: 100), to: stream)
+        let start = pair.network.now
+        #expect(pair.run(for: .seconds(10), until: { pair.clientCloseReason != nil }))
+        #expect(pair.clientCloseReason?.kind == .statelessReset)
+        #expect(pair.network.now - start < .seconds(1))
+        #expect(reborn.statistics.statelessResetsSent >= 1)
+    }
+
+    /// Beyond the connection limit a new client is refused with CONNECTION_REFUSED; the
+    /// established ones are untouched.
+    @Test func connectionLimitRefusesNewClients() throws {
+        var configuration = EngineFixtures.serverConfiguration()
+        configuration.maxConnections = 1
+        let pair = try EnginePair(serverConfiguration: configuration)
+        #expect(pair.handshake())
+        let second = SocketAddress(host: "127.0.0.9", port: 40000)!
+        pair.network.attach(pair.client, at: second)
+        let refused = try pair.client.connect(to: EngineFixtures.serverAddress, from: second,
+                                              configuration: EngineFixtures.clientConfiguration(), now: pair.network.now)
+        #expect(pair.run(for: .seconds(5), until: { refused.closeReason != nil }))
+        #expect(refused.closeReason?.kind == .transport(code: 0x2))
+        #expect(pair.server.statistics.connectionsRefused == 1)
+        #expect(pair.connection.isEstablished)
+    }
+}

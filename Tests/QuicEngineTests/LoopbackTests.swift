@@ -2,6 +2,7 @@ import TestSupport
 import Foundation
 import Glibc
 import QuicEngine
+import QuicSimulation
 import Testing
 
 /// Real UDP on 127.0.0.1, real TLS with certificates made for the run.
@@ -246,5 +247,61 @@ final class GarbageSender {
                 }
             }
         }
+    }
+}
+
+@Suite("Engine on loopback: IPv6 and wake-ups", .serialized)
+struct LoopbackExtraTests {
+    /// Handshake and stream echo over IPv6 loopback (::1), verifying the ::1 IP SAN.
+    @Test func ipv6Echo() async throws {
+        let echoed = try await onDedicatedThread { () throws -> [UInt8] in
+            let loop = try EventLoop()
+            let server = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: EngineFixtures.serverConfiguration(), now: .now()))
+            let client = QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now()))
+            let serverAddress = try server.bind(SocketAddress(host: "::1", port: 0)!)
+            let clientAddress = try client.bind(SocketAddress(host: "::1", port: 0)!)
+            let echo = EchoResponder()
+            server.onEvent = { connection, event in echo.handle(event, on: connection) }
+            var received: [UInt8] = []
+            client.onEvent = { connection, event in
+                switch event {
+                case .handshakeCompleted:
+                    let stream = try! connection.openStream()
+                    try! connection.write(Array("over v6".utf8), to: stream, fin: true)
+                case .streamData(_, let bytes, let fin):
+                    received += bytes
+                    if fin { loop.stop() }
+                default: break
+                }
+            }
+            _ = try client.endpoint.connect(to: serverAddress, from: clientAddress,
+                                            configuration: EngineFixtures.clientConfiguration(serverName: "::1"), now: .now())
+            let timer = loop.schedule(at: .now() + .seconds(10)) { loop.stop() }
+            loop.run()
+            loop.cancel(timer)
+            return received
+        }
+        #expect(echoed == Array("over v6".utf8))
+    }
+
+    /// Messages sent on a loop channel from other threads wake the loop and arrive on it, in order.
+    @Test func channelWakesLoopFromAnotherThread() async throws {
+        let received = try await onDedicatedThread { () throws -> [Int] in
+            let loop = try EventLoop()
+            var received: [Int] = []
+            let channel = loop.makeChannel { (value: Int) in
+                received.append(value)
+                if received.count == 100 { loop.stop() }
+            }
+            let sender = Thread {
+                for value in 0..<100 { channel.send(value) }
+            }
+            sender.start()
+            let timer = loop.schedule(at: .now() + .seconds(10)) { loop.stop() }
+            loop.run()
+            loop.cancel(timer)
+            return received
+        }
+        #expect(received == Array(0..<100))
     }
 }

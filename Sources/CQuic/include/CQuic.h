@@ -7,6 +7,7 @@
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <gnutls/crypto.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <stdint.h>

@@ -47,11 +47,37 @@ public final class QuicEndpoint {
         if let server, server.connection.tls.certificateChainPath == nil {
             throw QuicError.invalidConfiguration("a server needs a certificate and key")
         }
-        var generator = SystemRandomNumberGenerator()
-        staticSecret = (0..<32).map { _ in generator.next() }
+        staticSecret = try server.map { try QuicEndpoint.secret(derivedFrom: $0) } ?? QuicEndpoint.randomSecret()
     }
 
     public var connectionCount: Int { connections.count }
+
+    /// A server's secret for stateless reset tokens and Retry tokens is derived from its private
+    /// key, so a restarted server still recognises its old connection IDs: it answers a client
+    /// of its previous life with a stateless reset, and that client notices at once instead of
+    /// after an idle timeout.
+    static func secret(derivedFrom server: QuicServerConfiguration) throws -> [UInt8] {
+        guard let path = server.connection.tls.privateKeyPath else { return randomSecret() }
+        var key = gnutls_datum_t()
+        guard gnutls_load_file(path, &key) == 0, let data = key.data else {
+            throw QuicError.tls(function: "read key \(path)", message: "cannot read the private key file")
+        }
+        defer { cquic_gnutls_free(data) }
+        let label = Array("qchat stateless reset and retry secret v1".utf8)
+        var input = Array(UnsafeBufferPointer(start: data, count: Int(key.size))) + label
+        var digest = [UInt8](repeating: 0, count: 32)
+        let result = input.withUnsafeMutableBytes { bytes in
+            gnutls_hash_fast(GNUTLS_DIG_SHA256, bytes.baseAddress, bytes.count, &digest)
+        }
+        input.removeAll()
+        guard result == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(result)) }
+        return digest
+    }
+
+    static func randomSecret() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in generator.next() }
+    }
 
     /// Whether `pollEvent()` has something (an application handler raised events on another
     /// connection while the driver was delivering).
@@ -134,13 +160,25 @@ public final class QuicEndpoint {
             return
         }
         guard server != nil else {
-            statistics.unroutableDatagrams += 1
+            offerAsStatelessReset(datagram, from: remote, to: local)
             return
         }
         if base.load(as: UInt8.self) & 0x80 != 0 {
             accept(datagram, remote: remote, local: local)
         } else {
             sendStatelessReset(for: destination, datagramSize: datagram.count, remote: remote, local: local)
+        }
+    }
+
+    /// A stateless reset carries random bytes where a connection ID would be, so it cannot be
+    /// routed: it goes to our client connections with that server, and ngtcp2 recognises it by
+    /// its token (RFC 9000 section 10.3).
+    private func offerAsStatelessReset(_ datagram: UnsafeRawBufferPointer, from remote: SocketAddress, to local: SocketAddress) {
+        statistics.unroutableDatagrams += 1
+        guard datagram.count >= 21, datagram[0] & 0x80 == 0 else { return }
+        for connection in connections.values where !connection.isServer && connection.remoteAddress == remote {
+            connection.receive(datagram, local: local, remote: remote)
+            afterCall(connection)
         }
     }
 

@@ -18,12 +18,40 @@ extension ChatServerApp {
             case .close(let client, let code, let reason):
                 guard let link = links[client] else { continue }
                 link.closedByServer = true
-                link.connection.close(applicationCode: code.rawValue, reason: reason)
+                closeAfterReplies(link, code: code, reason: reason, deadline: .now() + ChatServerApp.closeGrace)
                 logger.log(.info, "closing", ["client": "\(client)", "code": code.name, "reason": reason])
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
             }
         }
+        // After the batch, not amid it: the `left` of a slow consumer must not overtake the
+        // deliveries of the events before it to the other members.
+        while !slowConsumersToDepart.isEmpty {
+            let client = slowConsumersToDepart.removeFirst()
+            perform(state.disconnected(client, reason: "slow-consumer", now: unixMilliseconds()))
+        }
+    }
+
+    /// How long a client the core closed may take to acknowledge the replies queued before the close.
+    static let closeGrace = QuicDuration.milliseconds(500)
+
+    /// Closes a connection the core is done with once the replies already queued for it are
+    /// acknowledged (the `error`s that explain a FLOODING or PROTOCOL_ERROR close, acks of
+    /// messages accepted in the same batch), or at `deadline`: the engine drops queued stream
+    /// data on close, so closing at once would lose them. Nothing new is sent meanwhile
+    /// (`closedByServer`), and the core has already forgotten the client.
+    private func closeAfterReplies(_ link: ClientLink, code: CloseCode, reason: String, deadline: QuicTime) {
+        let connection = link.connection
+        guard !connection.isClosed else { return }
+        let flushed = link.waiting.values.allSatisfy(\.isEmpty)
+            && connection.bufferedAmount(ClientLink.chatStream) == 0 && connection.bufferedAmount(ClientLink.presenceStream) == 0
+        guard flushed || QuicTime.now() >= deadline else {
+            loop.schedule(at: .now() + .milliseconds(5)) { [unowned self] in
+                closeAfterReplies(link, code: code, reason: reason, deadline: deadline)
+            }
+            return
+        }
+        connection.close(applicationCode: code.rawValue, reason: reason)
     }
 
     private func engineBytes(_ payload: SharedPayload) -> OutboundBytes {
@@ -48,7 +76,7 @@ extension ChatServerApp {
             connection.close(applicationCode: CloseCode.slowConsumer.rawValue, reason: "more than \(options.sendQueueLimit) bytes waiting")
             logger.log(.warning, "closing", ["client": "\(connection.id)", "code": CloseCode.slowConsumer.name,
                                              "reason": "slow consumer"])
-            perform(state.disconnected(connection.id, reason: "slow-consumer", now: unixMilliseconds()))
+            slowConsumersToDepart.append(connection.id)
         }
     }
 

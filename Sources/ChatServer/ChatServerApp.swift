@@ -15,6 +15,9 @@ final class ChatServerApp {
     var shuttingDown = false
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
     var converted: [ObjectIdentifier: OutboundBytes] = [:]
+    /// Clients closed as slow consumers during the batch of actions being performed; they
+    /// depart (stored `left`, `offline`) once the batch is done.
+    var slowConsumersToDepart: [UInt64] = []
 
     init(options: ServerOptions) throws {
         self.options = options

@@ -14,6 +14,8 @@ final class ChatTestWorld {
     private var condition: (() -> Bool)?
     private var joinedRooms: [UInt64: Set<String>] = [:]
     private var lastCheck = QuicTime(nanoseconds: 0)
+    private var rawClients: [UInt64: RawChatClient] = [:]
+    private var routesRawClients = false
 
     init(port: UInt16) throws {
         loop = try EventLoop()
@@ -46,6 +48,39 @@ final class ChatTestWorld {
         }
         session.onProblem = { [unowned self] problem in problems.append(problem) }
         return session
+    }
+
+    /// Connects a client and runs the loop until its replay is complete and its roster arrived,
+    /// so that clients connected one after another join in that order (the presence events a
+    /// join causes for the others then come before anything the test does next).
+    @discardableResult
+    func connectAndJoin(_ nick: String, room: String = "lobby", peer: String = ChatSession.randomPeerID(),
+                        adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> ChatSession {
+        let session = try connect(nick, room: room, peer: peer, adjust: adjust)
+        run { [unowned self] in joined(session, room: room) && has(session, type: "roster") }
+        return session
+    }
+
+    /// Connects a bare client on the same loop; by default with ALPN `qchat/1`. It sends nothing
+    /// until told (see ``RawChatClient/onConnected``).
+    func connectRaw(alpn: [String] = ["qchat/1"], adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> RawChatClient {
+        if !routesRawClients {
+            routesRawClients = true
+            let routeToSessions = pool.driver.onEvent
+            pool.driver.onEvent = { [unowned self] connection, event in
+                guard let raw = rawClients[connection.id] else { return routeToSessions(connection, event) }
+                raw.handle(event)
+                if case .closed = event { rawClients[connection.id] = nil }
+                check()
+            }
+        }
+        var configuration = pool.configuration
+        configuration.tls.alpn = alpn
+        adjust(&configuration)
+        let connection = try pool.driver.endpoint.connect(to: pool.server, from: pool.local, configuration: configuration, now: .now())
+        let client = RawChatClient(connection: connection)
+        rawClients[connection.id] = client
+        return client
     }
 
     /// Runs the loop until `done` holds (checked after every message and close) or `seconds` pass.

@@ -1,0 +1,74 @@
+import ChatProtocol
+import QuicEngine
+
+/// A bare client on the engine for what ``ChatSession`` does not do: it opens streams only when
+/// told, writes raw bytes to any of them (a legacy `chat` client, data on stream 4 before stream
+/// 0, a third stream) and records what arrives per stream, stream resets and the close.
+/// Lives on the loop thread of its ``ChatTestWorld``.
+final class RawChatClient {
+    struct Reset: Sendable, Equatable {
+        let stream: QuicStreamID
+        let code: UInt64
+    }
+
+    let connection: QuicConnection
+    private(set) var isConnected = false
+    /// Decoded messages in arrival order, with the stream they came on.
+    private(set) var received: [(stream: QuicStreamID, message: ChatMessage)] = []
+    /// Every byte the server sent, per stream.
+    private(set) var bytes: [QuicStreamID: [UInt8]] = [:]
+    private(set) var datagrams: [ChatMessage] = []
+    private(set) var resets: [Reset] = []
+    private(set) var problems: [String] = []
+    private(set) var closeReason: QuicCloseReason?
+    /// Called once the handshake is done; nothing has been sent yet.
+    var onConnected: (RawChatClient) -> Void = { _ in }
+    private var decoders: [QuicStreamID: ChatStreamDecoder] = [:]
+
+    init(connection: QuicConnection) { self.connection = connection }
+
+    func handle(_ event: QuicEvent) {
+        switch event {
+        case .handshakeCompleted:
+            isConnected = true
+            onConnected(self)
+        case .streamData(let stream, let data, let fin):
+            bytes[stream, default: []] += data
+            var decoder = decoders[stream] ?? ChatStreamDecoder()
+            var events = decoder.feed(data)
+            if fin { events += decoder.finish() }
+            decoders[stream] = decoder
+            for decoded in events {
+                switch decoded {
+                case .message(let message): received.append((stream, message))
+                case .malformed(let error, _): problems.append("malformed message on stream \(stream): \(error)")
+                case .fatal(let error): problems.append("framing error on stream \(stream): \(error)")
+                }
+            }
+        case .streamReset(let stream, let code):
+            resets.append(Reset(stream: stream, code: code))
+        case .datagram(let data):
+            if let message = try? ChatMessage.decode(data) { datagrams.append(message) }
+        case .closed(let reason):
+            closeReason = reason
+        default:
+            break
+        }
+    }
+
+    /// Opens the next client bidirectional stream (0, 4, 8, ...).
+    func openStream() throws -> QuicStreamID { try connection.openStream() }
+
+    /// Writes text as is (no LF added).
+    func write(_ text: String, to stream: QuicStreamID) { write(Array(text.utf8), to: stream) }
+
+    func write(_ data: [UInt8], to stream: QuicStreamID) { _ = try? connection.write(data, to: stream) }
+
+    func messages(on stream: QuicStreamID, type: String? = nil) -> [ChatMessage] {
+        received.filter { $0.stream == stream && (type == nil || $0.message.type == type) }.map(\.message)
+    }
+
+    func has(type: String, on stream: QuicStreamID = 0, where predicate: (ChatMessage) -> Bool = { _ in true }) -> Bool {
+        messages(on: stream, type: type).contains(where: predicate)
+    }
+}

@@ -30,10 +30,14 @@ let package = Package(
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
         .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"]),
+        // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.
+        .target(name: "ChatTUI"),
+        // Terminal ioctl and crash-safe terminal restore for the full-screen client.
+        .target(name: "CTerminal"),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"]),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
@@ -41,6 +45,8 @@ let package = Package(
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
+        .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI"]),
+        .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
     ],

@@ -27,6 +27,7 @@ struct ClientOptions {
     var certificate: String?
     var key: String?
     var json = false
+    var plain = false
 
     init(_ arguments: [String]) throws(UsageError) {
         let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key"],
@@ -45,5 +46,6 @@ struct ClientOptions {
         key = options.string("key")
         if (certificate == nil) != (key == nil) { throw UsageError("--cert and --key go together") }
         json = options.flag("json")
+        plain = options.flag("plain")
     }
 }

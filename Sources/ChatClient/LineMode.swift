@@ -22,18 +22,7 @@ final class LineMode {
         self.options = options
         currentRoom = options.room
         loop = try EventLoop()
-        guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
-            throw UsageError("cannot resolve --host \(options.host)")
-        }
-        var tls = QuicTLSConfiguration(trustedCAPath: options.ca, insecureSkipVerification: options.insecure,
-                                       serverName: options.host, alpn: ["qchat/1"])
-        tls.certificateChainPath = options.certificate
-        tls.privateKeyPath = options.key
-        var configuration = QuicConfiguration(tls: tls)
-        configuration.keepAliveInterval = .seconds(10)
-        pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
-                                   server: server, configuration: configuration)
-        session = try pool.connect(nick: options.nick, room: options.room)
+        (pool, session) = try ClientConnection.open(options, on: loop)
         session.onMessage = { [unowned self] message, _ in show(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onClose = { [unowned self] reason in closed(reason) }

@@ -1,11 +1,11 @@
 import CLIOptions
 import Glibc
 
-// chat-client: line mode today (--plain or not a terminal); the full-screen UI is issue 4's next step.
+// chat-client: the full-screen UI on a terminal; line mode with --plain, --json or when not a terminal.
 do {
     let options = try ClientOptions(Array(CommandLine.arguments.dropFirst()))
-    if isatty(0) == 1 && isatty(1) == 1 && !CommandLine.arguments.contains("--plain") {
-        Console.error("chat-client: the full-screen UI is not built yet; running in line mode")
+    if isatty(0) == 1 && isatty(1) == 1 && !options.plain && !options.json {
+        exit(try TUIMode(options: options).run())
     }
     exit(try LineMode(options: options).run())
 } catch let error as UsageError {

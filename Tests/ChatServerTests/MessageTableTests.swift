@@ -1,3 +1,4 @@
+import TestSupport
 import ChatClientKit
 import ChatProtocol
 import Foundation

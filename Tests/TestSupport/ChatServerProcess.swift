@@ -1,12 +1,11 @@
 import Foundation
-import TestSupport
 
 /// The real `chat-server` binary, started as a user would, on a free port.
-final class ChatServerProcess: Sendable {
-    let process: ChildProcess
-    let port: UInt16
+public final class ChatServerProcess: Sendable {
+    public let process: ChildProcess
+    public let port: UInt16
 
-    init(_ extra: [String] = []) throws {
+    public init(_ extra: [String] = []) throws {
         process = try ChildProcess(BuildPaths.product("chat-server"),
                                    ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
                                     "--log-level", "debug"] + extra)
@@ -19,12 +18,12 @@ final class ChatServerProcess: Sendable {
         self.port = port
     }
 
-    func stop() { process.terminate() }
+    public func stop() { process.terminate() }
 
-    struct ServerDidNotStart: Error { let output: String }
+    public struct ServerDidNotStart: Error { public let output: String }
 }
 
 /// A fresh temporary file path for a history database.
-func temporaryDatabasePath() -> String {
+public func temporaryDatabasePath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("qchat-test-\(UUID().uuidString).db").path
 }

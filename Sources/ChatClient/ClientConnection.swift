@@ -1,0 +1,22 @@
+import CLIOptions
+import ChatClientKit
+import QuicEngine
+
+/// The QUIC side every client mode shares: an endpoint on the loop, and one session to the server.
+enum ClientConnection {
+    static func open(_ options: ClientOptions, on loop: EventLoop) throws -> (pool: ChatSessionPool, session: ChatSession) {
+        guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
+            throw UsageError("cannot resolve --host \(options.host)")
+        }
+        var tls = QuicTLSConfiguration(trustedCAPath: options.ca, insecureSkipVerification: options.insecure,
+                                       serverName: options.host, alpn: ["qchat/1"])
+        tls.certificateChainPath = options.certificate
+        tls.privateKeyPath = options.key
+        var configuration = QuicConfiguration(tls: tls)
+        configuration.keepAliveInterval = .seconds(10)
+        let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
+                                       server: server, configuration: configuration)
+        let session = try pool.connect(nick: options.nick, room: options.room)
+        return (pool, session)
+    }
+}

@@ -1,0 +1,43 @@
+/// One line of a room's conversation as the client received or sent it. Text and nick are kept
+/// raw; the renderer neutralises them when it draws.
+public struct ChatLine: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable, CaseIterable {
+        /// A room message from someone else.
+        case message
+        /// Our own message, sent but not yet acknowledged.
+        case ownPending
+        /// Our own message, acknowledged by the server.
+        case ownConfirmed
+        /// Our own message the server refused or that could not be sent.
+        case ownFailed
+        /// Joins, parts, nick changes: `nick` did `text`.
+        case event
+        /// An error to show the user, e.g. `nick-in-use`.
+        case error
+        /// A private message (`nick` is the other side, or a label like `me -> bob`).
+        case directMessage
+        /// A message replayed from the server's history.
+        case history
+
+        /// True for the three states of our own messages.
+        public var isOwn: Bool {
+            self == .ownPending || self == .ownConfirmed || self == .ownFailed
+        }
+    }
+
+    /// Unix time in milliseconds: the server's `ts`, or the local time for a pending line.
+    public var timestamp: Int64
+    public var nick: String
+    public var text: String
+    public var kind: Kind
+    /// The message id (`id` on the wire) for own messages, so an `ack` can find its line.
+    public var id: String?
+
+    public init(timestamp: Int64, nick: String, text: String, kind: Kind, id: String? = nil) {
+        self.timestamp = timestamp
+        self.nick = nick
+        self.text = text
+        self.kind = kind
+        self.id = id
+    }
+}

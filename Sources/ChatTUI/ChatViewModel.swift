@@ -1,0 +1,36 @@
+/// Everything the renderer shows besides the input line. The client's event loop updates it from
+/// protocol events and keys; the renderer only reads it. Nicks compare case-insensitively, as the
+/// protocol makes them unique that way; room names compare exactly (the server lower-cases them).
+public struct ChatViewModel: Sendable, Equatable {
+    /// The server's name from `welcome`, or the host the client dialled.
+    public var serverName: String
+    public var nick: String
+    public var connection: ConnectionState = .connecting
+    /// The QUIC connection's smoothed RTT, when known.
+    public var roundTripMilliseconds: Int?
+    public internal(set) var rooms: [ChatRoom] = []
+    /// Index into `rooms` of the room shown; 0 when there are none.
+    public internal(set) var currentRoomIndex = 0
+    /// Statuses by lower-cased nick; users without one are shown online.
+    public internal(set) var statuses: [String: MemberStatus] = [:]
+    /// Older lines are dropped beyond this many per room.
+    public var maximumLinesPerRoom: Int
+
+    public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
+        self.serverName = serverName
+        self.nick = nick
+        self.maximumLinesPerRoom = max(1, maximumLinesPerRoom)
+    }
+
+    public var currentRoom: ChatRoom? {
+        rooms.indices.contains(currentRoomIndex) ? rooms[currentRoomIndex] : nil
+    }
+
+    public func roomIndex(named name: String) -> Int? {
+        rooms.firstIndex { $0.name == name }
+    }
+
+    public func room(named name: String) -> ChatRoom? {
+        roomIndex(named: name).map { rooms[$0] }
+    }
+}

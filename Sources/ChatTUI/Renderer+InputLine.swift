@@ -1,0 +1,49 @@
+extension Renderer {
+    /// Who is typing, and `-- more below --` at the right while the room is scrolled back.
+    func drawTypingLine(_ model: ChatViewModel, row: Int, into frame: inout Frame) {
+        var limit = frame.columns
+        if model.currentRoom?.isScrolledBack == true {
+            let marker = Glyph.glyphs("-- more below --", style: style(bold: true))
+            if marker.count < frame.columns {
+                frame.write(marker, row: row, column: frame.columns - marker.count, limit: frame.columns)
+                limit = frame.columns - marker.count - 1
+            }
+        }
+        guard let text = model.typingText(in: model.currentRoomIndex, now: options.now) else { return }
+        frame.write(Glyph.singleLine(text, style: style(foreground: Palette.dim)), row: row, column: 0, limit: limit)
+    }
+
+    /// `[room] ` then the visible part of the editor; the frame's cursor goes where the editor's is.
+    func drawInputLine(_ model: ChatViewModel, editor: LineEditor, row: Int, into frame: inout Frame) {
+        let prompt = promptGlyphs(model, columns: frame.columns)
+        let promptWidth = frame.write(prompt, row: row, column: 0, limit: frame.columns)
+        let viewport = editor.viewport(width: frame.columns - promptWidth)
+        var column = promptWidth
+        for character in viewport.characters {
+            // Editor text is already clean; this only puts a stray leading mark on a dotted circle.
+            column = frame.write(Glyph.singleLine(String(character), style: .plain), row: row, column: column,
+                                 limit: frame.columns)
+        }
+        let cursorColumn = min(promptWidth + viewport.cursorColumn, frame.columns - 1)
+        frame.cursor = CursorPosition(row: row, column: cursorColumn)
+    }
+
+    /// Columns left for the editor on the input line: pass this to
+    /// ``LineEditor/scrollToCursor(width:)`` before rendering.
+    public func inputWidth(for model: ChatViewModel, size: TerminalSize) -> Int {
+        let promptWidth = promptGlyphs(model, columns: size.columns).reduce(0) { $0 + $1.width }
+        return max(0, size.columns - promptWidth)
+    }
+
+    /// `[lobby] `, or `> ` when the room name would take more than a third of the line, or
+    /// nothing on a very narrow terminal.
+    func promptGlyphs(_ model: ChatViewModel, columns: Int) -> [Glyph] {
+        guard columns >= 8 else { return [] }
+        let bold = style(bold: true)
+        if let room = model.currentRoom {
+            let prompt = Glyph.singleLine("[\(room.name)] ", style: bold)
+            if prompt.reduce(0, { $0 + $1.width }) * 3 <= columns { return prompt }
+        }
+        return Glyph.glyphs("> ", style: bold)
+    }
+}

@@ -1,0 +1,51 @@
+extension Renderer {
+    /// The current room's lines, newest at the bottom (or ending at the scroll anchor), each
+    /// wrapped to the pane's width.
+    func drawMessagePane(_ model: ChatViewModel, layout: ScreenLayout, into frame: inout Frame) {
+        let paneRows = layout.messageRows.count
+        let width = layout.messageWidth
+        guard paneRows > 0, width > 0, let room = model.currentRoom else { return }
+        let formatter = formatter
+        guard let anchor = room.effectiveAnchor(rowCount: { formatter.rowCount(for: $0, width: width) }) else { return }
+
+        var bottomUp: [WrappedRow] = []
+        var lineIndex = anchor.lineIndex
+        var hidden = anchor.hiddenRows
+        while bottomUp.count < paneRows, lineIndex >= 0 {
+            let rows = formatter.rows(for: room.lines[lineIndex], width: width)
+            bottomUp += rows.dropLast(hidden).reversed().prefix(paneRows - bottomUp.count)
+            hidden = 0
+            lineIndex -= 1
+        }
+        for (offset, wrapped) in bottomUp.enumerated() {
+            let row = layout.messageRows.upperBound - 1 - offset
+            frame.write(wrapped.glyphs, row: row, column: wrapped.indent, limit: width)
+        }
+    }
+
+    /// A `|` column, then ` Members (N)` and one member a row: `~` marks away users.
+    func drawMemberList(_ model: ChatViewModel, rows: Range<Int>, columns: Range<Int>, into frame: inout Frame) {
+        let separator = Glyph.glyphs("|", style: style(foreground: Palette.dim))
+        for row in rows {
+            frame.write(separator, row: row, column: columns.lowerBound - 1, limit: columns.lowerBound)
+        }
+        guard let room = model.currentRoom, let headerRow = rows.first else { return }
+        let members = room.members.sorted { $0.lowercased() < $1.lowercased() }
+        frame.write(Glyph.singleLine(" Members (\(members.count))", style: style(bold: true)),
+                    row: headerRow, column: columns.lowerBound, limit: columns.upperBound)
+        let slots = rows.count - 1
+        guard slots > 0 else { return }
+        let overflow = members.count > slots
+        let shown = overflow ? Array(members.prefix(slots - 1)) : members
+        for (offset, nick) in shown.enumerated() {
+            let isAway = model.status(of: nick) == .away
+            let mark = Glyph.glyphs(isAway ? "~" : " ", style: style(foreground: Palette.dim))
+            let name = Glyph.singleLine(nick, style: style(foreground: isAway ? Palette.dim : NickPalette.color(for: nick)))
+            frame.write(mark + name, row: headerRow + 1 + offset, column: columns.lowerBound, limit: columns.upperBound)
+        }
+        if overflow {
+            frame.write(Glyph.singleLine(" +\(members.count - shown.count) more", style: style(foreground: Palette.dim)),
+                        row: rows.upperBound - 1, column: columns.lowerBound, limit: columns.upperBound)
+        }
+    }
+}

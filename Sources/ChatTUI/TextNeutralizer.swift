@@ -1,0 +1,117 @@
+/// Turns text from the network into text that is safe to draw: nothing in the result can move the
+/// cursor, change colours, retitle the terminal, reorder the line or hide itself.
+///
+/// Every dangerous scalar becomes a visible placeholder, so a hostile message is shown, never
+/// interpreted:
+/// - C0 controls in caret notation (`^[` for ESC, `^G` for BEL, `^M` for CR), DEL as `^?`; since
+///   ESC itself is replaced, every CSI, OSC, DCS, APC and PM sequence loses its introducer and
+///   its remaining bytes show as plain text;
+/// - C1 controls (U+0080-U+009F, including the 8-bit CSI U+009B), format characters (bidi
+///   embeddings, overrides and isolates, zero-width space, word joiner, BOM, LRM/RLM, ...), line
+///   and paragraph separators and the Hangul fillers often abused as blank names, as `<U+XXXX>`.
+///
+/// Kept as they are: ZWJ and ZWNJ (needed by emoji sequences and by Persian and Indic scripts),
+/// and tag characters inside an emoji tag sequence (the flags of England, Scotland, Wales).
+/// TAB becomes `tabWidth` spaces (not aligned to tab stops: the column is the renderer's business).
+/// LF is kept as a line break for the renderer, or shown as `↵` (``LineFeed/visibleSymbol``) for
+/// single-line places such as nicks and the status bar.
+///
+/// A cluster that would have no width (a combining mark with nothing to sit on) is drawn on a
+/// dotted circle U+25CC, the Unicode convention, so it cannot fuse with a neighbouring cell.
+/// Clusters longer than `maximumScalarsPerCharacter` ("zalgo" stacks) are cut.
+public struct TextNeutralizer: Sendable, Equatable {
+    public enum LineFeed: Sendable, Equatable {
+        /// LF stays `\n`; the renderer starts a new row.
+        case lineBreak
+        /// LF becomes `↵` (U+21B5).
+        case visibleSymbol
+    }
+
+    public var lineFeed: LineFeed
+    public var tabWidth: Int
+    public var maximumScalarsPerCharacter: Int
+
+    public init(lineFeed: LineFeed = .lineBreak, tabWidth: Int = 4, maximumScalarsPerCharacter: Int = 32) {
+        self.lineFeed = lineFeed
+        self.tabWidth = max(0, tabWidth)
+        self.maximumScalarsPerCharacter = max(1, maximumScalarsPerCharacter)
+    }
+
+    /// For message bodies: line feeds are line breaks.
+    public static let multiLine = TextNeutralizer(lineFeed: .lineBreak)
+    /// For nicks, room names, typists, the status bar: everything on one row.
+    public static let singleLine = TextNeutralizer(lineFeed: .visibleSymbol)
+
+    public static let lineFeedSymbol = "\u{21B5}"
+    public static let baselessMarkCarrier = "\u{25CC}"
+
+    public func neutralize(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            result += neutralize(character)
+        }
+        return result
+    }
+
+    func neutralize(_ character: Character) -> String {
+        let scalars = character.unicodeScalars
+        let isEmojiTagSequence = scalars.first?.value == 0x1F3F4
+        var piece = ""
+        var kept = 0
+        for scalar in scalars {
+            if let replacement = replacement(for: scalar, insideEmojiTagSequence: isEmojiTagSequence) {
+                piece += replacement
+            } else if kept < maximumScalarsPerCharacter {
+                piece.unicodeScalars.append(scalar)
+                kept += 1
+            }
+        }
+        if let first = scalars.first,
+           replacement(for: first, insideEmojiTagSequence: isEmojiTagSequence) == nil,
+           DisplayWidth.columns(of: first) == 0 {
+            piece = Self.baselessMarkCarrier + piece
+        }
+        return piece
+    }
+
+    /// What a scalar is drawn as, or nil when it is safe as it is.
+    func replacement(for scalar: Unicode.Scalar, insideEmojiTagSequence: Bool) -> String? {
+        switch scalar.value {
+        case 0x09:
+            return String(repeating: " ", count: tabWidth)
+        case 0x0A:
+            return lineFeed == .lineBreak ? "\n" : Self.lineFeedSymbol
+        case 0x00..<0x20:
+            return Self.caretNotation(scalar.value)
+        case 0x7F:
+            return "^?"
+        case 0x80...0x9F:
+            return Self.codePointNotation(scalar)
+        case 0x200C, 0x200D:
+            return nil
+        case 0xE0020...0xE007F where insideEmojiTagSequence:
+            return nil
+        case 0x3164, 0xFFA0:
+            return Self.codePointNotation(scalar)
+        default:
+            switch scalar.properties.generalCategory {
+            case .format, .lineSeparator, .paragraphSeparator, .control, .surrogate:
+                return Self.codePointNotation(scalar)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// `^@` for NUL, `^A` for 0x01, ..., `^[` for ESC, `^_` for 0x1F.
+    static func caretNotation(_ value: UInt32) -> String {
+        "^" + String(Unicode.Scalar(UInt8(value + 0x40)))
+    }
+
+    /// `<U+202E>`: four to six upper-case hex digits.
+    static func codePointNotation(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
+    }
+}

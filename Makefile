@@ -6,7 +6,7 @@ PORT ?= 4433
 DB ?= qchat.db
 RELEASE_BIN := .build/release
 
-.PHONY: deps build build-debug test certs run bench clean interop-venv
+.PHONY: deps build build-debug test certs run demo bench clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -28,8 +28,13 @@ certs: deps
 run: build certs
 	$(RELEASE_BIN)/chat-server --host $(HOST) --port $(PORT) --cert certs/server.pem --key certs/server.key --db $(DB)
 
+# A living #lobby: a server (unless one runs on PORT) and the bots of scripts/demo.bot, until Ctrl-C.
+demo: build certs
+	HOST=$(HOST) PORT=$(PORT) scripts/demo.sh
+
 bench: build certs
 	scripts/bench-engine.sh
+	scripts/bench-chat.sh
 
 clean:
 	rm -rf .build certs/*.pem certs/*.key

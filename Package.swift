@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "chat-server", targets: ["ChatServer"]),
         .executable(name: "chat-client", targets: ["ChatClient"]),
         .executable(name: "quic-echo", targets: ["QuicEcho"]),
+        .executable(name: "chat-bot", targets: ["ChatBot"]),
     ],
     targets: [
         // The C boundary: ngtcp2, ngtcp2_crypto_gnutls and GnuTLS headers plus one-line shims.
@@ -40,6 +41,8 @@ let package = Package(
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
+        // Scripted bots and the load generator: thousands of sessions on one event loop.
+        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport"]),
@@ -49,6 +52,7 @@ let package = Package(
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
+        .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

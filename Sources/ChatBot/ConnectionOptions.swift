@@ -1,0 +1,42 @@
+import CLIOptions
+import ChatClientKit
+import Glibc
+import QuicEngine
+
+/// Where and how every bot of a process connects: the flags `chat-client` has, with its defaults.
+struct ConnectionOptions {
+    static let valuedFlags: Set<String> = ["host", "port", "ca"]
+    static let switchFlags: Set<String> = ["insecure"]
+    static let usage = """
+          --host H        server (default 127.0.0.1)
+          --port P        UDP port (default 4433)
+          --ca FILE       CA that signs the server certificate (default certs/ca.pem)
+          --insecure      skip certificate verification (development only)
+        """
+
+    var host = "127.0.0.1"
+    var port: UInt16 = 4433
+    var ca: String?
+    var insecure = false
+
+    init(_ options: Options) throws(UsageError) {
+        host = options.string("host", default: host)
+        port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
+        insecure = options.flag("insecure")
+        ca = options.string("ca") ?? (insecure ? nil : "certs/ca.pem")
+        if let ca, access(ca, R_OK) != 0 { throw UsageError("cannot read CA file \(ca) (run 'make certs' or pass --ca)") }
+    }
+
+    /// A session pool on its own driver on `loop`: every bot of the process shares it.
+    func makePool(on loop: EventLoop) throws -> ChatSessionPool {
+        guard let server = SocketAddress.resolve(host: host, port: port) else {
+            throw UsageError("cannot resolve --host \(host)")
+        }
+        let tls = QuicTLSConfiguration(trustedCAPath: ca, insecureSkipVerification: insecure, serverName: host, alpn: ["qchat/1"])
+        var configuration = QuicConfiguration(tls: tls)
+        // PROTOCOL.md section 1: a connected client keeps the connection alive at least every 10 s.
+        configuration.keepAliveInterval = .seconds(10)
+        return try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
+                                   server: server, configuration: configuration)
+    }
+}

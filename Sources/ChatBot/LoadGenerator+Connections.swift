@@ -1,0 +1,104 @@
+import CLIOptions
+import ChatClientKit
+import QuicEngine
+
+/// Opening connections (the first storm, limited to --connect-parallel handshakes in flight),
+/// churn, and connections that end.
+extension LoadGenerator {
+    /// Starts first connections until the in-flight limit or the client count is reached.
+    func connectMore() {
+        while stats.connectsStarted < options.clients,
+              stats.connectsStarted - stats.initialJoined - stats.initialFailed < options.connectParallel {
+            startClient(slot: stats.connectsStarted)
+            stats.connectsStarted += 1
+        }
+    }
+
+    func startClient(slot: Int) {
+        let room = roomName(forSlot: slot)
+        let session: ChatSession
+        do {
+            session = try pool.connect(nick: "\(options.nickPrefix)\(slot)", room: room)
+        } catch {
+            Console.error("chat-bot load: cannot connect: \(error)")
+            if phase == .connecting { firstConnectionEnded(joined: false) }
+            return
+        }
+        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: .now())
+        clients.append(client)
+        current[slot] = client
+        session.onMessage = { [unowned self, unowned client] message, _ in receive(message, for: client) }
+        session.onClose = { [unowned self, unowned client] reason in closed(client, reason) }
+    }
+
+    /// The client's own `joined` arrived: its membership starts at that seq.
+    func joined(_ client: LoadClient, seq: Int64) {
+        client.state = .joined
+        client.joinedSeq = seq
+        client.seen = SeenSet(base: seq + 1)
+        if let nick = client.session.assignedNick { byNick[nick] = client }
+        joinedPerRoom[client.room, default: 0] += 1
+        stats.connectTime.record((QuicTime.now() - client.connectStarted).nanoseconds)
+        if phase == .connecting {
+            firstConnectionEnded(joined: true)
+        } else {
+            stats.churnConnects += 1
+        }
+    }
+
+    private func firstConnectionEnded(joined: Bool) {
+        if joined { stats.initialJoined += 1 } else { stats.initialFailed += 1 }
+        connectMore()
+        if stats.initialJoined + stats.initialFailed == options.clients { beginRun() }
+    }
+
+    func connectPhaseTimedOut() {
+        guard phase == .connecting else { return }
+        for client in clients where client.state == .connecting {
+            client.state = .failed
+            client.session.quit()
+            stats.initialFailed += 1
+        }
+        stats.initialFailed += options.clients - stats.connectsStarted
+        stats.connectsStarted = options.clients
+        beginRun()
+    }
+
+    /// Churn: the next joined client leaves (part, then quit at its own `left`) and a new
+    /// connection takes its slot at once, so connects happen at the --churn rate.
+    func churnOne() {
+        for _ in 0..<options.clients {
+            let slot = churnCursor % options.clients
+            churnCursor += 1
+            guard let client = current[slot], client.state == .joined else { continue }
+            client.state = .leaving
+            joinedPerRoom[client.room, default: 1] -= 1
+            client.session.send(.part(room: client.room))
+            stats.churnStarted += 1
+            startClient(slot: slot)
+            return
+        }
+    }
+
+    /// The own `left` of a churned client: its membership ends at that seq.
+    func left(_ client: LoadClient, seq: Int64) {
+        client.leftSeq = seq
+        client.state = .gone
+        if let nick = client.session.assignedNick, byNick[nick] === client { byNick[nick] = nil }
+        client.session.quit()
+    }
+
+    func closed(_ client: LoadClient, _ reason: QuicCloseReason) {
+        let previous = client.state
+        guard previous != .gone, previous != .failed else { return }
+        client.state = .failed
+        if let nick = client.session.assignedNick, byNick[nick] === client { byNick[nick] = nil }
+        if previous == .joined { joinedPerRoom[client.room, default: 1] -= 1 }
+        if previous == .connecting && phase == .connecting {
+            firstConnectionEnded(joined: false)
+        } else {
+            stats.closedUnexpectedly += 1
+        }
+        if stats.firstCloseReasons.count < 5 { stats.firstCloseReasons.append("\(client.session.nick): \(reason)") }
+    }
+}

@@ -1,0 +1,46 @@
+/// The report as a markdown table for standard output.
+extension LoadReport {
+    func table() -> String {
+        let churn = options.churn > 0 ? ", churn \(options.churn)/s" : ""
+        var lines = [
+            "chat-bot load: \(options.clients) clients in \(options.rooms) room(s), \(options.rate) msg/s (\(options.arrivals.rawValue)), "
+                + "\(options.size) B, typing \(options.typingRate)/s\(churn); \(options.duration) s measured after \(options.warmup) s warm-up",
+            "",
+            "| figure | value |",
+            "|---|---|",
+            "| connect (handshake + join) ms p50 / p90 / p99 / p99.9 / max | \(Self.row(connect)) |",
+            "| connected | \(joined) of \(options.clients) in \(connectSeconds) s (\(connectFailures) failed), \(churnConnects) churn reconnects |",
+            "| messages sent (measured / all) | \(sentMeasured) / \(sent), acked \(acknowledged), unacked \(unacknowledgedMeasured) |",
+            "| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |",
+        ]
+        if !errors.isEmpty {
+            lines.append("| other errors | \(errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) |")
+        }
+        if skippedNoClient > 0 { lines.append("| not sent (no joined client) | \(skippedNoClient) |") }
+        lines += [
+            "| deliveries expected / delivered | \(expected) / \(delivered) |",
+            "| deliveries per second | \(deliveredPerSecond) |",
+            "| lost / duplicated / out of order | \(lost) / \(duplicates) / \(outOfOrder) |",
+            "| latency ms p50 / p90 / p99 / p99.9 / max | \(Self.row(latency)) |",
+        ]
+        if options.typingRate > 0 {
+            lines += [
+                "| typing sent / expected / received (ratio) | \(typingSent) / \(typingExpected) / \(typingReceived) (\(typingRatio)), refused \(typingRefused) |",
+                "| typing latency ms p50 / p90 / p99 / p99.9 / max | \(Self.row(typingLatency)) |",
+            ]
+        }
+        lines += [
+            "| connections closed unexpectedly | \(closedUnexpectedly)\(closeReasons.isEmpty ? "" : " (" + closeReasons.joined(separator: "; ") + ")") |",
+            "| worst send lag behind schedule | \(worstSendLagMilliseconds) ms |",
+            "| chat-bot CPU | \(botCPUSeconds) s |",
+            "| result | \(passed ? "ok" : "FAILED") |",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ distribution: Distribution) -> String {
+        distribution.count == 0
+            ? "none"
+            : "\(distribution.p50) / \(distribution.p90) / \(distribution.p99) / \(distribution.p999) / \(distribution.max)"
+    }
+}

@@ -1,0 +1,114 @@
+import Glibc
+import QuicEngine
+
+/// The figures of a finished load run, computed once from what the generator counted; printed as
+/// a table (`table()`) and as JSON (`json()`).
+struct LoadReport {
+    /// A distribution in milliseconds.
+    struct Distribution {
+        var count: UInt64
+        var p50, p90, p99, p999, max, mean: Double
+
+        init(_ histogram: LatencyHistogram) {
+            count = histogram.count
+            p50 = LoadReport.milliseconds(histogram.percentile(50))
+            p90 = LoadReport.milliseconds(histogram.percentile(90))
+            p99 = LoadReport.milliseconds(histogram.percentile(99))
+            p999 = LoadReport.milliseconds(histogram.percentile(99.9))
+            max = LoadReport.milliseconds(histogram.count == 0 ? 0 : histogram.maximum)
+            mean = (histogram.mean / 1e4).rounded() / 100
+        }
+    }
+
+    var options: LoadOptions
+    var connect: Distribution
+    var connectsStarted: Int
+    var joined: Int
+    var connectFailures: Int
+    var connectSeconds: Double
+    var churnConnects: Int
+    var closedUnexpectedly: Int
+    var closeReasons: [String]
+
+    var sent: Int
+    var sentMeasured: Int
+    var acknowledged: Int
+    var unacknowledgedMeasured: Int
+    var rateLimited: Int
+    var errors: [String: Int]
+    var skippedNoClient: Int
+    var worstSendLagMilliseconds: Double
+
+    var expected = 0
+    var delivered: Int
+    var deliveredAll: Int
+    var deliveredPerSecond: Double
+    var lost = 0
+    var duplicates: Int
+    var outOfOrder: Int
+    var latency: Distribution
+
+    var typingSent: Int
+    var typingRefused: Int
+    var typingExpected: Int
+    var typingReceived: Int
+    var typingReceivedAll: Int
+    var typingLatency: Distribution
+    var botCPUSeconds: Double
+
+    init(generator: LoadGenerator) {
+        let stats = generator.stats
+        options = generator.options
+        connect = Distribution(stats.connectTime)
+        connectsStarted = stats.connectsStarted
+        joined = stats.initialJoined
+        connectFailures = stats.initialFailed
+        connectSeconds = LoadReport.seconds((generator.connectsDone ?? .now()) - generator.started)
+        churnConnects = stats.churnConnects
+        closedUnexpectedly = stats.closedUnexpectedly
+        closeReasons = stats.firstCloseReasons
+        sent = stats.sent
+        sentMeasured = stats.sentMeasured
+        acknowledged = stats.acknowledged
+        unacknowledgedMeasured = stats.pendingMeasured
+        rateLimited = stats.rateLimited
+        errors = stats.errors
+        skippedNoClient = stats.skippedNoClient
+        worstSendLagMilliseconds = LoadReport.milliseconds(stats.worstSendLag)
+        delivered = stats.delivered
+        deliveredAll = stats.deliveredAll
+        deliveredPerSecond = (Double(stats.delivered) / generator.options.duration * 10).rounded() / 10
+        duplicates = stats.duplicates
+        outOfOrder = stats.outOfOrder
+        latency = Distribution(stats.latency)
+        typingSent = stats.typingSent
+        typingRefused = stats.typingRefused
+        typingExpected = stats.typingExpected
+        typingReceived = stats.typingReceived
+        typingReceivedAll = stats.typingReceivedAll
+        typingLatency = Distribution(stats.typingLatency)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        botCPUSeconds = (cpu * 100).rounded() / 100
+        var ledger = generator.ledger
+        ledger.prepare()
+        for client in generator.clients {
+            guard let receiver = client.receiver else { continue }
+            let tally = ledger.tally(receiver)
+            expected += tally.expected
+            lost += tally.missing
+        }
+    }
+
+    /// Nothing lost, doubled or reordered, and every connection came up and stayed up.
+    var passed: Bool {
+        lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0
+    }
+
+    var typingRatio: Double { typingExpected == 0 ? 0 : (Double(typingReceived) / Double(typingExpected) * 1000).rounded() / 1000 }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e4).rounded() / 100 }
+
+    static func seconds(_ duration: QuicDuration) -> Double { (duration.seconds * 100).rounded() / 100 }
+}

@@ -1,0 +1,54 @@
+/// What the load generator counts while it runs. "Measured" means intended for the measured
+/// window (after the warm-up); warm-up traffic is sent and received but not counted.
+struct LoadStatistics {
+    // Connections
+    var connectTime = LatencyHistogram()
+    var connectsStarted = 0
+    var initialJoined = 0
+    var initialFailed = 0
+    var churnConnects = 0
+    var churnStarted = 0
+    var closedUnexpectedly = 0
+    var firstCloseReasons: [String] = []
+
+    // Messages
+    var sent = 0
+    var sentMeasured = 0
+    var acknowledged = 0
+    var pendingMeasured = 0
+    var rateLimited = 0
+    var errors: [String: Int] = [:]
+    var skippedNoClient = 0
+    /// How far behind its schedule the generator sent, at worst (its own health, in ns).
+    var worstSendLag: UInt64 = 0
+
+    /// Every load message received, warm-up and drain included (the server's whole work).
+    var deliveredAll = 0
+
+    // Deliveries of measured messages
+    var latency = LatencyHistogram()
+    var delivered = 0
+    var duplicates = 0
+    var outOfOrder = 0
+
+    // Typing
+    var typingSent = 0
+    var typingRefused = 0
+    var typingExpected = 0
+    var typingReceived = 0
+    var typingReceivedAll = 0
+    var typingLatency = LatencyHistogram()
+
+    // The last second, for the progress line
+    var recentLatency = LatencyHistogram()
+    var recentSent = 0
+    var recentDelivered = 0
+    var recentTyping = 0
+
+    mutating func startSecond() {
+        recentLatency.reset()
+        recentSent = 0
+        recentDelivered = 0
+        recentTyping = 0
+    }
+}

@@ -1,0 +1,159 @@
+import ChatClientKit
+import ChatProtocol
+import QuicEngine
+
+/// One bot of a running script: its session, where it is in its commands and what it waits for.
+/// Lives on the event-loop thread, like its session.
+final class ScriptBot {
+    enum Phase { case connecting, ready, running, done, closing }
+
+    /// What keeps the bot from running its next command.
+    enum Blocker {
+        case sleeping
+        case joining(String)
+        case parting(String)
+        case expecting(ScriptExpectation)
+        /// `quit` waits until the server has acknowledged every message sent.
+        case acknowledgements
+    }
+
+    static let joinTimeoutMilliseconds: UInt64 = 10_000
+    static let inboxLimit = 1000
+
+    let definition: ScriptBotDefinition
+    let session: ChatSession
+    var phase = Phase.connecting
+    unowned let runner: ScriptRunner
+    private var cursor: ProgramCursor
+    var blocker: Blocker?
+    var blockerLine = 0
+    private var blockerTimer: LoopTimerID?
+    /// Messages received and not yet taken by an `expect`, oldest first.
+    var inbox: [ChatMessage] = []
+    var unacknowledged: Set<String> = []
+    /// Rooms in the order they were joined; the last is where `say` and `typing` go.
+    var rooms: [String] = []
+    private var random = SystemRandomNumberGenerator()
+
+    init(definition: ScriptBotDefinition, session: ChatSession, runner: ScriptRunner) {
+        self.definition = definition
+        self.session = session
+        self.runner = runner
+        cursor = ProgramCursor(definition.commands)
+        session.onMessage = { [unowned self] message, _ in receive(message) }
+        session.onProblem = { [unowned runner, name = definition.name] problem in runner.note("\(name): \(problem)") }
+        session.onClose = { [unowned self] reason in closed(reason) }
+    }
+
+    var nick: String { session.assignedNick ?? definition.name }
+    var currentRoom: String { rooms.last ?? definition.room }
+
+    /// Runs the commands once every bot of the script is in its first room.
+    func start() {
+        phase = .running
+        advance()
+    }
+
+    /// Runs commands until one has to wait. Yields to the loop now and then, so a long run of
+    /// commands that never wait cannot starve the other bots.
+    func advance() {
+        for _ in 0..<64 {
+            guard phase == .running, blocker == nil else { return }
+            guard let command = cursor.next() else {
+                phase = .done
+                runner.botFinished(self)
+                return
+            }
+            execute(command)
+        }
+        runner.loop.schedule(at: .now()) { [unowned self] in advance() }
+    }
+
+    private func execute(_ command: ScriptCommand) {
+        switch command.action {
+        case .join(let room):
+            session.send(.join(room: room))
+            block(.joining(room), line: command.line, milliseconds: ScriptBot.joinTimeoutMilliseconds) { [unowned self] in
+                runner.fail(ScriptFailure(line: command.line, bot: definition.name,
+                                          message: "did not join \(room) within \(DurationRange.format(ScriptBot.joinTimeoutMilliseconds))"))
+            }
+        case .part(let room):
+            let room = room ?? currentRoom
+            session.send(.part(room: room))
+            block(.parting(room), line: command.line, milliseconds: ScriptBot.joinTimeoutMilliseconds) { [unowned self] in
+                runner.fail(ScriptFailure(line: command.line, bot: definition.name, message: "did not leave \(room)"))
+            }
+        case .say(let text):
+            sendTracked(.msg(room: currentRoom, text: text, id: ChatSession.randomPeerID()))
+        case .directMessage(let recipient, let text):
+            sendTracked(.dm(to: runner.nick(for: recipient), text: text, id: ChatSession.randomPeerID()))
+        case .typing(let typing):
+            if !session.sendTyping(room: currentRoom, typing: typing) {
+                runner.note("\(definition.name) line \(command.line): typing not sent (the server takes no datagrams)")
+            }
+        case .wait(let duration):
+            block(.sleeping, line: command.line, milliseconds: duration.pick(using: &random)) { [unowned self] in unblock() }
+        case .expect(let expectation):
+            expect(expectation, line: command.line)
+        case .quit:
+            quitWhenAcknowledged(line: command.line)
+        case .repeatBlock:
+            break  // entered by the cursor, never returned by it
+        }
+    }
+
+    private func sendTracked(_ message: ChatMessage) {
+        if let id = message.id { unacknowledged.insert(id) }
+        session.send(message)
+    }
+
+    // MARK: Waiting
+
+    func block(_ reason: Blocker, line: Int, milliseconds: UInt64, onTimeout: @escaping () -> Void) {
+        blocker = reason
+        blockerLine = line
+        blockerTimer = runner.loop.schedule(at: .now() + .milliseconds(milliseconds)) { [unowned self] in
+            blockerTimer = nil
+            onTimeout()
+        }
+    }
+
+    /// The awaited event happened (or the wait is over): on to the next command.
+    func unblock() {
+        if let blockerTimer { runner.loop.cancel(blockerTimer) }
+        blockerTimer = nil
+        blocker = nil
+        if phase == .running { advance() }
+    }
+
+    // MARK: Ending
+
+    /// `quit`, or the end of the script: closes once every message sent is acknowledged, so
+    /// the close cannot drop them.
+    func quitWhenAcknowledged(line: Int) {
+        guard session.isOpen, phase != .closing else { return }
+        if unacknowledged.isEmpty { return close() }
+        if phase == .running || phase == .done {
+            block(.acknowledgements, line: line, milliseconds: 5000) { [unowned self] in
+                runner.fail(ScriptFailure(line: line, bot: definition.name,
+                                          message: "\(unacknowledged.count) message(s) not acknowledged by the server within 5s"))
+            }
+        }
+    }
+
+    /// Closes with NO_ERROR; the bot has finished.
+    func close() {
+        let wasRunning = phase == .running
+        phase = .closing
+        if let blockerTimer { runner.loop.cancel(blockerTimer) }
+        blocker = nil
+        session.quit()
+        if wasRunning { runner.botFinished(self) }
+    }
+
+    private func closed(_ reason: QuicCloseReason) {
+        guard phase != .closing else { return }
+        let line = blocker == nil ? definition.line : blockerLine
+        runner.fail(ScriptFailure(line: line, bot: definition.name, message: "connection closed: \(reason)"))
+    }
+}

@@ -1,0 +1,42 @@
+import ChatProtocol
+
+/// `expect [KIND] [from NICK] [PATTERN] [within DURATION]`: a message the bot must receive (or
+/// must have received since its last expectation) in time, or the run fails.
+struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
+    enum Kind: String, Sendable, CaseIterable {
+        /// A room `msg` or a `dm`: the default.
+        case chat
+        case msg
+        case dm
+        /// An `error` from the server; the pattern sees `code text`.
+        case error
+        /// A typing indicator; the pattern sees `start` or `stop`.
+        case typing
+    }
+
+    static let defaultTimeoutMilliseconds: UInt64 = 5000
+
+    var kind = Kind.chat
+    /// A nick, or the name of another bot of the script (then that bot's assigned nick).
+    var from: String?
+    var pattern = TextPattern.anything
+    var timeoutMilliseconds = ScriptExpectation.defaultTimeoutMilliseconds
+
+    /// Whether `message` satisfies this expectation; `senderNick` is `from` resolved to a nick.
+    func matches(_ message: ChatMessage, senderNick: String?) -> Bool {
+        guard message.replay != true else { return false }
+        switch kind {
+        case .chat: guard message.type == "msg" || message.type == "dm" else { return false }
+        case .msg, .dm, .error, .typing: guard message.type == kind.rawValue else { return false }
+        }
+        if let senderNick, ChatValidation.nickKey(senderNick) != ChatValidation.nickKey(message.sender) { return false }
+        return pattern.matches(kind == .error ? "\(message.code ?? "") \(message.text)" : message.text)
+    }
+
+    var description: String {
+        let what = kind == .chat ? "a msg or dm" : kind == .error ? "an error" : "a \(kind.rawValue)"
+        let sender = from.map { " from \($0)" } ?? ""
+        let text = pattern == .anything ? "" : " matching \(pattern)"
+        return "\(what)\(sender)\(text) within \(DurationRange.format(timeoutMilliseconds))"
+    }
+}

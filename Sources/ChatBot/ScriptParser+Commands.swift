@@ -1,0 +1,103 @@
+import ChatProtocol
+
+/// One command line inside a block: `join`, `part`, `say`, `dm`, `typing`, `wait`, `expect`, `quit`.
+extension ScriptParser {
+    static let commandNames = "join, part, say, dm, typing, wait, expect, repeat, quit"
+
+    static func action(_ keyword: String, _ rest: Substring, line: Int) throws(ScriptError) -> ScriptAction {
+        let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        switch keyword {
+        case "join":
+            guard words.count == 1 else { throw ScriptError(line: line, "expected 'join ROOM'") }
+            return .join(room: try room(words[0], line: line))
+        case "part":
+            guard words.count <= 1 else { throw ScriptError(line: line, "expected 'part [ROOM]'") }
+            return .part(room: try words.first.map { word throws(ScriptError) in try room(word, line: line) })
+        case "say":
+            return .say(try text(rest, line: line, usage: "say TEXT"))
+        case "dm":
+            guard let recipient = words.first, words.count >= 2 else { throw ScriptError(line: line, "expected 'dm NICK TEXT'") }
+            let body = rest.dropFirst(recipient.count).trimmed
+            return .directMessage(to: try nick(recipient, line: line), text: try text(body, line: line, usage: "dm NICK TEXT"))
+        case "typing":
+            guard words.count == 1, words[0] == "start" || words[0] == "stop" else {
+                throw ScriptError(line: line, "expected 'typing start' or 'typing stop'")
+            }
+            return .typing(words[0] == "start")
+        case "wait":
+            guard words.count == 1 else { throw ScriptError(line: line, "expected 'wait DURATION' (such as 500ms, 2s, 1s..3s)") }
+            return .wait(try duration(words[0], line: line))
+        case "expect":
+            return .expect(try expectation(rest, line: line))
+        case "quit":
+            guard words.isEmpty else { throw ScriptError(line: line, "'quit' takes nothing after it") }
+            return .quit
+        default:
+            throw ScriptError(line: line, "unknown command '\(keyword)' (commands: bot, \(commandNames), })")
+        }
+    }
+
+    private static func text(_ rest: Substring, line: Int, usage: String) throws(ScriptError) -> String {
+        guard !rest.isEmpty else { throw ScriptError(line: line, "expected '\(usage)': the text is missing") }
+        guard rest.utf8.count <= ChatLimits.maxTextBytes else {
+            throw ScriptError(line: line, "the text is longer than \(ChatLimits.maxTextBytes) bytes")
+        }
+        return String(rest)
+    }
+
+    /// `expect [chat|msg|dm|error|typing] [from NICK] ["text" | /regex/] [within DURATION]`.
+    private static func expectation(_ rest: Substring, line: Int) throws(ScriptError) -> ScriptExpectation {
+        let usage = "expected 'expect [msg|dm|error|typing] [from NICK] [\"TEXT\" | /REGEX/] [within DURATION]'"
+        guard var tokens = ScriptToken.split(rest) else {
+            throw ScriptError(line: line, "a quote or slash is never closed; \(usage)")
+        }
+        var expectation = ScriptExpectation()
+        if case .word(let word) = tokens.first, let kind = ScriptExpectation.Kind(rawValue: word) {
+            expectation.kind = kind
+            tokens.removeFirst()
+        }
+        var index = 0
+        var hasPattern = false
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            switch token {
+            case .word("from") where index < tokens.count && expectation.from == nil:
+                guard case .word(let sender) = tokens[index] else { throw ScriptError(line: line, usage) }
+                expectation.from = try nick(sender, line: line)
+                index += 1
+            case .word("within") where index < tokens.count:
+                guard case .word(let word) = tokens[index] else { throw ScriptError(line: line, usage) }
+                let timeout = try duration(word, line: line)
+                guard timeout.minimumMilliseconds == timeout.maximumMilliseconds else {
+                    throw ScriptError(line: line, "'within' takes one duration, not a range")
+                }
+                expectation.timeoutMilliseconds = timeout.minimumMilliseconds
+                index += 1
+            case .quoted(let part) where !hasPattern:
+                guard !part.isEmpty else { throw ScriptError(line: line, "an empty \"\" matches everything; leave it out") }
+                expectation.pattern = .substring(part)
+                hasPattern = true
+            case .regex(let source) where !hasPattern:
+                do {
+                    _ = try Regex(source)
+                } catch {
+                    throw ScriptError(line: line, "/\(source)/ is not a valid regular expression: \(error)")
+                }
+                expectation.pattern = .regex(source)
+                hasPattern = true
+            default:
+                throw ScriptError(line: line, "unexpected \(describe(token)) in expect; \(usage)")
+            }
+        }
+        return expectation
+    }
+
+    private static func describe(_ token: ScriptToken) -> String {
+        switch token {
+        case .word(let word): "'\(word)'"
+        case .quoted(let text): "second text \"\(text)\""
+        case .regex(let source): "second pattern /\(source)/"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import CLIOptions
+import Glibc
+
+// chat-bot: scripted bots (`script`) and the load generator (`load`), every bot of the process on
+// one event loop. Exit status: 0 done, 1 a failed expectation or load run, 2 bad usage or script.
+let usage = """
+    usage: chat-bot script FILE|- [options]     run a bot script (chat-bot script --help)
+           chat-bot load [options]              measure the server under load (chat-bot load --help)
+    """
+
+func runScript(_ arguments: [String]) throws -> Int32 {
+    let options = try ScriptOptions(arguments)
+    guard let text = FileInput.read(options.path) else {
+        throw UsageError("cannot read \(options.source): \(String(cString: strerror(errno)))")
+    }
+    let script: Script
+    do {
+        script = try ScriptParser.parse(text)
+    } catch {
+        Console.error("chat-bot: \(options.source) \(error)")
+        return 2
+    }
+    return try ScriptRunner(script: script, source: options.source, connection: options.connection, verbose: options.verbose).run()
+}
+
+do {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    switch arguments.first {
+    case "script": exit(try runScript(Array(arguments.dropFirst())))
+    case "load": exit(try LoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()))).run())
+    case "--help", "-h", "help": throw UsageError(usage)
+    default: throw UsageError("expected a command\n" + usage)
+    }
+} catch let error as UsageError {
+    Console.error(error.message.hasPrefix("usage:") ? error.message : "chat-bot: \(error.message)")
+    exit(error.message.hasPrefix("usage:") ? 0 : 2)
+} catch {
+    Console.error("chat-bot: \(error)")
+    exit(2)
+}

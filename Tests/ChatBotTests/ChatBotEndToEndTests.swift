@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The `chat-bot` binary against the real `chat-server` binary, both started as a user would.
+@Suite("chat-bot end to end", .serialized)
+struct ChatBotEndToEndTests {
+    /// Flood and typing limits raised as README says a load test needs.
+    static let loadLimits = ["--flood-burst", "1000", "--flood-rate", "1000", "--typing-rate", "100"]
+
+    /// Two bots: alice says something and bob expects it, then bob answers with a dm that alice
+    /// expects: the run completes with status 0.
+    @Test func scriptWhoseExpectationsAreMetPasses() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let result = try runScript("""
+            bot alice {
+                say hello bob
+                expect dm from bob "hi alice" within 5s
+                quit
+            }
+            bot bob {
+                expect msg from alice "hello" within 5s
+                typing start
+                dm alice hi alice
+            }
+            """, port: server.port)
+        #expect(result.status == 0, "\(result.errors)")
+    }
+
+    /// A bot that expects a message nobody sends fails the run with status 1 and a message
+    /// naming the script line of that expectation.
+    @Test func unmetExpectationFailsNamingTheLine() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let result = try runScript("""
+            bot alice {
+                say hello
+            }
+            bot bob {
+                expect msg from alice "hello"
+                expect msg from alice "goodbye" within 300ms
+            }
+            """, port: server.port)
+        #expect(result.status == 1)
+        #expect(result.errors.contains("line 6: bob: expected a msg from alice matching \"goodbye\" within 300ms"), "\(result.errors)")
+    }
+
+    /// A bad script stops before connecting anywhere: status 2 and the line of the mistake.
+    @Test func badScriptExitsWithTwo() throws {
+        let result = try runScript("bot alice {\n  say hi\n  wiat 1s\n}\n", port: 1)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("line 3: unknown command 'wiat'"), "\(result.errors)")
+    }
+
+    /// A short load run (20 clients, 2 rooms, 50 msgs/s, 3 s measured) loses, doubles and
+    /// reorders nothing; every receiver got every measured message of its room, latencies are
+    /// ordered and plausible, typing datagrams arrive, and the JSON report says so.
+    @Test func shortLoadRunLosesNothing() throws {
+        let server = try ChatServerProcess(ChatBotEndToEndTests.loadLimits)
+        defer { server.stop() }
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), [
+            "load", "--port", String(server.port), "--ca", TestCertificates.ca, "--clients", "20", "--rooms", "2",
+            "--rate", "50", "--size", "200", "--typing", "10", "--duration", "3", "--warmup", "1", "--json", json,
+        ])
+        let finished = bot.finish(timeout: 30)
+        #expect(finished.status == 0, "\(finished.output)\n\(finished.errors)")
+        #expect(finished.output.contains("| lost / duplicated / out of order | 0 / 0 / 0 |"), "\(finished.output)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let connect = try #require(report["connect"] as? [String: Any])
+        let messages = try #require(report["messages"] as? [String: Any])
+        let deliveries = try #require(report["deliveries"] as? [String: Any])
+        let latency = try #require(deliveries["latency_ms"] as? [String: Double])
+        let typing = try #require(report["typing"] as? [String: Any])
+        #expect(report["ok"] as? Bool == true)
+        #expect(connect["joined"] as? Int == 20)
+        #expect(messages["sent_measured"] as? Int == 150)
+        #expect(messages["rate_limited"] as? Int == 0)
+        // Each message reaches the 9 other members of its room.
+        #expect(deliveries["expected"] as? Int == 150 * 9)
+        #expect(deliveries["delivered"] as? Int == 150 * 9)
+        #expect(deliveries["lost"] as? Int == 0 && deliveries["duplicated"] as? Int == 0 && deliveries["out_of_order"] as? Int == 0)
+        let p50 = latency["p50"] ?? -1, p99 = latency["p99"] ?? -1, maximum = latency["max"] ?? -1
+        #expect(p50 > 0 && p50 <= p99 && p99 <= maximum && maximum < 2000, "\(latency)")
+        #expect((typing["received"] as? Int ?? 0) > 0, "\(typing)")
+    }
+
+    /// Against the server's default flood limits (burst 20, 5/s) two clients sending 28 messages
+    /// a second each are rate limited: the replies are counted on their own, not as losses.
+    @Test func rateLimitedRepliesAreCountedSeparately() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), [
+            "load", "--port", String(server.port), "--ca", TestCertificates.ca, "--clients", "2", "--rate", "56",
+            "--duration", "1", "--warmup", "0",
+        ])
+        let finished = bot.finish(timeout: 30)
+        let line = finished.output.split(separator: "\n").first { $0.hasPrefix("| rate-limited replies |") } ?? ""
+        let count = Int(line.dropFirst("| rate-limited replies | ".count).prefix { $0.isNumber }) ?? 0
+        #expect(count > 0, "\(finished.output)")
+        #expect(line.contains("raise chat-server --flood-burst and --flood-rate"))
+        #expect(finished.output.contains("| lost / duplicated / out of order | 0 / 0 / 0 |"), "\(finished.output)")
+    }
+
+    private func runScript(_ text: String, port: UInt16) throws -> (status: Int32, errors: String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).bot").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"),
+                                   ["script", path, "--port", String(port), "--ca", TestCertificates.ca])
+        let finished = bot.finish(timeout: 30)
+        return (finished.status, finished.errors)
+    }
+}

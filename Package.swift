@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "chat-server", targets: ["ChatServer"]),
         .executable(name: "chat-client", targets: ["ChatClient"]),
         .executable(name: "quic-echo", targets: ["QuicEcho"]),
+        .executable(name: "udp-impair", targets: ["UDPImpair"]),
         .executable(name: "chat-bot", targets: ["ChatBot"]),
     ],
     targets: [
@@ -35,6 +36,10 @@ let package = Package(
         .target(name: "ChatTUI"),
         // Terminal ioctl and crash-safe terminal restore for the full-screen client.
         .target(name: "CTerminal"),
+        // User-space network impairment (loss, delay, reordering, duplication, corruption, bandwidth,
+        // blackholes, NAT rebinding): the kernel here has no netem.
+        .target(name: "Impairment"),
+        .executableTarget(name: "UDPImpair", dependencies: ["Impairment"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"]),
@@ -49,6 +54,7 @@ let package = Package(
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI"]),
+        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),

@@ -35,6 +35,7 @@ demo: build certs
 bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
+	scripts/bench-hol.sh
 
 clean:
 	rm -rf .build certs/*.pem certs/*.key

@@ -28,7 +28,7 @@ struct ConnectionOptions {
     }
 
     /// A session pool on its own driver on `loop`: every bot of the process shares it.
-    func makePool(on loop: EventLoop) throws -> ChatSessionPool {
+    func makePool(on loop: EventLoop, datagrams: Bool = true) throws -> ChatSessionPool {
         guard let server = SocketAddress.resolve(host: host, port: port) else {
             throw UsageError("cannot resolve --host \(host)")
         }
@@ -36,6 +36,7 @@ struct ConnectionOptions {
         var configuration = QuicConfiguration(tls: tls)
         // PROTOCOL.md section 1: a connected client keeps the connection alive at least every 10 s.
         configuration.keepAliveInterval = .seconds(10)
+        if !datagrams { configuration.maxDatagramFrameSize = 0 }
         return try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                    server: server, configuration: configuration)
     }

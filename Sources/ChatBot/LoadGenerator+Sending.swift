@@ -40,7 +40,9 @@ extension LoadGenerator {
     private func sendTyping(intended: QuicTime) {
         guard let client = nextReady(after: &typistCursor) else { return }
         client.isTyping.toggle()
-        guard client.session.sendTyping(room: client.room, typing: client.isTyping) else {
+        if options.typingOnStream {
+            client.session.sendPresence(.typing(room: client.room, isTyping: client.isTyping))
+        } else if !client.session.sendTyping(room: client.room, typing: client.isTyping) {
             stats.typingRefused += 1
             return
         }

@@ -45,7 +45,7 @@ final class LoadGenerator {
     init(options: LoadOptions) throws {
         self.options = options
         loop = try EventLoop()
-        pool = try options.connection.makePool(on: loop)
+        pool = try options.connection.makePool(on: loop, datagrams: !options.typingOnStream)
         current = [LoadClient?](repeating: nil, count: options.clients)
         nextSenderSeq = [Int](repeating: 0, count: options.clients)
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in interrupted() }

@@ -10,6 +10,7 @@ struct LoadOptions {
           --rate M             room messages a second, all clients together (default 100; 0 sends none)
           --size BYTES         text bytes per message, at least its ~25-byte header (default 100)
           --typing T           typing datagrams a second, all clients together (default 0)
+          --typing-on-stream   clients take no datagrams: typing goes on the presence stream both ways
           --duration S         measured seconds (default 10)
           --warmup S           seconds of load before measuring starts (default 2)
           --churn C            clients replaced a second (part, quit, reconnect, join) during the run (default 0)
@@ -44,6 +45,8 @@ struct LoadOptions {
     var nickPrefix = "load"
     var roomPrefix = "load"
     var connection: ConnectionOptions
+    /// Typing on the presence stream instead of datagrams (the head-of-line comparison).
+    var typingOnStream = false
 
     init(_ arguments: [String]) throws(UsageError) {
         let options = try Options(
@@ -52,9 +55,10 @@ struct LoadOptions {
                 "clients", "rooms", "rate", "size", "typing", "duration", "warmup", "churn", "arrivals", "seed",
                 "connect-parallel", "drain", "json", "nick-prefix", "room-prefix",
             ]),
-            flags: ConnectionOptions.switchFlags.union(["help"]))
+            flags: ConnectionOptions.switchFlags.union(["help", "typing-on-stream"]))
         if options.flag("help") { throw UsageError(LoadOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
+        typingOnStream = options.flag("typing-on-stream")
         clients = try options.integer("clients", default: clients, in: 1...1_000_000)
         rooms = try options.integer("rooms", default: rooms, in: 1...clients)
         rate = try options.double("rate", default: rate, in: 0...10_000_000)

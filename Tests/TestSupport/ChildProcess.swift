@@ -78,6 +78,11 @@ public final class ChildProcess: @unchecked Sendable {
         return errorLines
     }
 
+    /// Ends the child's standard input (EOF).
+    public func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
     /// Writes to the child's standard input.
     public func write(_ text: String) {
         input.fileHandleForWriting.write(Data(text.utf8))

@@ -2,9 +2,10 @@ import CLIOptions
 import ChatClientKit
 import QuicEngine
 
-/// The QUIC side every client mode shares: an endpoint on the loop, and one session to the server.
+/// The QUIC side every client mode shares: an endpoint on the loop, and one session to the
+/// server that reconnects by itself.
 enum ClientConnection {
-    static func open(_ options: ClientOptions, on loop: EventLoop) throws -> (pool: ChatSessionPool, session: ChatSession) {
+    static func open(_ options: ClientOptions, on loop: EventLoop) throws -> ResilientSession {
         guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw UsageError("cannot resolve --host \(options.host)")
         }
@@ -16,7 +17,6 @@ enum ClientConnection {
         configuration.keepAliveInterval = .seconds(10)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                        server: server, configuration: configuration)
-        let session = try pool.connect(nick: options.nick, room: options.room)
-        return (pool, session)
+        return try ResilientSession(pool: pool, loop: loop, nick: options.nick, room: options.room)
     }
 }

@@ -10,10 +10,10 @@ import QuicEngine
 final class LineMode {
     private let options: ClientOptions
     private let loop: EventLoop
-    private let pool: ChatSessionPool
-    private var session: ChatSession!
+    private var session: ResilientSession!
     private var currentRoom: String
-    private var unacknowledged: Set<String> = []
+    private var everConnected = false
+    private var lastProblem: String?
     private var inputEnded = false
     private var pending: [UInt8] = []
     private(set) var status: Int32 = 0
@@ -22,11 +22,11 @@ final class LineMode {
         self.options = options
         currentRoom = options.room
         loop = try EventLoop()
-        (pool, session) = try ClientConnection.open(options, on: loop)
+        session = try ClientConnection.open(options, on: loop)
         session.onMessage = { [unowned self] message, _ in show(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
-        session.onClose = { [unowned self] reason in closed(reason) }
-        session.onConnected = { [unowned self] in watchInput() }
+        session.onState = { [unowned self] state in changed(state) }
+        watchInput()
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in quit() }
     }
 
@@ -96,17 +96,12 @@ final class LineMode {
     }
 
     private func sendTracked(_ message: ChatMessage) {
-        if let id = message.id { unacknowledged.insert(id) }
         session.send(message)
     }
 
     // MARK: Output
 
     private func show(_ message: ChatMessage) {
-        if message.type == "ack" || message.type == "error", let id = message.id {
-            unacknowledged.remove(id)
-            if inputEnded { quitWhenSettled() }
-        }
         if options.json {
             Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self))
         } else if let line = PlainFormatter.line(for: message) {
@@ -114,26 +109,45 @@ final class LineMode {
         }
     }
 
-    private func quitWhenSettled() {
-        if unacknowledged.isEmpty {
+    /// Quits once the server has acknowledged everything sent (across reconnects), or after a
+    /// minute without getting there.
+    private func quitWhenSettled(deadline: QuicTime = .now() + .seconds(60)) {
+        if session.unacknowledged.isEmpty || QuicTime.now() >= deadline {
+            if !session.unacknowledged.isEmpty {
+                Console.error("chat-client: \(session.unacknowledged.count) message(s) never acknowledged")
+                status = 1
+            }
             quit()
         } else {
-            // Do not wait forever for acks that will never come.
-            loop.schedule(at: .now() + .seconds(5)) { [unowned self] in quit() }
+            loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in quitWhenSettled(deadline: deadline) }
         }
     }
 
     private func quit() {
-        guard session.isOpen else { return loop.stop() }
+        if !everConnected {
+            Console.error("chat-client: could not reach \(options.host):\(options.port)\(lastProblem.map { " (\($0))" } ?? "")")
+            status = 1
+        }
+        guard session.isConnected else { return loop.stop() }
         session.quit()
         loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() }
     }
 
-    private func closed(_ reason: QuicCloseReason) {
-        if !(reason.byPeer == false && reason.applicationCode == 0) {
+    private func changed(_ state: ResilientSession.State) {
+        switch state {
+        case .reconnecting(let attempt, let reason):
+            lastProblem = reason
+            Console.error("chat-client: connection lost (\(reason)); reconnecting, attempt \(attempt)")
+        case .connected where everConnected:
+            Console.error("chat-client: reconnected")
+        case .connected:
+            everConnected = true
+        case .stopped(let reason) where reason != "quit":
             Console.error("chat-client: connection closed: \(reason)")
             status = 1
+            loop.stop()
+        default:
+            break
         }
-        loop.stop()
     }
 }

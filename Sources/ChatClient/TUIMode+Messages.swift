@@ -7,7 +7,7 @@ extension TUIMode {
     func received(_ message: ChatMessage, channel: ChatSession.Channel) {
         let room = message.room ?? "lobby"
         let time = message.ts ?? unixMilliseconds()
-        let me = session.assignedNick ?? options.nick
+        let me = session.nick
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
         switch message.type {
         case "welcome":

@@ -10,8 +10,7 @@ import QuicEngine
 final class TUIMode {
     let options: ClientOptions
     let loop: EventLoop
-    let pool: ChatSessionPool
-    let session: ChatSession
+    let session: ResilientSession
     let terminal = RawTerminal()
     var model: ChatViewModel
     var editor = LineEditor(historyLimit: 500)
@@ -34,7 +33,7 @@ final class TUIMode {
     init(options: ClientOptions) throws {
         self.options = options
         loop = try EventLoop()
-        (pool, session) = try ClientConnection.open(options, on: loop)
+        session = try ClientConnection.open(options, on: loop)
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: options.nick)
         let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
         renderer = Renderer(options: RenderOptions(colors: !noColor, utcOffsetSeconds: TUIMode.utcOffset(), now: unixMilliseconds()))
@@ -45,9 +44,8 @@ final class TUIMode {
         session.onProblem = { [unowned self] problem in
             model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: problem, kind: .error), to: currentRoomName)
         }
-        session.onClose = { [unowned self] reason in connectionClosed(reason) }
-        session.onConnected = { [unowned self] in
-            model.connection = .connected
+        session.onState = { [unowned self] state in
+            changed(state)
             needsRender = true
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGWINCH, SIGHUP]) { [unowned self] signal in
@@ -101,7 +99,7 @@ final class TUIMode {
     /// Refreshes the status bar's RTT once a second.
     private func scheduleStatusRefresh() {
         loop.schedule(at: .now() + .seconds(1)) { [unowned self] in
-            if session.isOpen {
+            if session.isConnected {
                 let rtt = session.connection.statistics.smoothedRTT.milliseconds
                 if model.roundTripMilliseconds != Int(rtt.rounded()) {
                     model.roundTripMilliseconds = Int(rtt.rounded())
@@ -115,7 +113,7 @@ final class TUIMode {
     // MARK: Ending
 
     func quit() {
-        if session.isOpen {
+        if session.isConnected {
             session.quit()
             loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() }
         } else {
@@ -123,13 +121,22 @@ final class TUIMode {
         }
     }
 
-    private func connectionClosed(_ reason: QuicCloseReason) {
-        if reason.byPeer || reason.applicationCode != CloseCode.noError.rawValue {
-            exitMessage = "chat-client: connection closed: \(reason)"
-            status = 1
+    /// The status bar follows the connection; only a final close (kicked, replaced) ends the UI.
+    private func changed(_ state: ResilientSession.State) {
+        switch state {
+        case .connecting: model.connection = .connecting
+        case .connected: model.connection = .connected
+        case .reconnecting(let attempt, let reason):
+            model.connection = .reconnecting(attempt: attempt)
+            note("connection lost (\(reason)); reconnecting", in: currentRoomName)
+        case .stopped(let reason):
+            model.connection = .disconnected(reason: reason)
+            if reason != "quit" {
+                exitMessage = "chat-client: connection closed: \(reason)"
+                status = 1
+            }
+            loop.stop()
         }
-        model.connection = .disconnected(reason: reason.description)
-        loop.stop()
     }
 
     private static func utcOffset() -> Int {

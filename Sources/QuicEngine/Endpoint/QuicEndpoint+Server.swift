@@ -123,9 +123,11 @@ extension QuicEndpoint {
     func sendStatelessReset(for destination: ConnectionID, datagramSize: Int, remote: SocketAddress, local: SocketAddress) {
         statistics.unroutableDatagrams += 1
         guard let server else { return }
-        // The reset must be shorter than what triggered it (no loops between two endpoints), and
-        // at least as long as a plausible short-header packet.
-        let minimumTrigger = 1 + QuicEndpoint.connectionIDLength + 22
+        // The reset must be shorter than what triggered it (no loops between two endpoints) and
+        // carry at least 5 random bytes and the 16-byte token. An idle client's keep-alive PING
+        // is about 40 bytes: it must still earn a reset, or that client learns of the restart
+        // only at its idle timeout.
+        let minimumTrigger = 1 + Int(NGTCP2_MIN_STATELESS_RESET_RANDLEN) + Int(NGTCP2_STATELESS_RESET_TOKENLEN) + 1
         guard datagramSize >= minimumTrigger else { return }
         let second = now.nanoseconds / 1_000_000_000
         if statelessResetBudget.second != second { statelessResetBudget = (second, 0) }

@@ -15,13 +15,7 @@ extension ChatServerState {
             sendError(.notJoined, "you are not in room '\(room)'", id: message.id, to: session, into: &out)
             return
         }
-        let text: String
-        do {
-            text = try ChatValidation.sanitizeText(message.text)
-        } catch {
-            sendError(error, id: message.id, to: session, into: &out)
-            return
-        }
+        guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
         let event = makeEvent(.msg, in: room, sender: session.nick, text: text, id: message.id, now: now, into: &out)
         let receipts = message.id.map { [MessageReceipt(peer: session.peer, id: $0, room: room, seq: event.seq, ts: now)] } ?? []
         // No ack without a commit: the client keeps the message and resends it later.
@@ -40,13 +34,7 @@ extension ChatServerState {
             sendError(.noSuchUser, "no user '\(recipientNick)' is connected", id: message.id, to: session, into: &out)
             return
         }
-        let text: String
-        do {
-            text = try ChatValidation.sanitizeText(message.text)
-        } catch {
-            sendError(error, id: message.id, to: session, into: &out)
-            return
-        }
+        guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
         if let id = message.id {
             guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
         }
@@ -54,6 +42,17 @@ extension ChatServerState {
             type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick)
         sendChat(.ack(id: message.id, ts: now), to: session, into: &out)
         sendChat(delivered, to: recipient, into: &out)
+    }
+
+    /// The text with control characters removed, or nil after answering the sender's error
+    /// (`too-large`, or `bad-field` when nothing is left).
+    private func sanitizedText(of message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> String? {
+        do {
+            return try ChatValidation.sanitizeText(message.text)
+        } catch {
+            sendError(error, id: message.id, to: session, into: &out)
+            return nil
+        }
     }
 
     /// Answers a message whose id this peer already sent with the original ack; true if it did.

@@ -5,21 +5,24 @@ import QuicEngine
 
 /// Where and how every bot of a process connects: the flags `chat-client` has, with its defaults.
 struct ConnectionOptions {
-    static let valuedFlags: Set<String> = ["host", "port", "ca"]
+    static let valuedFlags: Set<String> = ["host", "port", "ca", "handshake-timeout"]
     static let switchFlags: Set<String> = ["insecure"]
     static let usage = """
           --host H        server (default 127.0.0.1)
           --port P        UDP port (default 4433)
           --ca FILE       CA that signs the server certificate (default certs/ca.pem)
           --insecure      skip certificate verification (development only)
+          --handshake-timeout S   give up a handshake after S seconds (default 10; raise it on very lossy links)
         """
 
     var host = "127.0.0.1"
     var port: UInt16 = 4433
     var ca: String?
     var insecure = false
+    var handshakeTimeout = 10.0
 
     init(_ options: Options) throws(UsageError) {
+        handshakeTimeout = try options.double("handshake-timeout", default: handshakeTimeout, in: 1...600)
         host = options.string("host", default: host)
         port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
         insecure = options.flag("insecure")
@@ -37,6 +40,7 @@ struct ConnectionOptions {
         // PROTOCOL.md section 1: a connected client keeps the connection alive at least every 10 s.
         configuration.keepAliveInterval = .seconds(10)
         if !datagrams { configuration.maxDatagramFrameSize = 0 }
+        configuration.handshakeTimeout = .milliseconds(UInt64(handshakeTimeout * 1000))
         return try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                    server: server, configuration: configuration)
     }

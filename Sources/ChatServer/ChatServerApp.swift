@@ -29,6 +29,9 @@ final class ChatServerApp {
         tls.trustedCAPath = options.clientCA
         var connection = QuicConfiguration(tls: tls)
         connection.idleTimeout = .seconds(30)
+        // A client on a very lossy link can need more than 10 s for its handshake (Initials back
+        // off exponentially); half-open connections stay bounded by --max-clients.
+        connection.handshakeTimeout = .seconds(30)
         connection.maxDatagramFrameSize = 1200
         connection.maxBidirectionalStreams = 8
         connection.streamSendBufferLimit = 256 << 10

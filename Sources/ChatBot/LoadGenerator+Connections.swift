@@ -14,7 +14,7 @@ extension LoadGenerator {
         }
     }
 
-    func startClient(slot: Int) {
+    func startClient(slot: Int, firstAttempt: QuicTime = .now()) {
         let room = roomName(forSlot: slot)
         let session: ChatSession
         do {
@@ -24,7 +24,7 @@ extension LoadGenerator {
             if phase == .connecting { firstConnectionEnded(joined: false) }
             return
         }
-        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: .now())
+        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: firstAttempt)
         clients.append(client)
         current[slot] = client
         session.onMessage = { [unowned self, unowned client] message, _ in receive(message, for: client) }
@@ -94,7 +94,14 @@ extension LoadGenerator {
         client.state = .failed
         if let nick = client.session.assignedNick, byNick[nick] === client { byNick[nick] = nil }
         if previous == .joined { joinedPerRoom[client.room, default: 1] -= 1 }
-        if previous == .connecting && phase == .connecting {
+        if previous == .connecting && phase == .connecting && !reason.byPeer {
+            // As chat-client does, a first connection whose handshake failed (a lossy link can
+            // outlast the handshake and idle timers) is tried again; its connect time counts
+            // from the first attempt, and the connect phase's own deadline still bounds it.
+            stats.connectRetries += 1
+            startClient(slot: client.slot, firstAttempt: client.connectStarted)
+            return
+        } else if previous == .connecting && phase == .connecting {
             firstConnectionEnded(joined: false)
         } else {
             stats.closedUnexpectedly += 1

@@ -13,7 +13,7 @@ extension LoadReport {
             ])),
             ("connect", .object([
                 ("started", .integer(connectsStarted)), ("joined", .integer(joined)), ("failed", .integer(connectFailures)),
-                ("seconds", .number(connectSeconds)), ("churn_connects", .integer(churnConnects)),
+                ("seconds", .number(connectSeconds)), ("churn_connects", .integer(churnConnects)), ("connect_retries", .integer(connectRetries)),
                 ("ms", Self.json(connect)),
             ])),
             ("messages", .object([

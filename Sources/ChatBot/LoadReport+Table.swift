@@ -9,7 +9,7 @@ extension LoadReport {
             "| figure | value |",
             "|---|---|",
             "| connect (handshake + join) ms p50 / p90 / p99 / p99.9 / max | \(Self.row(connect)) |",
-            "| connected | \(joined) of \(options.clients) in \(connectSeconds) s (\(connectFailures) failed), \(churnConnects) churn reconnects |",
+            "| connected | \(joined) of \(options.clients) in \(connectSeconds) s (\(connectFailures) failed, \(connectRetries) retried), \(churnConnects) churn reconnects |",
             "| messages sent (measured / all) | \(sentMeasured) / \(sent), acked \(acknowledged), unacked \(unacknowledgedMeasured) |",
             "| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |",
         ]

@@ -27,6 +27,7 @@ struct LoadReport {
     var connectFailures: Int
     var connectSeconds: Double
     var churnConnects: Int
+    var connectRetries: Int
     var closedUnexpectedly: Int
     var closeReasons: [String]
 
@@ -65,6 +66,7 @@ struct LoadReport {
         connectFailures = stats.initialFailed
         connectSeconds = LoadReport.seconds((generator.connectsDone ?? .now()) - generator.started)
         churnConnects = stats.churnConnects
+        connectRetries = stats.connectRetries
         closedUnexpectedly = stats.closedUnexpectedly
         closeReasons = stats.firstCloseReasons
         sent = stats.sent

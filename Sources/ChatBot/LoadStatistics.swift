@@ -9,6 +9,8 @@ struct LoadStatistics {
     var churnConnects = 0
     var churnStarted = 0
     var closedUnexpectedly = 0
+    /// First connections tried again after a failed handshake, as a real client would.
+    var connectRetries = 0
     var firstCloseReasons: [String] = []
 
     // Messages

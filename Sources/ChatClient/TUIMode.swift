@@ -91,8 +91,14 @@ final class TUIMode {
         let frame = renderer.render(model, editor: editor, size: size)
         terminal.write(FrameDiff.bytes(from: lastFrame, to: frame))
         lastFrame = frame
+        // One timer for the next typist to expire, not one per frame.
+        if let typingTimer { loop.cancel(typingTimer) }
+        typingTimer = nil
         if let expiry = model.nextTypingExpiry {
-            loop.schedule(at: .now() + .milliseconds(UInt64(max(0, expiry - now)) + 1)) { [unowned self] in needsRender = true }
+            typingTimer = loop.schedule(at: .now() + .milliseconds(UInt64(max(0, expiry - now)) + 1)) { [unowned self] in
+                typingTimer = nil
+                needsRender = true
+            }
         }
     }
 

@@ -150,7 +150,7 @@ final class EchoClient {
             case .handshakeCompleted:
                 report["handshake"] = "true"
                 if let stream = try? connection.openStream() {
-                    try? connection.write(Array("SEND \(total)\n".utf8), to: stream, fin: true)
+                    _ = try? connection.write(Array("SEND \(total)\n".utf8), to: stream, fin: true)
                 }
             case .streamData(_, let bytes, let fin):
                 firstByte = firstByte ?? .now()

@@ -24,12 +24,12 @@ final class UDPSocket {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         do {
-            try address.withSockAddr { pointer, length in
+            _ = try address.withSockAddr { pointer, length in
                 try systemCall("bind \(address)") { bind(descriptor, pointer, length) }
             }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            try withUnsafeMutablePointer(to: &storage) { pointer in
+            _ = try withUnsafeMutablePointer(to: &storage) { pointer in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                     try systemCall("getsockname") { getsockname(descriptor, address, &length) }
                 }

@@ -9,6 +9,8 @@ final class ChatTestWorld {
     let loop: EventLoop
     let pool: ChatSessionPool
     private(set) var inbox: [UInt64: [(message: ChatMessage, channel: ChatSession.Channel)]] = [:]
+    /// Messages received per connection and type, so conditions over thousands stay cheap.
+    private var counts: [UInt64: [String: Int]] = [:]
     private(set) var closes: [UInt64: QuicCloseReason] = [:]
     private(set) var problems: [String] = []
     private var condition: (() -> Bool)?
@@ -37,6 +39,7 @@ final class ChatTestWorld {
         inbox[id] = []
         session.onMessage = { [unowned self, unowned session] message, channel in
             inbox[id, default: []].append((message, channel))
+            counts[id, default: [:]][message.type, default: 0] += 1
             if message.type == "joined", message.sender == session.assignedNick, let room = message.room {
                 joinedRooms[id, default: []].insert(room)
             }
@@ -123,6 +126,8 @@ final class ChatTestWorld {
             .filter { channel == nil || $0.channel == channel }
             .map(\.message)
     }
+
+    func count(_ session: ChatSession, type: String) -> Int { counts[session.connection.id]?[type] ?? 0 }
 
     func closeCode(_ session: ChatSession) -> UInt64? { closes[session.connection.id]?.applicationCode }
 

@@ -1,11 +1,12 @@
 import CLIOptions
 import Glibc
 
-// chat-bot: scripted bots (`script`) and the load generator (`load`), every bot of the process on
+// chat-bot: scripted bots (`script`), the load generator (`load`) and a flooder (`flood`), every bot of the process on
 // one event loop. Exit status: 0 done, 1 a failed expectation or load run, 2 bad usage or script.
 let usage = """
     usage: chat-bot script FILE|- [options]     run a bot script (chat-bot script --help)
            chat-bot load [options]              measure the server under load (chat-bot load --help)
+           chat-bot flood [options]             one client flooding a room (chat-bot flood --help)
     """
 
 func runScript(_ arguments: [String]) throws -> Int32 {
@@ -28,6 +29,7 @@ do {
     switch arguments.first {
     case "script": exit(try runScript(Array(arguments.dropFirst())))
     case "load": exit(try LoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()))).run())
+    case "flood": exit(try FloodBot(options: try FloodOptions(Array(arguments.dropFirst()))).run())
     case "--help", "-h", "help": throw UsageError(usage)
     default: throw UsageError("expected a command\n" + usage)
     }

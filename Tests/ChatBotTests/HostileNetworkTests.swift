@@ -6,43 +6,25 @@ import Testing
 /// real udp-impair between it and the bots, real chat-bot load measuring every delivery.
 @Suite("Hostile networks through udp-impair", .serialized)
 struct HostileNetworkTests {
-    struct Outcome {
-        let status: Int32
-        let report: [String: Any]
-        let text: String
-    }
-
     /// Runs `chat-bot load` through a proxy with `impairment` in front of a fresh server.
-    private func loadThroughProxy(_ impairment: [String], _ load: [String], timeout: TimeInterval = 90) throws -> Outcome {
+    private func loadThroughProxy(_ impairment: [String], _ load: [String], timeout: TimeInterval = 90) throws -> BotRun {
         let server = try ChatServerProcess(ChatBotEndToEndTests.loadLimits)
         defer { server.stop() }
         let proxy = try ChildProcess(BuildPaths.product("udp-impair"),
                                      ["--server", "127.0.0.1:\(server.port)", "--seed", "11", "--exit-on-stdin-close"] + impairment)
         defer { proxy.terminate() }
         let ready = try #require(proxy.waitForLine(prefix: "READY", timeout: 10))
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: json) }
-        let bot = try ChildProcess(BuildPaths.product("chat-bot"),
-                                   ["load", "--port", String(ready.split(separator: " ")[1]), "--ca", TestCertificates.ca,
-                                    "--json", json] + load)
-        let finished = bot.finish(timeout: timeout)
-        let data = (try? Data(contentsOf: URL(fileURLWithPath: json))) ?? Data()
-        let report = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-        return Outcome(status: finished.status, report: report, text: finished.output + "\n" + finished.errors)
+        return try BotRun.run("load", port: try #require(UInt16(ready.split(separator: " ")[1])), load, timeout: timeout)
     }
-
-    private func deliveries(_ outcome: Outcome) -> [String: Any] { outcome.report["deliveries"] as? [String: Any] ?? [:] }
 
     /// Scenario 1: 5 clients in 2 rooms exchange 1,000 messages through 10% loss, reordering and
     /// 1% duplication: every message reaches every member exactly once, in seq order.
     @Test func thousandMessagesThroughLossReorderingDuplication() throws {
         let outcome = try loadThroughProxy(["--loss", "10%", "--reorder", "10%", "--reorder-delay", "20ms", "--duplicate", "1%"],
                                            ["--clients", "5", "--rooms", "2", "--rate", "100", "--duration", "10", "--warmup", "1"])
-        let result = deliveries(outcome)
         #expect(outcome.status == 0, "\(outcome.text)")
-        #expect((outcome.report["messages"] as? [String: Any])?["sent_measured"] as? Int == 1000)
-        #expect(result["expected"] as? Int == result["delivered"] as? Int)
-        #expect(result["lost"] as? Int == 0 && result["duplicated"] as? Int == 0 && result["out_of_order"] as? Int == 0, "\(result)")
+        #expect(outcome.section("messages")["sent_measured"] as? Int == 1000)
+        #expect(outcome.lostNothing, "\(outcome.deliveries)")
     }
 
     /// Scenario 2: 50 clients connect through 30% loss in each direction: all complete the
@@ -52,7 +34,7 @@ struct HostileNetworkTests {
         let outcome = try loadThroughProxy(["--loss", "30%"],
                                            ["--clients", "50", "--rooms", "5", "--rate", "0", "--duration", "1", "--warmup", "0",
                                             "--handshake-timeout", "60"], timeout: 120)
-        #expect((outcome.report["connect"] as? [String: Any])?["joined"] as? Int == 50, "\(outcome.text)")
+        #expect(outcome.section("connect")["joined"] as? Int == 50, "\(outcome.text)")
         #expect(outcome.status == 0, "\(outcome.text)")
     }
 
@@ -61,11 +43,9 @@ struct HostileNetworkTests {
     @Test func fiveSecondBlackholeLosesNothing() throws {
         let outcome = try loadThroughProxy(["--blackhole", "4s+5s"],
                                            ["--clients", "5", "--rooms", "1", "--rate", "20", "--duration", "12", "--warmup", "1"])
-        let result = deliveries(outcome)
         #expect(outcome.status == 0, "\(outcome.text)")
-        #expect(result["lost"] as? Int == 0 && result["duplicated"] as? Int == 0, "\(result)")
-        let latency = result["latency_ms"] as? [String: Double] ?? [:]
+        #expect(outcome.lostNothing, "\(outcome.deliveries)")
         // Messages sent into the blackhole waited for it to end.
-        #expect((latency["max"] ?? 0) > 3000, "\(latency)")
+        #expect((outcome.latency["max"] ?? 0) > 3000, "\(outcome.latency)")
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import TestSupport
+
+/// One `chat-bot` run (load or flood) with its JSON report going to a temporary file.
+final class BotRun {
+    private let process: ChildProcess
+    private let jsonPath: String
+    private(set) var status: Int32 = -1
+    private(set) var report: [String: Any] = [:]
+    private(set) var text = ""
+
+    /// Starts `chat-bot <command>` against `port`.
+    init(_ command: String, port: UInt16, _ arguments: [String]) throws {
+        jsonPath = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
+        process = try ChildProcess(BuildPaths.product("chat-bot"),
+                                   [command, "--port", String(port), "--ca", TestCertificates.ca, "--json", jsonPath] + arguments)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: jsonPath) }
+
+    /// Waits for the bot to exit and reads its report.
+    @discardableResult
+    func finish(timeout: TimeInterval = 90) -> BotRun {
+        let finished = process.finish(timeout: timeout)
+        status = finished.status
+        text = finished.output + "\n" + finished.errors
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: jsonPath))) ?? Data()
+        report = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return self
+    }
+
+    /// Runs `chat-bot <command>` to its end.
+    static func run(_ command: String, port: UInt16, _ arguments: [String], timeout: TimeInterval = 90) throws -> BotRun {
+        try BotRun(command, port: port, arguments).finish(timeout: timeout)
+    }
+
+    func section(_ name: String) -> [String: Any] { report[name] as? [String: Any] ?? [:] }
+
+    var deliveries: [String: Any] { section("deliveries") }
+
+    var latency: [String: Double] { deliveries["latency_ms"] as? [String: Double] ?? [:] }
+
+    /// Every measured message reached every member once, in order.
+    var lostNothing: Bool {
+        deliveries["expected"] as? Int == deliveries["delivered"] as? Int && deliveries["lost"] as? Int == 0
+            && deliveries["duplicated"] as? Int == 0 && deliveries["out_of_order"] as? Int == 0
+    }
+}

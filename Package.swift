@@ -49,7 +49,7 @@ let package = Package(
         // Scripted bots and the load generator: thousands of sessions on one event loop.
         .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["QuicEngine"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),

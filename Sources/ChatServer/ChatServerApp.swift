@@ -137,12 +137,25 @@ final class ChatServerApp {
         }
     }
 
+    /// What the endpoint has seen since the start, for the `stats` command and the last log line.
+    var statistics: KeyValuePairs<String, Int> {
+        let seen = driver.endpoint.statistics
+        return ["connections": driver.endpoint.connectionCount, "clients": links.count,
+                "datagrams": seen.datagramsReceived, "bytes": seen.bytesReceived, "empty": seen.emptyDatagrams,
+                "undecodable": seen.undecodableDatagrams, "unroutable": seen.unroutableDatagrams,
+                "version_negotiations": seen.versionNegotiationsSent, "stateless_resets": seen.statelessResetsSent,
+                "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
+                "accepted": seen.connectionsAccepted,
+                "refused": seen.connectionsRefused]
+    }
+
     // MARK: Shutdown
 
     private func shutdown(signal: Int32) {
         guard !shuttingDown else { return }
         shuttingDown = true
         logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
+        logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
         perform(state.shutdown(now: unixMilliseconds()))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true

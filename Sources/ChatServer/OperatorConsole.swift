@@ -2,7 +2,7 @@ import CLIOptions
 import ChatServerCore
 import Glibc
 
-/// Operator commands read from standard input on the loop: `who`, `kick NICK [REASON]`.
+/// Operator commands read from standard input on the loop: `who`, `kick NICK [REASON]`, `stats`.
 enum OperatorConsole {
     static func attach(to app: ChatServerApp) {
         let flags = fcntl(0, F_GETFL)
@@ -36,8 +36,10 @@ enum OperatorConsole {
         case "kick" where words.count >= 2:
             let reason = words.dropFirst(2).joined(separator: " ")
             app.perform(app.state.kick(nick: words[1], reason: reason.isEmpty ? "kicked by operator" : reason, now: unixMilliseconds()))
+        case "stats":
+            Console.line("stats " + app.statistics.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         default:
-            Console.line("commands: who | kick NICK [REASON]")
+            Console.line("commands: who | kick NICK [REASON] | stats")
         }
     }
 }

@@ -22,7 +22,7 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --log-level LEVEL    debug, info, warning or error (default info)
           --help               this text
-        Operator commands on standard input: who | kick NICK [REASON]
+        Operator commands on standard input: who | kick NICK [REASON] | stats
         """
 
     var host = "127.0.0.1"

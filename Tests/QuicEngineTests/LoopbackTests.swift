@@ -162,10 +162,11 @@ struct LoopbackTests {
         #expect(usedRetry)
     }
 
-    /// 10,000 garbage datagrams at the server port (random bytes, truncated and forged Initials,
-    /// empty ones) disturb no live connection, and the server keeps count of them.
+    /// 10,000 garbage datagrams at the server port (random bytes, truncated, forged and corrupted
+    /// Initials, unknown versions, empty ones) disturb no live connection, and the server keeps
+    /// count of them.
     @Test func garbageDoesNotDisturbLiveConnections() async throws {
-        let result = try await onDedicatedThread { () throws -> (echoes: Int, garbageSeen: Int, closed: Int) in
+        let result = try await onDedicatedThread { () throws -> (echoes: Int, garbageSeen: Int, closed: Int, accepted: Int, dropped: Int) in
             let harness = try LoopbackHarness()
             var echoes = 0
             var closed = 0
@@ -196,57 +197,31 @@ struct LoopbackTests {
             harness.run(seconds: 30)
             _ = connection
             let statistics = harness.server.endpoint.statistics
-            return (echoes, statistics.datagramsReceived, closed)
+            return (echoes, statistics.datagramsReceived, closed, statistics.connectionsAccepted, statistics.initialsDropped)
         }
         #expect(result.closed == 0)
+        // Forged and corrupted Initials are dropped on their first datagram, never accepted.
+        #expect(result.accepted == 1)
+        #expect(result.dropped >= 2 * 10_000 / GarbageMaker.Kind.allCases.count)
         #expect(result.echoes >= 10)
         #expect(result.garbageSeen >= 10_000)
     }
 }
 
-/// Sends malformed datagrams from a plain UDP socket.
+/// Sends malformed datagrams of every kind from a plain UDP socket.
 final class GarbageSender {
-    private let descriptor: Int32
-    private var target = sockaddr_in()
+    private let probe = try! UDPProbe()
+    private let port: UInt16
+    private let realInitial: [UInt8]
 
     init(target address: SocketAddress) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        target.sin_family = sa_family_t(AF_INET)
-        target.sin_port = address.port.bigEndian
-        target.sin_addr.s_addr = inet_addr("127.0.0.1")
+        port = address.port
+        realInitial = try GarbageMaker.realInitial()
     }
 
-    deinit { close(descriptor) }
-
     func send(count: Int, seed: UInt64) {
-        var state = seed &* 0x9E3779B97F4A7C15
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
-        for index in 0..<count {
-            var bytes: [UInt8]
-            switch index % 5 {
-            case 0: bytes = []
-            case 1: bytes = (0..<Int(next() % 1400)).map { _ in UInt8(truncatingIfNeeded: next()) }
-            case 2: bytes = [0xc0, 0, 0, 0, 1, 8] // truncated long header
-            case 3:
-                // A full-size Initial with a valid-looking header and garbage protection.
-                bytes = [0xc3, 0, 0, 0, 1, 8] + (0..<8).map { _ in UInt8(truncatingIfNeeded: next()) } + [8]
-                bytes += (0..<8).map { _ in UInt8(truncatingIfNeeded: next()) } + [0, 0x44, 0xd0]
-                bytes += (0..<(1200 - bytes.count)).map { _ in UInt8(truncatingIfNeeded: next()) }
-            default:
-                // Short header with an unknown connection ID.
-                bytes = [0x40] + (0..<60).map { _ in UInt8(truncatingIfNeeded: next()) }
-            }
-            _ = withUnsafePointer(to: &target) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+        var maker = GarbageMaker(seed: seed, realInitial: realInitial)
+        for index in 0..<count { probe.send(maker.make(index: index), to: port) }
     }
 }
 

@@ -54,21 +54,39 @@ public final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
+    public var processID: Int32 { process.processIdentifier }
+
+    /// The process's resident set size (VmRSS), or nil once it has exited.
+    public func residentMemoryBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(processID)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
+    }
+
     /// Waits for an output line starting with `prefix`; nil on timeout or exit.
     public func waitForLine(prefix: String, timeout: TimeInterval) -> String? {
         waitForLine(timeout: timeout) { $0.hasPrefix(prefix) }
     }
 
-    /// Waits for a line on stdout or stderr that `matches`; nil on timeout or exit.
-    public func waitForLine(timeout: TimeInterval, where matches: (String) -> Bool) -> String? {
+    /// Waits for a line on stdout or stderr that `matches`; nil on timeout or exit. With
+    /// `skipping` n, the first n matching lines do not count (for a reply asked for again).
+    public func waitForLine(timeout: TimeInterval, skipping: Int = 0, where matches: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
         while true {
-            if let line = (lines + errorLines).first(where: matches) { return line }
+            if let line = (lines + errorLines).lazy.filter(matches).dropFirst(skipping).first { return line }
             if !process.isRunning || Date() >= deadline { return nil }
             _ = lock.wait(until: min(deadline, Date().addingTimeInterval(0.2)))
         }
+    }
+
+    /// How many lines on stdout or stderr so far `match`.
+    public func lineCount(where matches: (String) -> Bool) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return (lines + errorLines).filter(matches).count
     }
 
     /// Lines written to stderr so far.

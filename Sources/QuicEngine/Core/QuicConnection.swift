@@ -51,6 +51,9 @@ public final class QuicConnection {
     var scheduledDeadline: UInt64 = .max
     var isDirty = false
     var isRemoved = false
+    /// Events of a new server connection while its first datagram is read: the application
+    /// hears of the connection only once that datagram proved to be real QUIC (see accept).
+    var heldEvents: [QuicEvent]?
 
     init(endpoint: QuicEndpoint, id: UInt64, isServer: Bool, configuration: QuicConfiguration,
          local: SocketAddress, remote: SocketAddress) {
@@ -100,5 +103,7 @@ public final class QuicConnection {
 
     var isUsable: Bool { !isClosed && raw != nil && pendingClose == nil }
 
-    func emit(_ event: QuicEvent) { endpoint.enqueue(event, for: self) }
+    func emit(_ event: QuicEvent) {
+        if heldEvents != nil { heldEvents?.append(event) } else { endpoint.enqueue(event, for: self) }
+    }
 }

@@ -59,12 +59,24 @@ extension QuicEndpoint {
             statistics.connectionsRefused += 1
             return
         }
-        statistics.connectionsAccepted += 1
         connections[connection.id] = connection
         route(source, to: connection)
         route(clientDestination, to: connection)
-        enqueue(.accepted, for: connection)
+        // A forged or corrupted Initial (its header parses, its protection does not) makes
+        // ngtcp2 drop the connection on its first datagram: forget it without a word to the
+        // application, so garbage never looks like a client that came and went.
+        connection.heldEvents = []
         connection.receive(datagram, local: local, remote: remote)
+        let held = connection.heldEvents ?? []
+        connection.heldEvents = nil
+        if case .closed = connection.phase {
+            statistics.initialsDropped += 1
+            remove(connection)
+            return
+        }
+        statistics.connectionsAccepted += 1
+        enqueue(.accepted, for: connection)
+        for event in held { enqueue(event, for: connection) }
         afterCall(connection)
     }
 

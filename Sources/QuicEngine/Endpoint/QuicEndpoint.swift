@@ -14,6 +14,8 @@ public struct QuicEndpointStatistics: Sendable {
     public var invalidTokens = 0
     public var connectionsRefused = 0
     public var connectionsAccepted = 0
+    /// Initials whose header parsed but whose first packet did not (bad protection, garbage).
+    public var initialsDropped = 0
 }
 
 /// Every connection of one process side, client or server, and the routing between them:

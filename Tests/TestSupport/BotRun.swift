@@ -1,26 +1,30 @@
 import Foundation
-import TestSupport
 
 /// One `chat-bot` run (load or flood) with its JSON report going to a temporary file.
-final class BotRun {
+public final class BotRun {
     private let process: ChildProcess
     private let jsonPath: String
-    private(set) var status: Int32 = -1
-    private(set) var report: [String: Any] = [:]
-    private(set) var text = ""
+    public private(set) var status: Int32 = -1
+    public private(set) var report: [String: Any] = [:]
+    public private(set) var text = ""
 
     /// Starts `chat-bot <command>` against `port`.
-    init(_ command: String, port: UInt16, _ arguments: [String]) throws {
+    public init(_ command: String, port: UInt16, _ arguments: [String]) throws {
         jsonPath = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
         process = try ChildProcess(BuildPaths.product("chat-bot"),
                                    [command, "--port", String(port), "--ca", TestCertificates.ca, "--json", jsonPath] + arguments)
+    }
+
+    /// Waits for a line of the bot's output (its progress lines go to standard error).
+    public func waitForLine(timeout: TimeInterval, where matches: (String) -> Bool) -> String? {
+        process.waitForLine(timeout: timeout, where: matches)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: jsonPath) }
 
     /// Waits for the bot to exit and reads its report.
     @discardableResult
-    func finish(timeout: TimeInterval = 90) -> BotRun {
+    public func finish(timeout: TimeInterval = 90) -> BotRun {
         let finished = process.finish(timeout: timeout)
         status = finished.status
         text = finished.output + "\n" + finished.errors
@@ -30,18 +34,18 @@ final class BotRun {
     }
 
     /// Runs `chat-bot <command>` to its end.
-    static func run(_ command: String, port: UInt16, _ arguments: [String], timeout: TimeInterval = 90) throws -> BotRun {
+    public static func run(_ command: String, port: UInt16, _ arguments: [String], timeout: TimeInterval = 90) throws -> BotRun {
         try BotRun(command, port: port, arguments).finish(timeout: timeout)
     }
 
-    func section(_ name: String) -> [String: Any] { report[name] as? [String: Any] ?? [:] }
+    public func section(_ name: String) -> [String: Any] { report[name] as? [String: Any] ?? [:] }
 
-    var deliveries: [String: Any] { section("deliveries") }
+    public var deliveries: [String: Any] { section("deliveries") }
 
-    var latency: [String: Double] { deliveries["latency_ms"] as? [String: Double] ?? [:] }
+    public var latency: [String: Double] { deliveries["latency_ms"] as? [String: Double] ?? [:] }
 
     /// Every measured message reached every member once, in order.
-    var lostNothing: Bool {
+    public var lostNothing: Bool {
         deliveries["expected"] as? Int == deliveries["delivered"] as? Int && deliveries["lost"] as? Int == 0
             && deliveries["duplicated"] as? Int == 0 && deliveries["out_of_order"] as? Int == 0
     }

@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Hostile traffic at a real chat-server while `chat-bot load` measures ten clients chatting:
+/// garbage datagrams (scenario 6) and a storm of connection attempts (scenario 10, issue 6).
+@Suite("chat-server under hostile traffic", .serialized)
+struct HostileTrafficTests {
+    static let chatters = ["--clients", "10", "--rooms", "1", "--rate", "30"]
+
+    /// The server's `stats` operator command, parsed.
+    static func statistics(of server: ChatServerProcess) -> [String: Int] {
+        let isStats = { (line: String) in line.hasPrefix("stats ") }
+        let earlier = server.process.lineCount(where: isStats)
+        server.process.write("stats\n")
+        let line = server.process.waitForLine(timeout: 10, skipping: earlier, where: isStats) ?? ""
+        return Dictionary(line.split(separator: " ").dropFirst().compactMap { pair -> (String, Int)? in
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, let value = Int(parts[1]) else { return nil }
+            return (String(parts[0]), value)
+        }, uniquingKeysWith: { $1 })
+    }
+
+    /// Scenario 6: 10,000 garbage datagrams (random bytes, truncated long headers, forged and
+    /// corrupted Initials, unknown short headers, unsupported versions, empty datagrams) while 10
+    /// clients chat: no crash, the clients lose nothing, server memory grows by under 5 MB.
+    @Test func tenThousandGarbageDatagramsWhileTenClientsChat() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let load = try BotRun("load", port: server.port, Self.chatters + ["--duration", "6", "--warmup", "2"])
+        #expect(load.waitForLine(timeout: 30) { $0.contains("measuring") } != nil)
+        let before = try #require(server.process.residentMemoryBytes())
+        let seenBefore = Self.statistics(of: server)
+
+        let probe = try UDPProbe()
+        var maker = GarbageMaker(seed: 6, realInitial: try GarbageMaker.realInitial())
+        for index in 0..<10_000 {
+            probe.send(maker.make(index: index), to: server.port)
+            // Spread over about 2 s of the conversation rather than one burst the socket drops.
+            if index % 250 == 249 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+
+        load.finish()
+        let seen = Self.statistics(of: server)
+        let after = try #require(server.process.residentMemoryBytes())
+        print("scenario 6: RSS \(before / 1024) KiB -> \(after / 1024) KiB; server saw \(seen)")
+        #expect(load.status == 0, "\(load.text)")
+        #expect(load.lostNothing, "\(load.deliveries)")
+        #expect(load.report["closed_unexpectedly"] as? Int == 0)
+        #expect(after - before < 5 << 20, "grew \((after - before) / 1024) KiB")
+        // The garbage arrived and was all turned away without a connection.
+        #expect((seen["datagrams"] ?? 0) - (seenBefore["datagrams"] ?? 0) >= 10_000, "\(seen)")
+        #expect(seen["accepted"] == seenBefore["accepted"], "\(seenBefore) -> \(seen)")
+        #expect((seen["initials_dropped"] ?? 0) > 0, "\(seen)")
+    }
+}

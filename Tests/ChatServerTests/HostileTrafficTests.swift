@@ -53,4 +53,45 @@ struct HostileTrafficTests {
         #expect(seen["accepted"] == seenBefore["accepted"], "\(seenBefore) -> \(seen)")
         #expect((seen["initials_dropped"] ?? 0) > 0, "\(seen)")
     }
+
+    /// Scenario 10: 2,000 connection attempts in 5 s through `udp-impair` (which counts bytes
+    /// per client address), half of them real Initials never followed up: every other attempt
+    /// completes, the ten chatting clients lose nothing, and no half-open address got more than
+    /// 3 times the bytes the server received from it (RFC 9000 section 8.1).
+    @Test func twoThousandConnectionAttemptsInFiveSeconds() async throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let proxy = try ChildProcess(BuildPaths.product("udp-impair"), ["--server", "127.0.0.1:\(server.port)", "--exit-on-stdin-close"])
+        defer { proxy.terminate() }
+        let ready = try #require(proxy.waitForLine(prefix: "READY", timeout: 10))
+        let proxyPort = try #require(UInt16(ready.split(separator: " ")[1]))
+        let load = try BotRun("load", port: server.port, Self.chatters + ["--duration", "8", "--warmup", "1"])
+        #expect(load.waitForLine(timeout: 30) { $0.contains("measuring") } != nil)
+
+        let storm = try await onDedicatedThread { try ConnectionStorm(port: proxyPort).run(attempts: 2000, over: 5, halfOpenEvery: 2) }
+        load.finish()
+        let seen = Self.statistics(of: server)
+        let memory = server.process.residentMemoryBytes() ?? 0
+        proxy.write("stats\n")
+        let line = try #require(proxy.waitForLine(timeout: 10) { $0.hasPrefix("{") })
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let clients = (report["clients"] as? [[String: Any]] ?? []).reduce(into: [UInt16: [String: Int]]()) { byPort, client in
+            guard let address = client["address"] as? String, let port = UInt16(address.split(separator: ":").last ?? "") else { return }
+            byPort[port] = client.compactMapValues { $0 as? Int }
+        }
+        let halfOpen = storm.halfOpenPorts.compactMap { clients[$0] }
+        let ratios = halfOpen.map { Double($0["down_bytes"] ?? 0) / Double(max(1, $0["up_forwarded_bytes"] ?? 0)) }
+        print("scenario 10: \(storm.completed) completed, \(storm.failed) failed, \(storm.halfOpenPorts.count) half-open in "
+              + "\(storm.seconds) s; worst amplification \(ratios.max() ?? 0); server \(memory >> 20) MiB, \(seen); "
+              + "chatters p50 \(load.latency["p50"] ?? -1) p99 \(load.latency["p99"] ?? -1) ms")
+
+        #expect(storm.seconds < 6, "the storm took \(storm.seconds) s")
+        #expect(storm.completed == 1000 && storm.failed == 0, "\(storm.completed) completed, \(storm.failed) failed")
+        #expect(halfOpen.count == 1000)
+        #expect(halfOpen.allSatisfy { ($0["up_forwarded_bytes"] ?? 0) >= 1200 && ($0["down_bytes"] ?? 0) > 0 })
+        #expect(ratios.allSatisfy { $0 <= 3 }, "worst \(ratios.max() ?? 0)")
+        #expect(load.status == 0, "\(load.text)")
+        #expect(load.lostNothing, "\(load.deliveries)")
+        #expect(load.report["closed_unexpectedly"] as? Int == 0)
+    }
 }

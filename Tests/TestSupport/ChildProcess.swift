@@ -26,6 +26,9 @@ public final class ChildProcess: @unchecked Sendable {
     private var lines: [String] = []
     private var errorText = ""
     private var errorLines: [String] = []
+    /// Bytes after the last line feed of each pipe: a long line can come in several reads.
+    private var partialOutput: [UInt8] = []
+    private var partialError: [UInt8] = []
 
     public init(_ executable: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -37,7 +40,7 @@ public final class ChildProcess: @unchecked Sendable {
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
             lock.lock()
-            lines += String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            lines += ChildProcess.completeLines(of: data, after: &partialOutput)
             lock.broadcast()
             lock.unlock()
         }
@@ -45,9 +48,8 @@ public final class ChildProcess: @unchecked Sendable {
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
             lock.lock()
-            let text = String(decoding: data, as: UTF8.self)
-            errorText += text
-            errorLines += text.split(separator: "\n").map(String.init)
+            errorText += String(decoding: data, as: UTF8.self)
+            errorLines += ChildProcess.completeLines(of: data, after: &partialError)
             lock.broadcast()
             lock.unlock()
         }
@@ -62,6 +64,14 @@ public final class ChildProcess: @unchecked Sendable {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return nil }
         return kilobytes * 1024
+    }
+
+    private static func completeLines(of data: Data, after partial: inout [UInt8]) -> [String] {
+        partial += data
+        guard let last = partial.lastIndex(of: 10) else { return [] }
+        let complete = partial[..<last].split(separator: 10, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+        partial.removeSubrange(...last)
+        return complete
     }
 
     /// Waits for an output line starting with `prefix`; nil on timeout or exit.
@@ -116,7 +126,7 @@ public final class ChildProcess: @unchecked Sendable {
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         lock.lock()
         defer { lock.unlock() }
-        lines += String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
+        lines += ChildProcess.completeLines(of: rest + Data([10]), after: &partialOutput)
         return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
     }
 

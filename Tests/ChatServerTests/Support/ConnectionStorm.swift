@@ -1,0 +1,86 @@
+import ChatClientKit
+import ChatProtocol
+import QuicEngine
+import TestSupport
+
+/// A storm of connection attempts at a fixed rate: every `halfOpenEvery`th attempt sends a real
+/// client's first Initial from a socket of its own and never says another word (a handshake that
+/// never finishes); the others are chat clients that complete the handshake, join and quit.
+final class ConnectionStorm {
+    struct Outcome: Sendable {
+        var completed = 0
+        var failed = 0
+        var halfOpenPorts: [UInt16] = []
+        var seconds = 0.0
+    }
+
+    private let loop: EventLoop
+    private let pool: ChatSessionPool
+    private let port: UInt16
+    private var probes: [UDPProbe] = []
+    private var outcome = Outcome()
+    /// Chat clients between connect and close, and attempts not yet started.
+    private var pending = 0
+    private var attemptsLeft = 0
+
+    init(port: UInt16) throws {
+        self.port = port
+        loop = try EventLoop()
+        let configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
+                                                                        alpn: ["qchat/1"]))
+        pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
+                                   server: SocketAddress(host: "127.0.0.1", port: port)!, configuration: configuration)
+    }
+
+    func run(attempts: Int, over seconds: Double, halfOpenEvery: Int, timeout: Double = 60) throws -> Outcome {
+        let start = QuicTime.now()
+        let interval = QuicDuration(nanoseconds: UInt64(seconds * 1e9) / UInt64(attempts))
+        var failure: (any Error)?
+        attemptsLeft = attempts
+        for index in 0..<attempts {
+            loop.schedule(at: start + QuicDuration(nanoseconds: interval.nanoseconds * UInt64(index))) { [unowned self] in
+                do {
+                    if index % halfOpenEvery == halfOpenEvery - 1 { try openHalfway() } else { try connect(index) }
+                } catch {
+                    failure = error
+                    loop.stop()
+                }
+                attemptsLeft -= 1
+                if attemptsLeft == 0 { outcome.seconds = (QuicTime.now() - start).seconds }
+                stopIfDone()
+            }
+        }
+        loop.schedule(at: start + QuicDuration(nanoseconds: UInt64(timeout * 1e9))) { [unowned self] in loop.stop() }
+        loop.run()
+        if let failure { throw failure }
+        return outcome
+    }
+
+    private func openHalfway() throws {
+        let probe = try UDPProbe()
+        probe.send(try GarbageMaker.realInitial(), to: port)
+        probes.append(probe)
+        outcome.halfOpenPorts.append(probe.localPort)
+    }
+
+    private func connect(_ index: Int) throws {
+        let session = try pool.connect(nick: "storm\(index)", room: "storm")
+        pending += 1
+        var joined = false
+        session.onMessage = { [unowned self, unowned session] message, _ in
+            guard !joined, message.type == "joined", message.sender == session.assignedNick else { return }
+            joined = true
+            outcome.completed += 1
+            session.quit()
+        }
+        session.onClose = { [unowned self] _ in
+            if !joined { outcome.failed += 1 }
+            pending -= 1
+            stopIfDone()
+        }
+    }
+
+    private func stopIfDone() {
+        if pending == 0 && attemptsLeft == 0 { loop.stop() }
+    }
+}

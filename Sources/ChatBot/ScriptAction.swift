@@ -6,6 +6,8 @@ indirect enum ScriptAction: Equatable, Sendable {
     case part(room: String?)
     /// A `msg` to the current room.
     case say(String)
+    /// Bytes written as they are on the chat stream, then a line feed: malformed input on purpose.
+    case sendRaw([UInt8])
     /// A private message; `to` may name another bot of the script.
     case directMessage(to: String, text: String)
     /// A typing datagram, `start` (true) or `stop`, for the current room.
@@ -22,7 +24,7 @@ indirect enum ScriptAction: Equatable, Sendable {
         switch self {
         case .join, .part, .wait, .expect, .quit: true
         case .repeatBlock(_, let body): body.contains { $0.action.canWait }
-        case .say, .directMessage, .typing: false
+        case .say, .sendRaw, .directMessage, .typing: false
         }
     }
 }

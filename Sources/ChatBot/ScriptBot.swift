@@ -85,6 +85,8 @@ final class ScriptBot {
             }
         case .say(let text):
             sendTracked(.msg(room: currentRoom, text: text, id: ChatSession.randomPeerID()))
+        case .sendRaw(let bytes):
+            session.sendRaw(bytes + [10])
         case .directMessage(let recipient, let text):
             sendTracked(.dm(to: runner.nick(for: recipient), text: text, id: ChatSession.randomPeerID()))
         case .typing(let typing):

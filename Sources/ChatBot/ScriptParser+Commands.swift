@@ -1,8 +1,8 @@
 import ChatProtocol
 
-/// One command line inside a block: `join`, `part`, `say`, `dm`, `typing`, `wait`, `expect`, `quit`.
+/// One command line inside a block: `join`, `part`, `say`, `send-raw`, `dm`, `typing`, `wait`, `expect`, `quit`.
 extension ScriptParser {
-    static let commandNames = "join, part, say, dm, typing, wait, expect, repeat, quit"
+    static let commandNames = "join, part, say, send-raw, dm, typing, wait, expect, repeat, quit"
 
     static func action(_ keyword: String, _ rest: Substring, line: Int) throws(ScriptError) -> ScriptAction {
         let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -15,6 +15,9 @@ extension ScriptParser {
             return .part(room: try words.first.map { word throws(ScriptError) in try room(word, line: line) })
         case "say":
             return .say(try text(rest, line: line, usage: "say TEXT"))
+        case "send-raw":
+            guard !rest.isEmpty else { throw ScriptError(line: line, "expected 'send-raw BYTES': the bytes are missing") }
+            return .sendRaw(try rawBytes(rest, line: line))
         case "dm":
             guard let recipient = words.first, words.count >= 2 else { throw ScriptError(line: line, "expected 'dm NICK TEXT'") }
             let body = rest.dropFirst(recipient.count).trimmed
@@ -35,6 +38,31 @@ extension ScriptParser {
         default:
             throw ScriptError(line: line, "unknown command '\(keyword)' (commands: bot, \(commandNames), })")
         }
+    }
+
+    /// The line's UTF-8 with each `\xHH` replaced by that byte; every other character is itself,
+    /// so JSON escapes such as `\u001b` pass through to the server untouched.
+    static func rawBytes(_ rest: Substring, line: Int) throws(ScriptError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var utf8 = rest.utf8[...]
+        while let first = utf8.first {
+            if first == UInt8(ascii: "\\"), utf8.dropFirst().first == UInt8(ascii: "x") {
+                let digits = utf8.dropFirst(2).prefix(2)
+                guard digits.count == 2, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+                      let value = UInt8(String(decoding: digits, as: UTF8.self), radix: 16) else {
+                    throw ScriptError(line: line, "'\\x' must be followed by two hex digits")
+                }
+                bytes.append(value)
+                utf8 = utf8.dropFirst(4)
+            } else {
+                bytes.append(first)
+                utf8 = utf8.dropFirst()
+            }
+        }
+        guard bytes.count < ChatLimits.maxStreamMessageBytes else {
+            throw ScriptError(line: line, "send-raw takes at most \(ChatLimits.maxStreamMessageBytes - 1) bytes")
+        }
+        return bytes
     }
 
     private static func text(_ rest: Substring, line: Int, usage: String) throws(ScriptError) -> String {

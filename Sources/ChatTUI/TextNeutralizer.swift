@@ -92,7 +92,7 @@ public struct TextNeutralizer: Sendable, Equatable {
             return nil
         case 0xE0020...0xE007F where insideEmojiTagSequence:
             return nil
-        case 0x3164, 0xFFA0:
+        case 0x115F, 0x1160, 0x3164, 0xFFA0:
             return Self.codePointNotation(scalar)
         default:
             switch scalar.properties.generalCategory {

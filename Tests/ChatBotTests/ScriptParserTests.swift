@@ -112,9 +112,19 @@ struct ScriptParserTests {
         ("bot alice {\n  join Bad.Room\n}", 2, "not a valid room"),
         ("bot alice {\n  say\n}", 2, "text is missing"),
         ("bot alice {\n  dm bob\n}", 2, "dm NICK TEXT"),
+        ("bot alice {\n  send-raw\n}", 2, "bytes are missing"),
+        ("bot alice {\n  send-raw ab\\x4\n}", 2, "two hex digits"),
+        ("bot alice {\n  send-raw \\x+f\n}", 2, "two hex digits"),
         ("bot alice lobby\n", 1, "'{' ends the line"),
         ("\n# only a comment\n", 3, "no bots"),
     ]
+
+    /// `send-raw` turns `\xHH` into that byte and leaves everything else, JSON escapes included, as written.
+    @Test func sendRawBytes() throws {
+        let script = try ScriptParser.parse(#"bot alice {"# + "\n" + #"  send-raw {"text":"\u001b \xff\xFE\x0a"}"# + "\n}")
+        let action = try #require(script.bots.first?.commands.first?.action)
+        #expect(action == .sendRaw(Array(#"{"text":"\u001b "#.utf8) + [0xFF, 0xFE, 0x0A] + Array(#""}"#.utf8)))
+    }
 
     /// Every mistake is refused with the line it is on (or, for a block never closed, the line
     /// that opened it) and a message that says what is wrong.

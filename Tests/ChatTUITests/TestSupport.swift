@@ -21,7 +21,7 @@ let hostileCorpus: [String] = [
     "\u{202A}\u{202B}\u{202D}\u{2066}\u{2067}\u{2068}\u{2069}",  // embeddings and isolates
     "a\u{200B}b\u{2060}c\u{FEFF}d\u{200E}e\u{200F}f\u{061C}",    // invisible format characters
     "line\u{2028}sep\u{2029}para",                 // Unicode line and paragraph separators
-    "\u{3164}\u{FFA0}",                           // Hangul fillers used as blank names
+    "\u{3164}\u{FFA0}\u{115F}\u{1160}",             // Hangul fillers used as blank names
     "bell\u{07}bs\u{08}\u{08}cr\rdel\u{7F}nul\u{00}",
     "\u{1B}[",                                    // truncated sequences
     "\u{1B}",

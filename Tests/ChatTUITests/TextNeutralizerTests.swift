@@ -35,6 +35,9 @@ struct TextNeutralizerTests {
     /// The Hangul fillers often used for blank-looking nicks become visible.
     @Test func hangulFillersBecomeVisible() {
         #expect(TextNeutralizer.singleLine.neutralize("\u{3164}") == "<U+3164>")
+        // The choseong and jungseong fillers, alone or as the start of a cluster.
+        #expect(TextNeutralizer.singleLine.neutralize("\u{115F}\u{1160}") == "<U+115F><U+1160>")
+        #expect(TextNeutralizer.singleLine.neutralize("a\u{115F}b") == "a<U+115F>b")
     }
 
     /// TAB becomes the configured number of spaces.

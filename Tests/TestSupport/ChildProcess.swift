@@ -56,11 +56,9 @@ public final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
-    public var processID: Int32 { process.processIdentifier }
-
     /// The process's resident set size (VmRSS), or nil once it has exited.
     public func residentMemoryBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(processID)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return nil }
         return kilobytes * 1024

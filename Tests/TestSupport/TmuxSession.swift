@@ -36,6 +36,25 @@ public final class TmuxSession: @unchecked Sendable {
         return (parts.first == "1", parts.count > 1 && parts[1] == "1")
     }
 
+    /// Everything a hostile byte stream could flip, as tmux sees the pane: screen modes, mouse
+    /// reporting, keypad modes, wrapping, origin mode, cursor visibility, the scroll region and
+    /// the title. Two equal snapshots mean the terminal state is the same.
+    public func terminalState() -> String {
+        let flags = ["alternate_on", "cursor_flag", "insert_flag", "keypad_cursor_flag", "keypad_flag", "mouse_all_flag",
+                     "mouse_any_flag", "mouse_button_flag", "mouse_sgr_flag", "mouse_standard_flag", "mouse_utf8_flag",
+                     "origin_flag", "wrap_flag", "scroll_region_upper", "scroll_region_lower", "pane_title"]
+        let format = flags.map { "\($0)=#{\($0)}" }.joined(separator: " ")
+        return ((try? TmuxSession.tmux(socket, ["display-message", "-p", "-t", name, format])) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The cursor's column and row in the pane.
+    public func cursor() -> (column: Int, row: Int) {
+        let text = (try? TmuxSession.tmux(socket, ["display-message", "-p", "-t", name, "#{cursor_x} #{cursor_y}"])) ?? ""
+        let parts = text.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return parts.count == 2 ? (parts[0], parts[1]) : (-1, -1)
+    }
+
     public func resize(columns: Int, rows: Int) throws {
         try TmuxSession.tmux(socket, ["resize-window", "-t", name, "-x", "\(columns)", "-y", "\(rows)"])
     }

@@ -38,6 +38,7 @@ final class ChatServerApp {
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
         server.requireRetry = options.retry
+        server.retryAboveHandshakes = options.retryAboveHandshakes
         loop = try EventLoop()
         driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: server, now: .now()))
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
@@ -48,7 +49,8 @@ final class ChatServerApp {
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] signal in shutdown(signal: signal) }
         OperatorConsole.attach(to: self)
         logger.log(.info, "listening", ["address": "\(bound)", "alpn": "qchat/1,chat",
-                                        "history": options.databasePath ?? "memory", "retry": "\(options.retry)"])
+                                        "history": options.databasePath ?? "memory",
+                                        "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes"])
     }
 
     func run() { loop.run() }
@@ -140,7 +142,7 @@ final class ChatServerApp {
     /// What the endpoint has seen since the start, for the `stats` command and the last log line.
     var statistics: KeyValuePairs<String, Int> {
         let seen = driver.endpoint.statistics
-        return ["connections": driver.endpoint.connectionCount, "clients": links.count,
+        return ["connections": driver.endpoint.connectionCount, "handshakes": driver.endpoint.handshakesInProgress, "clients": links.count,
                 "datagrams": seen.datagramsReceived, "bytes": seen.bytesReceived, "empty": seen.emptyDatagrams,
                 "undecodable": seen.undecodableDatagrams, "unroutable": seen.unroutableDatagrams,
                 "version_negotiations": seen.versionNegotiationsSent, "stateless_resets": seen.statelessResetsSent,

@@ -20,6 +20,8 @@ struct ServerOptions {
           --typing-rate R      typing indicators relayed a second per client (default 2)
           --name TEXT          server name sent in welcome (default qchat)
           --retry              make every client prove its address with a QUIC Retry first
+          --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
+                               half-open connections then costs no memory
           --log-level LEVEL    debug, info, warning or error (default info)
           --help               this text
         Operator commands on standard input: who | kick NICK [REASON] | stats
@@ -34,13 +36,14 @@ struct ServerOptions {
     var maxClients = 10_000
     var sendQueueLimit = 1 << 20
     var retry = false
+    var retryAboveHandshakes = 256
     var logLevel = LogLevel.info
     var core = ChatServerConfiguration()
 
     init(_ arguments: [String]) throws(UsageError) {
         let options = try Options(arguments,
                                   valued: ["host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
-                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level"],
+                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "retry-above"],
                                   flags: ["help", "retry"])
         if options.flag("help") { throw UsageError(ServerOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
@@ -56,6 +59,7 @@ struct ServerOptions {
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         retry = options.flag("retry")
+        retryAboveHandshakes = try options.integer("retry-above", default: retryAboveHandshakes, in: 0...1_000_000)
         core.historyPerRoom = try options.integer("history", default: core.historyPerRoom, in: 1...10_000_000)
         core.floodBurst = try options.integer("flood-burst", default: core.floodBurst, in: 1...1_000_000)
         core.floodPerSecond = try options.double("flood-rate", default: core.floodPerSecond, in: 0.01...1_000_000)

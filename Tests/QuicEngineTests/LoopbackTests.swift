@@ -162,6 +162,39 @@ struct LoopbackTests {
         #expect(usedRetry)
     }
 
+    /// With `retryAboveHandshakes` 3, a client is asked to Retry only once 3 handshakes (here:
+    /// real Initials never followed up) are in progress; below that it connects directly.
+    @Test(arguments: [(silent: 2, retried: false), (silent: 3, retried: true)])
+    func retryOnlyAboveHandshakesInProgress(_ expected: (silent: Int, retried: Bool)) async throws {
+        let result = try await onDedicatedThread { () throws -> (retried: Bool, inProgress: Int, retries: Int) in
+            var configuration = EngineFixtures.serverConfiguration()
+            configuration.retryAboveHandshakes = 3
+            let harness = try LoopbackHarness(server: configuration)
+            // Sent before the client's first datagram, so the server reads them first.
+            let silent = try (0..<expected.silent).map { _ in try UDPProbe() }
+            for probe in silent { probe.send(try GarbageMaker.realInitial(alpn: [EngineFixtures.alpn]), to: harness.serverAddress.port) }
+            var retried = false
+            // Done once the server, too, has seen the client's handshake complete.
+            func stopWhenServerDone() {
+                if harness.server.endpoint.handshakesInProgress == expected.silent { return harness.stop() }
+                harness.loop.schedule(at: .now() + .milliseconds(5)) { stopWhenServerDone() }
+            }
+            harness.onClientEvent = { connection, event in
+                if case .handshakeCompleted = event {
+                    retried = connection.usedRetry
+                    stopWhenServerDone()
+                }
+            }
+            _ = try harness.connect()
+            #expect(harness.run(seconds: 10))
+            _ = silent
+            return (retried, harness.server.endpoint.handshakesInProgress, harness.server.endpoint.statistics.retriesSent)
+        }
+        #expect(result.retried == expected.retried)
+        #expect(result.retries == (expected.retried ? 1 : 0))
+        #expect(result.inProgress == expected.silent)
+    }
+
     /// 10,000 garbage datagrams at the server port (random bytes, truncated, forged and corrupted
     /// Initials, unknown versions, empty ones) disturb no live connection, and the server keeps
     /// count of them.

@@ -58,6 +58,10 @@ public struct QuicServerConfiguration: Sendable {
     public var connection: QuicConfiguration
     /// Make every new client prove its address with a Retry round trip first.
     public var requireRetry = false
+    /// Once this many handshakes are in progress, new clients must prove their address with a
+    /// Retry first, until fewer than half as many are: a storm of Initials from spoofed or
+    /// silent sources then costs no state.
+    public var retryAboveHandshakes = Int.max
     public var retryTokenLifetime: QuicDuration = .seconds(10)
     /// New connections beyond this many are refused with CONNECTION_REFUSED.
     public var maxConnections = 10_000

@@ -54,6 +54,8 @@ public final class QuicConnection {
     /// Events of a new server connection while its first datagram is read: the application
     /// hears of the connection only once that datagram proved to be real QUIC (see accept).
     var heldEvents: [QuicEvent]?
+    /// A server connection counted in the endpoint's handshakes in progress.
+    var countsAsHandshake = false
 
     init(endpoint: QuicEndpoint, id: UInt64, isServer: Bool, configuration: QuicConfiguration,
          local: SocketAddress, remote: SocketAddress) {

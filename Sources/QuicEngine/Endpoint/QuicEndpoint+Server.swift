@@ -21,7 +21,14 @@ extension QuicEndpoint {
         }
         var originalDestination = clientDestination
         var retrySource: ConnectionID?
-        if server.requireRetry {
+        // Hysteresis: a count hovering at the threshold would accept a client's tokenless
+        // retransmission just after sending it a Retry, and the two answers clash at the client.
+        if handshakesInProgress >= server.retryAboveHandshakes {
+            retryingUnderLoad = true
+        } else if handshakesInProgress < server.retryAboveHandshakes / 2 {
+            retryingUnderLoad = false
+        }
+        if server.requireRetry || retryingUnderLoad {
             guard let token = header.token.base, header.token.len > 0 else {
                 sendRetry(header, remote: remote, local: local)
                 return
@@ -75,6 +82,8 @@ extension QuicEndpoint {
             return
         }
         statistics.connectionsAccepted += 1
+        connection.countsAsHandshake = true
+        handshakesInProgress += 1
         enqueue(.accepted, for: connection)
         for event in held { enqueue(event, for: connection) }
         afterCall(connection)

@@ -53,6 +53,10 @@ public final class QuicEndpoint {
     }
 
     public var connectionCount: Int { connections.count }
+    /// Server connections accepted whose handshake has not completed yet.
+    public internal(set) var handshakesInProgress = 0
+    /// Whether new clients are asked to Retry because too many handshakes are in progress.
+    var retryingUnderLoad = false
 
     /// A server's secret for stateless reset tokens and Retry tokens is derived from its private
     /// key, so a restarted server still recognises its old connection IDs: it answers a client
@@ -267,7 +271,14 @@ public final class QuicEndpoint {
     }
 
     func enqueue(_ event: QuicEvent, for connection: QuicConnection) {
+        if case .handshakeCompleted = event { handshakeEnded(connection) }
         events.append((connection, event))
+    }
+
+    private func handshakeEnded(_ connection: QuicConnection) {
+        guard connection.countsAsHandshake else { return }
+        connection.countsAsHandshake = false
+        handshakesInProgress -= 1
     }
 
     func markDirty(_ connection: QuicConnection) {
@@ -324,6 +335,7 @@ public final class QuicEndpoint {
     func remove(_ connection: QuicConnection) {
         guard !connection.isRemoved else { return }
         connection.isRemoved = true
+        handshakeEnded(connection)
         for id in connection.routingIDs where routes[id] === connection { routes[id] = nil }
         connection.routingIDs.removeAll()
         connections[connection.id] = nil

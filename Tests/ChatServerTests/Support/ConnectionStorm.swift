@@ -10,6 +10,7 @@ final class ConnectionStorm {
     struct Outcome: Sendable {
         var completed = 0
         var failed = 0
+        var failures: [String: Int] = [:]
         var halfOpenPorts: [UInt16] = []
         var seconds = 0.0
     }
@@ -73,8 +74,11 @@ final class ConnectionStorm {
             outcome.completed += 1
             session.quit()
         }
-        session.onClose = { [unowned self] _ in
-            if !joined { outcome.failed += 1 }
+        session.onClose = { [unowned self] reason in
+            if !joined {
+                outcome.failed += 1
+                outcome.failures[reason.description, default: 0] += 1
+            }
             pending -= 1
             stopIfDone()
         }

@@ -39,10 +39,10 @@ struct HostilePeerTests {
 
         let before = quiet.latency, during = flooded.latency
         let p50 = (before["p50"] ?? 0, during["p50"] ?? .infinity), p99 = (before["p99"] ?? 0, during["p99"] ?? .infinity)
-        print("scenario 8: p50 \(p50.0) -> \(p50.1) ms, p99 \(p99.0) -> \(p99.1) ms; flooder: \(flooder.text)")
-        // Generous bounds, as the machine is shared: a server that let the flood through or
-        // stalled on it would be off by orders of magnitude, not by milliseconds.
+        print("scenario 8: quiet: \(quiet.summary); flooded: \(flooded.summary); flooder: \(flooder.text)")
+        // Generous bounds: the two runs follow each other on a machine that runs other tests
+        // meanwhile. A server that stalled on the flood would be off by far more.
         #expect(p50.1 <= 2 * p50.0 + 5, "p50 \(p50)")
-        #expect(p99.1 <= 3 * p99.0 + 25, "p99 \(p99)")
+        #expect(p99.1 <= max(4 * p99.0, p99.0 + 50), "p99 \(p99)")
     }
 }

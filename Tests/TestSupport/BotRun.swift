@@ -44,6 +44,14 @@ public final class BotRun {
 
     public var latency: [String: Double] { deliveries["latency_ms"] as? [String: Double] ?? [:] }
 
+    /// The load figures docs/RELIABILITY.md quotes, on one line.
+    public var summary: String {
+        let messages = section("messages"), delivered = deliveries
+        return "sent \(messages["sent_measured"] ?? "?") measured, deliveries \(delivered["delivered"] ?? "?") of "
+            + "\(delivered["expected"] ?? "?"), duplicated \(delivered["duplicated"] ?? "?"), lost \(delivered["lost"] ?? "?"), "
+            + "out of order \(delivered["out_of_order"] ?? "?"), p50 \(latency["p50"] ?? -1) ms, p99 \(latency["p99"] ?? -1) ms"
+    }
+
     /// Every measured message reached every member once, in order.
     public var lostNothing: Bool {
         deliveries["expected"] as? Int == deliveries["delivered"] as? Int && deliveries["lost"] as? Int == 0

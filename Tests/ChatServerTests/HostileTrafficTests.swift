@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Hostile traffic at a real chat-server while `chat-bot load` measures ten clients chatting:
-/// garbage datagrams (scenario 6) and a storm of connection attempts (scenario 10, issue 6).
+/// garbage datagrams (scenario 6), a flooder (scenario 8) and a storm of connection attempts
+/// (scenario 10, issue 6). One suite, run serially, so no scenario measures another's load.
 @Suite("chat-server under hostile traffic", .serialized)
 struct HostileTrafficTests {
     static let chatters = ["--clients", "10", "--rooms", "1", "--rate", "30"]
@@ -98,5 +99,47 @@ struct HostileTrafficTests {
         #expect(load.status == 0, "\(load.text)")
         #expect(load.lostNothing, "\(load.deliveries)")
         #expect(load.report["closed_unexpectedly"] as? Int == 0)
+    }
+
+    /// Scenario 8: a client flooding 1,000 messages a second (and reconnecting at once each time
+    /// it is thrown out) gets `rate-limited`, then FLOODING, on every connection; ten other
+    /// clients chatting at the default limits lose nothing and their latency stays where it was
+    /// without the flood. The limits are the server's defaults: burst 20, 5 a second, 10 strikes.
+    /// Quiet and flooded runs alternate, twice, and the best of each kind is compared, so a
+    /// burst of work elsewhere on the machine does not pass for the flood's doing.
+    @Test func flooderIsRateLimitedThenClosedWhileOthersAreServed() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let load = Self.chatters.map { $0 == "30" ? "20" : $0 } + ["--duration", "4", "--warmup", "1"]
+        var quiet: [BotRun] = [], flooded: [BotRun] = [], flooders: [BotRun] = []
+        for _ in 0..<2 {
+            quiet.append(try BotRun.run("load", port: server.port, load))
+            let flooder = try BotRun("flood", port: server.port, ["--rate", "1000", "--duration", "7", "--reconnect", "--room", "load0"])
+            flooded.append(try BotRun.run("load", port: server.port, load))
+            flooders.append(flooder.finish(timeout: 30))
+        }
+
+        for run in quiet + flooded {
+            #expect(run.status == 0, "\(run.text)")
+            #expect(run.lostNothing, "\(run.deliveries)")
+            #expect(run.section("messages")["rate_limited"] as? Int == 0)
+        }
+        for flooder in flooders {
+            let closes = flooder.section("closes") as? [String: Int] ?? [:]
+            #expect(flooder.status == 0, "\(flooder.text)")
+            #expect((closes["FLOODING"] ?? 0) >= 10, "\(flooder.text)")
+            // Every connection but the last (which quits when the run ends) was closed for
+            // flooding, and only after its 10 `rate-limited` errors.
+            #expect(closes.filter { $0.key != "FLOODING" && $0.key != "NO_ERROR" }.isEmpty, "\(closes)")
+            #expect(flooder.section("flooding")["fewest_rate_limited_before"] as? Int == 10, "\(flooder.text)")
+            // Each connection had the burst of 20 and then at most the 5-a-second trickle.
+            let connections = flooder.report["connections"] as? Int ?? 0
+            #expect((flooder.report["acknowledged"] as? Int ?? .max) <= connections * 21, "\(flooder.text)")
+        }
+        let best = { (runs: [BotRun], key: String) in runs.map { $0.latency[key] ?? .infinity }.min() ?? .infinity }
+        let p50 = (best(quiet, "p50"), best(flooded, "p50")), p99 = (best(quiet, "p99"), best(flooded, "p99"))
+        print("scenario 8: quiet: \(quiet.map(\.summary)); flooded: \(flooded.map(\.summary)); flooder: \(flooders[0].text)")
+        #expect(p50.1 <= 2 * p50.0 + 5, "p50 \(p50)")
+        #expect(p99.1 <= max(4 * p99.0, p99.0 + 50), "p99 \(p99)")
     }
 }

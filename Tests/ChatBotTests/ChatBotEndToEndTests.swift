@@ -114,3 +114,25 @@ struct ChatBotEndToEndTests {
         return (finished.status, finished.errors)
     }
 }
+
+/// Bad flags of every chat-bot command: a clear line naming the flag, exit status 2.
+@Suite("chat-bot command line")
+struct ChatBotCommandLineTests {
+    static let mistakes: [(arguments: [String], says: String)] = [
+        (["flood", "--rate", "0"], "--rate must be"),
+        (["flood", "--size", "5000"], "--size must be a whole number in 1...4096"),
+        (["flood", "--duration", "-1"], "--duration must be"),
+        (["load", "--clients", "0"], "--clients must be"),
+        (["load", "--arrivals", "bursty"], "--arrivals must be uniform or poisson"),
+        (["script", "/nonexistent.bot"], "cannot read /nonexistent.bot"),
+        (["dance"], "expected a command"),
+    ]
+
+    @Test(arguments: mistakes)
+    func refused(_ mistake: (arguments: [String], says: String)) throws {
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), mistake.arguments + ["--ca", TestCertificates.ca])
+        let finished = bot.finish(timeout: 10)
+        #expect(finished.status == 2, "\(finished.errors)")
+        #expect(finished.errors.contains(mistake.says), "\(finished.errors)")
+    }
+}

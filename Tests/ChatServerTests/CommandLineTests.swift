@@ -1,0 +1,38 @@
+import TestSupport
+import Testing
+
+/// Bad flags and files: one clear line on stderr naming what is wrong, exit status 2, no crash.
+@Suite("chat-server command line")
+struct CommandLineTests {
+    static let mistakes: [(arguments: [String], says: String)] = [
+        (["--port", "70000"], "--port must be a whole number in 0...65535"),
+        (["--retry-above", "-1"], "--retry-above must be a whole number"),
+        (["--sendq", "10"], "--sendq must be a whole number in 4096"),
+        (["--max-clients", "0"], "--max-clients must be"),
+        (["--flood-rate", "0"], "--flood-rate must be"),
+        (["--typing-rate", "fast"], "--typing-rate must be"),
+        (["--history", "0"], "--history must be"),
+        (["--log-level", "loud"], "--log-level must be debug, info, warning or error"),
+        (["--bogus"], "bogus"),
+        (["extra"], "unexpected argument 'extra'"),
+    ]
+
+    @Test(arguments: mistakes)
+    func refused(_ mistake: (arguments: [String], says: String)) throws {
+        let server = try ChildProcess(BuildPaths.product("chat-server"),
+                                      ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey]
+                                          + mistake.arguments)
+        let finished = server.finish(timeout: 10)
+        #expect(finished.status == 2, "\(finished.errors)")
+        #expect(finished.errors.contains(mistake.says), "\(finished.errors)")
+        #expect(finished.errors.split(separator: "\n").count == 1, "\(finished.errors)")
+    }
+
+    @Test func unreadableCertificateIsNamed() throws {
+        let server = try ChildProcess(BuildPaths.product("chat-server"),
+                                      ["--port", "0", "--cert", "/nonexistent/server.pem", "--key", TestCertificates.serverKey])
+        let finished = server.finish(timeout: 10)
+        #expect(finished.status == 2)
+        #expect(finished.errors.contains("/nonexistent/server.pem"), "\(finished.errors)")
+    }
+}

@@ -4,9 +4,10 @@ SWIFT ?= swift
 HOST ?= 127.0.0.1
 PORT ?= 4433
 DB ?= qchat.db
+FUZZ_SECONDS ?= 60
 RELEASE_BIN := .build/release
 
-.PHONY: deps build build-debug test certs run demo bench clean interop-venv
+.PHONY: deps build build-debug test certs run demo bench fuzz fuzz-smoke clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -36,6 +37,14 @@ bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
 	scripts/bench-hol.sh
+
+# libFuzzer targets (docs/FUZZING.md): each fuzzes FUZZ_SECONDS, the corpus grows in .build/fuzz/corpus.
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh run
+
+# Replays the committed seeds and crash regressions, then fuzzes each target for 10 s.
+fuzz-smoke:
+	scripts/fuzz.sh smoke
 
 clean:
 	rm -rf .build certs/*.pem certs/*.key

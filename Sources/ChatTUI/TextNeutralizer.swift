@@ -17,7 +17,8 @@
 /// single-line places such as nicks and the status bar.
 ///
 /// A cluster that would have no width (a combining mark with nothing to sit on) is drawn on a
-/// dotted circle U+25CC, the Unicode convention, so it cannot fuse with a neighbouring cell.
+/// dotted circle U+25CC, the Unicode convention, so it cannot fuse with a neighbouring cell; a
+/// Hangul vowel or final consonant outside a syllable, which joins no circle, shows as `<U+XXXX>`.
 /// Clusters longer than `maximumScalarsPerCharacter` ("zalgo" stacks) are cut.
 public struct TextNeutralizer: Sendable, Equatable {
     public enum LineFeed: Sendable, Equatable {
@@ -59,9 +60,11 @@ public struct TextNeutralizer: Sendable, Equatable {
         let isEmojiTagSequence = scalars.first?.value == 0x1F3F4
         var piece = ""
         var kept = 0
+        var isChanged = false
         for scalar in scalars {
             if let replacement = replacement(for: scalar, insideEmojiTagSequence: isEmojiTagSequence) {
                 piece += replacement
+                isChanged = true
             } else if kept < maximumScalarsPerCharacter {
                 piece.unicodeScalars.append(scalar)
                 kept += 1
@@ -70,9 +73,30 @@ public struct TextNeutralizer: Sendable, Equatable {
         if let first = scalars.first,
            replacement(for: first, insideEmojiTagSequence: isEmojiTagSequence) == nil,
            DisplayWidth.columns(of: first) == 0 {
-            piece = Self.baselessMarkCarrier + piece
+            let carried = Self.baselessMarkCarrier + piece
+            // A Hangul vowel or final consonant joins only the syllable before it, never the carrier.
+            let isCarried = carried.first?.unicodeScalars.count != 1
+            piece = isCarried ? carried : piece
+            isChanged = true
         }
-        return piece
+        return isChanged ? Self.showingClustersWithoutWidth(in: piece) : piece
+    }
+
+    /// A Hangul vowel or final consonant that lost its syllable (it was baseless, or followed a
+    /// placeholder) is a cluster of its own without width, which would fuse with its neighbour:
+    /// such clusters are shown as code points.
+    static func showingClustersWithoutWidth(in piece: String) -> String {
+        let hasNoWidth = { (cluster: Character) in cluster != "\n" && DisplayWidth.columns(of: cluster) == 0 }
+        guard piece.contains(where: hasNoWidth) else { return piece }
+        var shown = ""
+        for cluster in piece {
+            if hasNoWidth(cluster) {
+                shown += cluster.unicodeScalars.map(codePointNotation).joined()
+            } else {
+                shown.append(cluster)
+            }
+        }
+        return shown
     }
 
     /// What a scalar is drawn as, or nil when it is safe as it is.

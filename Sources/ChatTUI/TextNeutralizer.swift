@@ -8,7 +8,8 @@
 ///   its remaining bytes show as plain text;
 /// - C1 controls (U+0080-U+009F, including the 8-bit CSI U+009B), format characters (bidi
 ///   embeddings, overrides and isolates, zero-width space, word joiner, BOM, LRM/RLM, ...), line
-///   and paragraph separators and the Hangul fillers often abused as blank names, as `<U+XXXX>`.
+///   and paragraph separators, and every other default-ignorable scalar that is not a mark (the
+///   Hangul fillers often abused as blank names, unassigned ones), as `<U+XXXX>`.
 ///
 /// Kept as they are: ZWJ and ZWNJ (needed by emoji sequences and by Persian and Indic scripts),
 /// and tag characters inside an emoji tag sequence (the flags of England, Scotland, Wales).
@@ -116,14 +117,18 @@ public struct TextNeutralizer: Sendable, Equatable {
             return nil
         case 0xE0020...0xE007F where insideEmojiTagSequence:
             return nil
-        case 0x3164, 0xFFA0:
-            return Self.codePointNotation(scalar)
         default:
-            switch scalar.properties.generalCategory {
+            let properties = scalar.properties
+            switch properties.generalCategory {
             case .format, .lineSeparator, .paragraphSeparator, .control, .surrogate:
                 return Self.codePointNotation(scalar)
-            default:
+            case .nonspacingMark:
+                // Variation selectors are default-ignorable too, but they sit on a visible base.
                 return nil
+            default:
+                // Drawn as nothing: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and the
+                // unassigned scalars reserved for future format characters.
+                return properties.isDefaultIgnorableCodePoint ? Self.codePointNotation(scalar) : nil
             }
         }
     }

@@ -35,3 +35,32 @@ struct TextNeutralizerFuzzFindingsTests {
         }
     }
 }
+
+/// Default-ignorable scalars draw nothing, so they could hide in a message or make a blank nick.
+struct TextNeutralizerDefaultIgnorableTests {
+    let neutralizer = TextNeutralizer.singleLine
+
+    /// The unassigned U+E0000 and U+E000C (the fuzzer's finds) and the unassigned U+2065 and
+    /// U+FFF0 show as code points, like the format characters they are reserved for.
+    @Test func unassignedDefaultIgnorablesShowAsCodePoints() {
+        #expect(neutralizer.neutralize("\u{E0000}") == "<U+E0000>")
+        #expect(neutralizer.neutralize("a\u{E000C}b") == "a<U+E000C>b")
+        #expect(neutralizer.neutralize("\u{2065}\u{FFF0}") == "<U+2065><U+FFF0>")
+    }
+
+    /// All four Hangul fillers, not only U+3164 and U+FFA0, show as code points; a vowel after a
+    /// shown initial filler then has no syllable and shows as its code point too.
+    @Test func everyHangulFillerShowsAsCodePoint() {
+        #expect(neutralizer.neutralize("\u{115F}") == "<U+115F>")
+        #expect(neutralizer.neutralize("\u{1160}") == "<U+1160>")
+        #expect(neutralizer.neutralize("\u{115F}\u{1161}") == "<U+115F><U+1161>")
+        #expect(neutralizer.neutralize("\u{3164}\u{FFA0}") == "<U+3164><U+FFA0>")
+    }
+
+    /// Default-ignorable marks stay: variation selectors pick emoji or text presentation, and
+    /// the combining grapheme joiner sits on its base.
+    @Test func defaultIgnorableMarksAreKept() {
+        #expect(neutralizer.neutralize("\u{2764}\u{FE0F}") == "\u{2764}\u{FE0F}")
+        #expect(neutralizer.neutralize("a\u{34F}b") == "a\u{34F}b")
+    }
+}

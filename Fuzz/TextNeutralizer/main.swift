@@ -9,7 +9,7 @@
 ///   or paragraph separator, no Hangul filler, no other default-ignorable scalar but marks;
 /// - every cluster but a line break has a width, so none can fuse with a neighbouring cell;
 /// - a cluster holds at most `maximumScalarsPerCharacter` scalars, plus one for its carrier;
-/// - the output is a fixed point: neutralising it again changes nothing.
+/// - the output is a fixed point: neutralising it again (without the cut) changes nothing.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTextNeutralizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let fuzzed = FuzzedText(UnsafeRawBufferPointer(start: data, count: size))
@@ -20,7 +20,10 @@ public func fuzzTextNeutralizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         require(character.unicodeScalars.count <= neutralizer.maximumScalarsPerCharacter + 1,
                 "a cluster of \(character.unicodeScalars.count) scalars with a limit of \(neutralizer.maximumScalarsPerCharacter)")
     }
-    let again = neutralizer.neutralize(output)
+    // The cut is left out of the second pass: a carrier or placeholder may add a scalar to a cut
+    // cluster, which a second cut would take off again.
+    let uncut = TextNeutralizer(lineFeed: neutralizer.lineFeed, tabWidth: neutralizer.tabWidth, maximumScalarsPerCharacter: .max)
+    let again = uncut.neutralize(output)
     require(again.utf8.elementsEqual(output.utf8), "neutralising is idempotent: \(output.debugDescription) became \(again.debugDescription)")
     return 0
 }

@@ -20,7 +20,8 @@
 /// A cluster that would have no width (a combining mark with nothing to sit on) is drawn on a
 /// dotted circle U+25CC, the Unicode convention, so it cannot fuse with a neighbouring cell; a
 /// Hangul vowel or final consonant outside a syllable, which joins no circle, shows as `<U+XXXX>`.
-/// Clusters longer than `maximumScalarsPerCharacter` ("zalgo" stacks) are cut.
+/// Clusters longer than `maximumScalarsPerCharacter` ("zalgo" stacks) are cut, and a ZWNJ keeps
+/// what is left from joining the next cluster.
 public struct TextNeutralizer: Sendable, Equatable {
     public enum LineFeed: Sendable, Equatable {
         /// LF stays `\n`; the renderer starts a new row.
@@ -50,18 +51,31 @@ public struct TextNeutralizer: Sendable, Equatable {
     public func neutralize(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
+        var previousCutPiece: String?
         for character in text {
-            result += neutralize(character)
+            let (piece, isCut) = neutralizedPiece(character)
+            if let previous = previousCutPiece, (previous + piece).count < previous.count + piece.count {
+                // What a cut leaves can join the next cluster (a Hangul syllable, a ZWJ emoji
+                // sequence, an Indic conjunct) and grow past the limit again, cut after cut; a ZWNJ,
+                // whose purpose is to stop joining, keeps them apart.
+                result.unicodeScalars.append(Self.zeroWidthNonJoiner)
+            }
+            result += piece
+            previousCutPiece = isCut ? piece : nil
         }
         return result
     }
 
-    func neutralize(_ character: Character) -> String {
+    private static let zeroWidthNonJoiner: Unicode.Scalar = "\u{200C}"
+
+    /// One cluster neutralised, and whether it lost scalars to the cut.
+    func neutralizedPiece(_ character: Character) -> (piece: String, isCut: Bool) {
         let scalars = character.unicodeScalars
         let isEmojiTagSequence = scalars.first?.value == 0x1F3F4
         var piece = ""
         var kept = 0
         var isChanged = false
+        var isCut = false
         for scalar in scalars {
             if let replacement = replacement(for: scalar, insideEmojiTagSequence: isEmojiTagSequence) {
                 piece += replacement
@@ -69,6 +83,8 @@ public struct TextNeutralizer: Sendable, Equatable {
             } else if kept < maximumScalarsPerCharacter {
                 piece.unicodeScalars.append(scalar)
                 kept += 1
+            } else {
+                isCut = true
             }
         }
         if let first = scalars.first,
@@ -80,7 +96,7 @@ public struct TextNeutralizer: Sendable, Equatable {
             piece = isCarried ? carried : piece
             isChanged = true
         }
-        return isChanged ? Self.showingClustersWithoutWidth(in: piece) : piece
+        return (isChanged ? Self.showingClustersWithoutWidth(in: piece) : piece, isCut)
     }
 
     /// A Hangul vowel or final consonant that lost its syllable (it was baseless, or followed a

@@ -64,3 +64,29 @@ struct TextNeutralizerDefaultIgnorableTests {
         #expect(neutralizer.neutralize("a\u{34F}b") == "a\u{34F}b")
     }
 }
+
+/// What the cut leaves of a cluster could join the next cluster, so clusters cut one after another
+/// made one cluster of any length, which the cut exists to prevent.
+struct TextNeutralizerCutTests {
+    /// The fuzzer's find: four Hangul initials left of `ᄑᄑᄑᄑ켑` joined the initials after them.
+    @Test func cutHangulSyllableStaysApartFromTheNext() {
+        let neutralizer = TextNeutralizer(maximumScalarsPerCharacter: 4)
+        let result = neutralizer.neutralize("\u{1111}\u{1111}\u{1111}\u{1111}\u{CB11}\u{1111}\u{1100}")
+        #expect(result == "\u{1111}\u{1111}\u{1111}\u{1111}\u{200C}\u{1111}\u{1100}")
+        #expect(result.map(\.unicodeScalars.count) == [5, 2])
+    }
+
+    /// ZWJ emoji sequences cut after a ZWJ would chain into one cluster.
+    @Test func cutEmojiSequencesStayApart() {
+        let family = "\u{1F468}\u{200D}\u{1F469}"
+        let result = TextNeutralizer(maximumScalarsPerCharacter: 2).neutralize(family + family + family)
+        #expect(result.count == 3)
+        #expect(result.allSatisfy { $0.unicodeScalars.count <= 3 })
+    }
+
+    /// A cut that leaves nothing able to join adds nothing: a zalgo stack is cut as before.
+    @Test func cutMarksNeedNoSeparator() {
+        let zalgo = "z" + String(repeating: "\u{301}", count: 50)
+        #expect(TextNeutralizer(maximumScalarsPerCharacter: 8).neutralize(zalgo + zalgo).unicodeScalars.count == 16)
+    }
+}

@@ -15,12 +15,15 @@ public func fuzzMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var random = inputDerivedRandom(input)
     var idOnFailure: String?
     let decoded: ChatMessage?
+    var isJSON = true
     do {
         decoded = try ChatMessage.decode(input, idOnFailure: &idOnFailure)
     } catch {
         checkDecodeError(error, id: idOnFailure)
         decoded = nil
+        isJSON = error != .badJSON
     }
+    checkJSONVerdict(input, decoderSaysJSON: isJSON)
     checkStreamAgreement(input, decoded: decoded)
     if let decoded {
         checkRoundTrip(decoded)

@@ -18,9 +18,11 @@ build: deps
 build-debug: deps
 	$(SWIFT) build --build-tests
 
-# The suite starts the real binaries, so they are built before the tests run.
+# The suite starts the real binaries, so they are built before the tests run. Then a short fuzz
+# smoke run: the crash regressions, and a few seconds of fuzzing for each target.
 test: deps build-debug
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; test $${PIPESTATUS[0]} -eq 0
+	scripts/fuzz.sh smoke
 
 certs: deps
 	@scripts/make-certs.sh certs

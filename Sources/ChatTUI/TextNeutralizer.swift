@@ -127,6 +127,9 @@ public struct TextNeutralizer: Sendable, Equatable {
             return Self.caretNotation(scalar.value)
         case 0x7F:
             return "^?"
+        case 0x20..<0x7F:
+            // Printable ASCII, most of any text: safe without looking up Unicode properties.
+            return nil
         case 0x80...0x9F:
             return Self.codePointNotation(scalar)
         case 0x200C, 0x200D:

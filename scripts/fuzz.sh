@@ -31,9 +31,6 @@ sources() {
             echo Sources/ChatProtocol/*.swift $shared Fuzz/ProtocolSupport/*.swift "$folder"/*.swift ;;
         text-neutralizer)
             echo Sources/ChatTUI/*.swift $shared "$folder"/*.swift ;;
-        *)
-            echo "unknown fuzz target: $1 (known: ${TARGETS[*]})" >&2
-            exit 2 ;;
     esac
 }
 
@@ -127,6 +124,9 @@ case $command in
     run)
         selected=("$@")
         [[ ${#selected[@]} -gt 0 ]] || selected=("${TARGETS[@]}")
+        for target in "${selected[@]}"; do
+            [[ " ${TARGETS[*]} " == *" $target "* ]] || { echo "unknown fuzz target: $target (known: ${TARGETS[*]})" >&2; exit 2; }
+        done
         build_all "${selected[@]}"
         for target in "${selected[@]}"; do fuzz "$target" "${FUZZ_SECONDS:-60}"; done ;;
     smoke)

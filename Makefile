@@ -4,9 +4,10 @@ SWIFT ?= swift
 HOST ?= 127.0.0.1
 PORT ?= 4433
 DB ?= qchat.db
+FUZZ_SECONDS ?= 60
 RELEASE_BIN := .build/release
 
-.PHONY: deps build build-debug test certs run demo bench clean interop-venv
+.PHONY: deps build build-debug test certs run demo bench fuzz fuzz-smoke clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -17,9 +18,11 @@ build: deps
 build-debug: deps
 	$(SWIFT) build --build-tests
 
-# The suite starts the real binaries, so they are built before the tests run.
+# The suite starts the real binaries, so they are built before the tests run. Then a short fuzz
+# smoke run: the crash regressions, and a few seconds of fuzzing for each target.
 test: deps build-debug
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; test $${PIPESTATUS[0]} -eq 0
+	scripts/fuzz.sh smoke
 
 certs: deps
 	@scripts/make-certs.sh certs
@@ -36,6 +39,14 @@ bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
 	scripts/bench-hol.sh
+
+# libFuzzer targets (docs/FUZZING.md): each fuzzes FUZZ_SECONDS, the corpus grows in .build/fuzz/corpus.
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh run
+
+# Replays the committed seeds and crash regressions, then fuzzes each target for 10 s.
+fuzz-smoke:
+	scripts/fuzz.sh smoke
 
 clean:
 	rm -rf .build certs/*.pem certs/*.key

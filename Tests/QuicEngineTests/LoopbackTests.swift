@@ -175,14 +175,14 @@ struct LoopbackTests {
             for probe in silent { probe.send(try GarbageMaker.realInitial(alpn: [EngineFixtures.alpn]), to: harness.serverAddress.port) }
             var retried = false
             // Done once the server, too, has seen the client's handshake complete.
-            func stopWhenServerDone() {
+            func stopWhenServerDone(_ harness: LoopbackHarness) {
                 if harness.server.endpoint.handshakesInProgress == expected.silent { return harness.stop() }
-                harness.loop.schedule(at: .now() + .milliseconds(5)) { stopWhenServerDone() }
+                harness.loop.schedule(at: .now() + .milliseconds(5)) { [unowned harness] in stopWhenServerDone(harness) }
             }
-            harness.onClientEvent = { connection, event in
+            harness.onClientEvent = { [unowned harness] connection, event in
                 if case .handshakeCompleted = event {
                     retried = connection.usedRetry
-                    stopWhenServerDone()
+                    stopWhenServerDone(harness)
                 }
             }
             _ = try harness.connect()

@@ -4,8 +4,8 @@
 #
 # Each sanitizer has its own scratch path, so the chat-server, chat-client, chat-bot, udp-impair
 # and quic-echo that the tests start from next to the test bundle are sanitized too. Every
-# process writes its sanitizer reports to a file of its own in REPORTS, and the run fails when
-# any is there: a child whose exit status no test looks at can not hide a report that way.
+# process writes its sanitizer reports to a file of its own in .build/asan|tsan/reports, and the
+# run fails when any is there: a child whose exit status no test looks at cannot hide one.
 # See docs/SANITIZERS.md.
 set -euo pipefail
 
@@ -32,7 +32,8 @@ built=$(date +%s)
 
 rm -rf "$reports"
 mkdir -p "$reports"
-# Children inherit these. Deadlines in the tests stretch by QCHAT_TEST_TIME_SCALE (Tests/TestSupport/TestTime.swift).
+# The child processes inherit all of these. The harnesses' waits stretch by QCHAT_TEST_TIME_SCALE
+# (Tests/TestSupport/TestTime.swift): sanitized binaries are slower.
 export QCHAT_TEST_TIME_SCALE=${QCHAT_TEST_TIME_SCALE:-3}
 # quarantine_size_mb=2 (default 256): freed memory waiting in quarantine is resident, and the
 # hostile-traffic tests bound chat-server's RSS growth to 5 MB; 2 MB of recent frees still catches

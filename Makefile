@@ -7,7 +7,7 @@ DB ?= qchat.db
 FUZZ_SECONDS ?= 60
 RELEASE_BIN := .build/release
 
-.PHONY: deps build build-debug test certs run demo bench fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug test test-sanitize test-asan test-tsan certs run demo bench fuzz fuzz-smoke clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +23,20 @@ build-debug: deps
 test: deps build-debug
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; test $${PIPESTATUS[0]} -eq 0
 	scripts/fuzz.sh smoke
+
+# The suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer, each in its own
+# scratch path (.build/asan, .build/tsan). One after the other, even under -j (two sanitized suites
+# at once on two cores would miss deadlines), and the second runs when the first fails.
+# Not part of `test`: see docs/SANITIZERS.md.
+test-sanitize: deps
+	scripts/test-sanitized.sh address; asan=$$?; scripts/test-sanitized.sh thread; tsan=$$?; \
+	    test $$asan -eq 0 -a $$tsan -eq 0
+
+test-asan: deps
+	scripts/test-sanitized.sh address
+
+test-tsan: deps
+	scripts/test-sanitized.sh thread
 
 certs: deps
 	@scripts/make-certs.sh certs

@@ -2,6 +2,9 @@
 #include "CQuic.h"
 #include <sys/socket.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 _Static_assert(sizeof(struct cquic_mmsghdr) == sizeof(struct mmsghdr), "mmsghdr mirror size");
 _Static_assert(offsetof(struct cquic_mmsghdr, msg_len) == offsetof(struct mmsghdr, msg_len),
@@ -36,20 +39,107 @@ ngtcp2_ssize cquic_conn_write_connection_close(ngtcp2_conn *conn, ngtcp2_path *p
     return ngtcp2_conn_write_connection_close(conn, path, pi, dest, destlen, ccerr, ts);
 }
 
+// The list links sit in front of each block; two pointers keep malloc's 16-byte alignment.
+struct cquic_block {
+    struct cquic_block *previous;
+    struct cquic_block *next;
+};
+_Static_assert(sizeof(struct cquic_block) % _Alignof(max_align_t) == 0, "block header alignment");
+
+struct cquic_conn_memory {
+    ngtcp2_mem allocator;
+    struct cquic_block blocks; // the list's sentinel
+};
+
+static void link_block(cquic_conn_memory *memory, struct cquic_block *block) {
+    block->previous = &memory->blocks;
+    block->next = memory->blocks.next;
+    memory->blocks.next->previous = block;
+    memory->blocks.next = block;
+}
+
+static void unlink_block(struct cquic_block *block) {
+    block->previous->next = block->next;
+    block->next->previous = block->previous;
+}
+
+static void *tracked_malloc(size_t size, void *user_data) {
+    if (size > SIZE_MAX - sizeof(struct cquic_block)) return NULL;
+    struct cquic_block *block = malloc(sizeof(struct cquic_block) + size);
+    if (block == NULL) return NULL;
+    link_block(user_data, block);
+    return block + 1;
+}
+
+static void tracked_free(void *pointer, void *user_data) {
+    (void)user_data;
+    if (pointer == NULL) return;
+    struct cquic_block *block = (struct cquic_block *)pointer - 1;
+    unlink_block(block);
+    free(block);
+}
+
+static void *tracked_calloc(size_t count, size_t size, void *user_data) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    void *pointer = tracked_malloc(count * size, user_data);
+    if (pointer != NULL) memset(pointer, 0, count * size);
+    return pointer;
+}
+
+static void *tracked_realloc(void *pointer, size_t size, void *user_data) {
+    if (pointer == NULL) return tracked_malloc(size, user_data);
+    if (size > SIZE_MAX - sizeof(struct cquic_block)) return NULL;
+    struct cquic_block *block = (struct cquic_block *)pointer - 1;
+    unlink_block(block);
+    struct cquic_block *moved = realloc(block, sizeof(struct cquic_block) + size);
+    if (moved == NULL) {
+        link_block(user_data, block);
+        return NULL;
+    }
+    link_block(user_data, moved);
+    return moved + 1;
+}
+
+cquic_conn_memory *cquic_conn_memory_new(void) {
+    cquic_conn_memory *memory = malloc(sizeof(cquic_conn_memory));
+    if (memory == NULL) return NULL;
+    memory->allocator = (ngtcp2_mem){memory, tracked_malloc, tracked_free, tracked_calloc, tracked_realloc};
+    memory->blocks.previous = &memory->blocks;
+    memory->blocks.next = &memory->blocks;
+    return memory;
+}
+
+const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory) { return &memory->allocator; }
+
+size_t cquic_conn_memory_free(cquic_conn_memory *memory) {
+    size_t left = 0;
+    struct cquic_block *block = memory->blocks.next;
+    while (block != &memory->blocks) {
+        struct cquic_block *next = block->next;
+        free(block);
+        block = next;
+        left += 1;
+    }
+    free(memory);
+    return left;
+}
+
 int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,
                           const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
-                          const ngtcp2_transport_params *params, void *user_data) {
+                          const ngtcp2_transport_params *params, cquic_conn_memory *memory,
+                          void *user_data) {
     return ngtcp2_conn_client_new(pconn, dcid, scid, path, version, callbacks, settings, params,
-                                  NULL, user_data);
+                                  &memory->allocator, user_data);
 }
 
 int cquic_conn_server_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,
                           const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
-                          const ngtcp2_transport_params *params, void *user_data) {
+                          const ngtcp2_transport_params *params, cquic_conn_memory *memory,
+                          void *user_data) {
     return ngtcp2_conn_server_new(pconn, dcid, scid, path, version, callbacks, settings, params,
-                                  NULL, user_data);
+                                  &memory->allocator, user_data);
 }
 
 void cquic_settings_default(ngtcp2_settings *settings) { ngtcp2_settings_default(settings); }

@@ -24,7 +24,7 @@ struct LoopbackTests {
             var received: [UInt64: [UInt8]] = [:]
             var datagramSeen: Set<UInt64> = []
             var finished = 0
-            harness.onClientEvent = { connection, event in
+            harness.onClientEvent = { [unowned harness] connection, event in
                 switch event {
                 case .handshakeCompleted:
                     let stream = try! connection.openStream()
@@ -66,7 +66,7 @@ struct LoopbackTests {
             harness.onServerEvent = { connection, event in
                 if case .handshakeCompleted = event { subject = connection.peerCertificateSubject ?? "none" }
             }
-            harness.onClientEvent = { connection, event in
+            harness.onClientEvent = { [unowned harness] connection, event in
                 switch event {
                 case .handshakeCompleted:
                     established = true
@@ -148,7 +148,7 @@ struct LoopbackTests {
             configuration.requireRetry = true
             let harness = try LoopbackHarness(server: configuration)
             var retried = false
-            harness.onClientEvent = { connection, event in
+            harness.onClientEvent = { [unowned harness] connection, event in
                 if case .handshakeCompleted = event {
                     retried = connection.usedRetry
                     harness.stop()
@@ -175,14 +175,14 @@ struct LoopbackTests {
             for probe in silent { probe.send(try GarbageMaker.realInitial(alpn: [EngineFixtures.alpn]), to: harness.serverAddress.port) }
             var retried = false
             // Done once the server, too, has seen the client's handshake complete.
-            func stopWhenServerDone() {
+            func stopWhenServerDone(_ harness: LoopbackHarness) {
                 if harness.server.endpoint.handshakesInProgress == expected.silent { return harness.stop() }
-                harness.loop.schedule(at: .now() + .milliseconds(5)) { stopWhenServerDone() }
+                harness.loop.schedule(at: .now() + .milliseconds(5)) { [unowned harness] in stopWhenServerDone(harness) }
             }
-            harness.onClientEvent = { connection, event in
+            harness.onClientEvent = { [unowned harness] connection, event in
                 if case .handshakeCompleted = event {
                     retried = connection.usedRetry
-                    stopWhenServerDone()
+                    stopWhenServerDone(harness)
                 }
             }
             _ = try harness.connect()
@@ -212,7 +212,7 @@ struct LoopbackTests {
                 garbage.send(count: 1000, seed: UInt64(round))
                 try? connection.write(Array("round \(round)\n".utf8), to: stream)
             }
-            harness.onClientEvent = { conn, event in
+            harness.onClientEvent = { [unowned harness] conn, event in
                 switch event {
                 case .handshakeCompleted:
                     connection = conn
@@ -297,7 +297,7 @@ struct LoopbackExtraTests {
         let received = try await onDedicatedThread { () throws -> [Int] in
             let loop = try EventLoop()
             var received: [Int] = []
-            let channel = loop.makeChannel { (value: Int) in
+            let channel = loop.makeChannel { [unowned loop] (value: Int) in
                 received.append(value)
                 if received.count == 100 { loop.stop() }
             }

@@ -77,10 +77,11 @@ public final class ChildProcess: @unchecked Sendable {
         waitForLine(timeout: timeout) { $0.hasPrefix(prefix) }
     }
 
-    /// Waits for a line on stdout or stderr that `matches`; nil on timeout or exit. With
-    /// `skipping` n, the first n matching lines do not count (for a reply asked for again).
+    /// Waits for a line on stdout or stderr that `matches`; nil on timeout (scaled by
+    /// `TestTime`) or exit. With `skipping` n, the first n matching lines do not count (for a
+    /// reply asked for again).
     public func waitForLine(timeout: TimeInterval, skipping: Int = 0, where matches: (String) -> Bool) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
         lock.lock()
         defer { lock.unlock() }
         while true {
@@ -114,9 +115,10 @@ public final class ChildProcess: @unchecked Sendable {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
-    /// Waits for exit (killing the process after `timeout`) and returns status and stdout.
+    /// Waits for exit (killing the process after `timeout`, scaled by `TestTime`) and returns
+    /// status and stdout.
     public func finish(timeout: TimeInterval) -> (status: Int32, output: String, errors: String) {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { stop() }
         output.fileHandleForReading.readabilityHandler = nil
@@ -128,7 +130,7 @@ public final class ChildProcess: @unchecked Sendable {
         return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
     }
 
-    /// SIGTERM, then SIGKILL after 5 s: a child can inherit a mask that blocks SIGTERM from the
+    /// SIGTERM, then SIGKILL after 5 s (scaled by `TestTime`): a child can inherit a mask that blocks SIGTERM from the
     /// dispatch thread that started it.
     public func terminate() {
         if process.isRunning { stop() }
@@ -141,7 +143,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     private func stop() {
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(TestTime.scaled(5))
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

@@ -60,10 +60,10 @@ public final class TmuxSession: @unchecked Sendable {
     }
 
     /// Polls the screen until `condition` holds (the client redraws on events, not on a clock
-    /// the test could know), for at most `timeout` seconds.
+    /// the test could know), for at most `timeout` seconds (scaled by `TestTime`).
     @discardableResult
     public func waitFor(timeout: TimeInterval = 10, _ condition: ([String]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
         while Date() < deadline {
             if condition(screen()) { return true }
             usleep(50_000)

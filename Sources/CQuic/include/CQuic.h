@@ -33,14 +33,28 @@ ngtcp2_ssize cquic_conn_write_connection_close(ngtcp2_conn *conn, ngtcp2_path *p
                                                ngtcp2_pkt_info *pi, uint8_t *dest, size_t destlen,
                                                const ngtcp2_connection_close_error *ccerr,
                                                ngtcp2_tstamp ts);
+
+// One connection's allocator: every block ngtcp2 takes through it is on a list, and
+// cquic_conn_memory_free, called after ngtcp2_conn_del, frees whatever ngtcp2 did not. ngtcp2
+// 0.12.1 (Debian bookworm) loses STREAM and CRYPTO frames that it malloc'd with many data vectors
+// once a merge shrinks them (upstream issue #1244, fixed in 1.6.0): a few hundred bytes per
+// connection that retransmitted, for as long as a server runs. Used on the connection's thread only.
+typedef struct cquic_conn_memory cquic_conn_memory;
+cquic_conn_memory *cquic_conn_memory_new(void);
+const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory);
+// Frees the remaining blocks and the allocator; returns how many blocks were left.
+size_t cquic_conn_memory_free(cquic_conn_memory *memory);
+
 int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,
                           const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
-                          const ngtcp2_transport_params *params, void *user_data);
+                          const ngtcp2_transport_params *params, cquic_conn_memory *memory,
+                          void *user_data);
 int cquic_conn_server_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,
                           const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
-                          const ngtcp2_transport_params *params, void *user_data);
+                          const ngtcp2_transport_params *params, cquic_conn_memory *memory,
+                          void *user_data);
 void cquic_settings_default(ngtcp2_settings *settings);
 void cquic_transport_params_default(ngtcp2_transport_params *params);
 void cquic_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_stat *cstat);

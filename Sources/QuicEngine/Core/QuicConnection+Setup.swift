@@ -47,6 +47,7 @@ extension QuicConnection {
         var destination = identity.destination.ngtcp2
         var source = identity.source.ngtcp2
         let userData = Unmanaged.passUnretained(self).toOpaque()
+        guard let memory else { throw QuicError.library(function: "cquic_conn_memory_new", code: 0, message: "out of memory") }
         var created: OpaquePointer?
         let result: Int32 = (token ?? []).withUnsafeBufferPointer { tokenBytes in
             if let base = tokenBytes.baseAddress, !tokenBytes.isEmpty {
@@ -55,9 +56,9 @@ extension QuicConnection {
             return endpoint.scratch.withPath(local: localAddress, remote: remoteAddress) { path in
                 isServer
                     ? cquic_conn_server_new(&created, &destination, &source, path, identity.version,
-                                            &callbacks, &settings, &params, userData)
+                                            &callbacks, &settings, &params, memory, userData)
                     : cquic_conn_client_new(&created, &destination, &source, path, identity.version,
-                                            &callbacks, &settings, &params, userData)
+                                            &callbacks, &settings, &params, memory, userData)
             }
         }
         guard result == 0, let created else {

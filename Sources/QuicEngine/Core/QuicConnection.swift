@@ -26,6 +26,8 @@ public final class QuicConnection {
     unowned let endpoint: QuicEndpoint
     let configuration: QuicConfiguration
     var raw: OpaquePointer?
+    /// ngtcp2's allocator for `raw`; outlives it, to free what ngtcp2 0.12.1 loses (see CQuic.h).
+    var memory: OpaquePointer?
     var tls: TLSSession?
     let connectionRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     var phase: Phase = .handshaking
@@ -65,6 +67,7 @@ public final class QuicConnection {
         self.configuration = configuration
         self.localAddress = local
         self.remoteAddress = remote
+        memory = cquic_conn_memory_new()
         connectionRef = .allocate(capacity: 1)
         connectionRef.initialize(to: ngtcp2_crypto_conn_ref(get_conn: { reference in
             guard let reference else { return nil }
@@ -84,6 +87,10 @@ public final class QuicConnection {
         if let raw {
             ngtcp2_conn_del(raw)
             self.raw = nil
+        }
+        if let memory {
+            cquic_conn_memory_free(memory)
+            self.memory = nil
         }
         tls = nil
         streams.removeAll()

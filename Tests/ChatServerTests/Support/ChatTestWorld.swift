@@ -86,12 +86,13 @@ final class ChatTestWorld {
         return client
     }
 
-    /// Runs the loop until `done` holds (checked after every message and close) or `seconds` pass.
+    /// Runs the loop until `done` holds (checked after every message and close) or `seconds`
+    /// (scaled by `TestTime`) pass.
     @discardableResult
     func run(seconds: Double = 10, until done: @escaping () -> Bool) -> Bool {
         if done() { return true }
         condition = done
-        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(seconds * 1000))) { [unowned self] in loop.stop() }
+        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))) { [unowned self] in loop.stop() }
         schedulePeriodicCheck()
         loop.run()
         loop.cancel(timer)

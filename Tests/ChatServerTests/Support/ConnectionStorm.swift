@@ -27,12 +27,15 @@ final class ConnectionStorm {
     init(port: UInt16) throws {
         self.port = port
         loop = try EventLoop()
-        let configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
+        var configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
                                                                         alpn: ["qchat/1"]))
+        // How long a client waits for a server busy with the storm is a wait like any other.
+        configuration.handshakeTimeout = .milliseconds(UInt64(TestTime.scaled(configuration.handshakeTimeout.seconds) * 1000))
         pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                    server: SocketAddress(host: "127.0.0.1", port: port)!, configuration: configuration)
     }
 
+    /// Runs the storm, giving up after `timeout` seconds (scaled by `TestTime`).
     func run(attempts: Int, over seconds: Double, halfOpenEvery: Int, timeout: Double = 60) throws -> Outcome {
         let start = QuicTime.now()
         let interval = QuicDuration(nanoseconds: UInt64(seconds * 1e9) / UInt64(attempts))
@@ -51,7 +54,7 @@ final class ConnectionStorm {
                 stopIfDone()
             }
         }
-        loop.schedule(at: start + QuicDuration(nanoseconds: UInt64(timeout * 1e9))) { [unowned self] in loop.stop() }
+        loop.schedule(at: start + QuicDuration(nanoseconds: UInt64(TestTime.scaled(timeout) * 1e9))) { [unowned self] in loop.stop() }
         loop.run()
         if let failure { throw failure }
         return outcome

@@ -32,11 +32,12 @@ final class LoopbackHarness {
         try client.endpoint.connect(to: serverAddress, from: clientAddress, configuration: configuration, now: .now())
     }
 
-    /// Runs the loop until `stop()` is called from a handler or `seconds` pass. Returns false on timeout.
+    /// Runs the loop until `stop()` is called from a handler or `seconds` (scaled by `TestTime`)
+    /// pass. Returns false on timeout.
     @discardableResult
     func run(seconds: Double) -> Bool {
         var timedOut = false
-        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(seconds * 1000))) { [unowned self] in
+        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))) { [unowned self] in
             timedOut = true
             loop.stop()
         }

@@ -9,8 +9,6 @@ import QuicEngine
 final class LoadGenerator {
     enum Phase: String { case connecting, warmup, measuring, draining, done }
 
-    static let connectTimeout = QuicDuration.seconds(60)
-
     let options: LoadOptions
     let loop: EventLoop
     let pool: ChatSessionPool
@@ -53,7 +51,7 @@ final class LoadGenerator {
 
     func run() -> Int32 {
         connectMore()
-        loop.schedule(at: started + LoadGenerator.connectTimeout) { [unowned self] in connectPhaseTimedOut() }
+        loop.schedule(at: started + LoadGenerator.duration(options.connectTimeout)) { [unowned self] in connectPhaseTimedOut() }
         scheduleProgress(at: started + .seconds(1))
         loop.run()
         return status

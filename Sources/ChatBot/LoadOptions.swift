@@ -17,6 +17,7 @@ struct LoadOptions {
           --arrivals A         intended send times: uniform (default) or poisson
           --seed N             seed of the poisson schedule (default 1)
           --connect-parallel N handshakes in flight while connecting (default 100)
+          --connect-timeout S  give up connecting the first clients after S seconds (default 60)
           --drain S            seconds to wait for outstanding deliveries after the run (default 5)
           --json FILE          also write the report as JSON
           --nick-prefix P      nicks are P0, P1, ... (default load)
@@ -40,6 +41,7 @@ struct LoadOptions {
     var arrivals = OpenLoopSchedule.Arrivals.uniform
     var seed: UInt64 = 1
     var connectParallel = 100
+    var connectTimeout = 60.0
     var drain = 5.0
     var jsonPath: String?
     var nickPrefix = "load"
@@ -53,7 +55,7 @@ struct LoadOptions {
             arguments,
             valued: ConnectionOptions.valuedFlags.union([
                 "clients", "rooms", "rate", "size", "typing", "duration", "warmup", "churn", "arrivals", "seed",
-                "connect-parallel", "drain", "json", "nick-prefix", "room-prefix",
+                "connect-parallel", "connect-timeout", "drain", "json", "nick-prefix", "room-prefix",
             ]),
             flags: ConnectionOptions.switchFlags.union(["help", "typing-on-stream"]))
         if options.flag("help") { throw UsageError(LoadOptions.usage) }
@@ -75,6 +77,7 @@ struct LoadOptions {
         }
         seed = UInt64(try options.integer("seed", default: 1, in: 0...Int.max))
         connectParallel = try options.integer("connect-parallel", default: connectParallel, in: 1...100_000)
+        connectTimeout = try options.double("connect-timeout", default: connectTimeout, in: 1...3600)
         drain = try options.double("drain", default: drain, in: 0...600)
         jsonPath = options.string("json")
         nickPrefix = options.string("nick-prefix", default: nickPrefix)

@@ -123,6 +123,7 @@ struct ChatBotCommandLineTests {
         (["flood", "--size", "5000"], "--size must be a whole number in 1...4096"),
         (["flood", "--duration", "-1"], "--duration must be"),
         (["load", "--clients", "0"], "--clients must be"),
+        (["load", "--connect-timeout", "0"], "--connect-timeout must be"),
         (["load", "--arrivals", "bursty"], "--arrivals must be uniform or poisson"),
         (["script", "/nonexistent.bot"], "cannot read /nonexistent.bot"),
         (["dance"], "expected a command"),

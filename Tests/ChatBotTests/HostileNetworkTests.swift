@@ -33,7 +33,8 @@ struct HostileNetworkTests {
     @Test func fiftyClientsConnectThroughHeavyLoss() throws {
         let outcome = try loadThroughProxy(["--loss", "30%"],
                                            ["--clients", "50", "--rooms", "5", "--rate", "0", "--duration", "1", "--warmup", "0",
-                                            "--handshake-timeout", "60"], timeout: 120)
+                                            "--handshake-timeout", "60", "--connect-timeout", "\(Int(TestTime.scaled(60)))"],
+                                           timeout: 120)
         #expect(outcome.section("connect")["joined"] as? Int == 50, "\(outcome.text)")
         #expect(outcome.status == 0, "\(outcome.text)")
     }

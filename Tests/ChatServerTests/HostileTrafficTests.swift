@@ -87,7 +87,8 @@ struct HostileTrafficTests {
               + "\(storm.seconds) s; worst amplification \(ratios.max() ?? 0); server \(memory >> 20) MiB, \(seen); "
               + "chatters: \(load.summary)")
 
-        #expect(storm.seconds < 6, "the storm took \(storm.seconds) s")
+        // The generator keeps its pace (sanitized runs, TestTime.scale > 1, may fall behind).
+        #expect(storm.seconds < TestTime.scaled(6), "the storm took \(storm.seconds) s")
         #expect(storm.completed == 1000 && storm.failed == 0, "\(storm.completed) completed, \(storm.failures)")
         #expect(halfOpen.count == 1000)
         #expect(halfOpen.allSatisfy { ($0["up_forwarded_bytes"] ?? 0) >= 1200 && ($0["down_bytes"] ?? 0) > 0 })

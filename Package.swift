@@ -23,7 +23,8 @@ let package = Package(
         // The QUIC engine: sans-IO connections and endpoint, plus the Linux UDP/epoll driver.
         .target(name: "QuicEngine", dependencies: ["CQuic"]),
         // In-memory network for engine tests and benchmarks: virtual clock, loss, delay, reordering.
-        .target(name: "QuicSimulation", dependencies: ["QuicEngine"]),
+        .target(name: "SplitMix"),
+        .target(name: "QuicSimulation", dependencies: ["QuicEngine", "SplitMix"]),
         // Pure Swift chat messages, framing and validation: no C, no I/O.
         .target(name: "ChatProtocol"),
         // SQLite from Debian, for history that survives a restart.
@@ -47,18 +48,18 @@ let package = Package(
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
-        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions"]),
+        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
-        .target(name: "TestSupport", dependencies: ["QuicEngine"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport"]),
-        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
+        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "SplitMix"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
-        .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI"]),
+        .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
-        .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport"]),
+        .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,7 +24,7 @@ camel_case() {
 # modules have no dependencies, so one swiftc invocation builds the lot. The support borrows the
 # bots' seeded generator, a file of its own with no dependencies either.
 sources() {
-    local shared="Fuzz/Support/*.swift Sources/ChatBot/SplitMix64.swift" folder
+    local shared="Fuzz/Support/*.swift Sources/SplitMix/SplitMix64.swift" folder
     folder=Fuzz/$(camel_case "$1")
     case $1 in
         stream-decoder | message)

@@ -27,6 +27,7 @@ final class FloodBot {
     private var records: [ConnectionRecord] = []
     private var otherErrors: [String: Int] = [:]
     private var finished = false
+    private var reported = false
     private let text: String
 
     init(options: FloodOptions) throws {
@@ -117,8 +118,6 @@ final class FloodBot {
     private func stopWhenClosed() {
         if session == nil { report() }
     }
-
-    private var reported = false
 
     private func report() {
         guard !reported else { return }

@@ -1,5 +1,6 @@
 import Glibc
 import QuicEngine
+import SplitMix
 
 /// Intended send times of an open-loop load: fixed in advance from the rate alone, never from
 /// when earlier sends actually happened, so a stalled sender or server cannot make the load

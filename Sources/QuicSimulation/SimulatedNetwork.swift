@@ -1,4 +1,5 @@
 import QuicEngine
+import SplitMix
 
 /// Endpoints joined in memory by a link that can drop, delay, reorder and duplicate datagrams,
 /// under a virtual clock. Nothing here sleeps: time jumps to the next delivery or timer.
@@ -151,16 +152,3 @@ extension QuicDuration {
     }
 }
 
-/// A small seeded generator so that every run of a lossy test drops the same packets.
-public struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}

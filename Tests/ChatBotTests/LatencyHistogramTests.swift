@@ -1,6 +1,7 @@
 @testable import ChatBot
 import Glibc
 import Testing
+import SplitMix
 
 /// The load report's histogram: its relative error bound and its percentiles.
 @Suite("latency histogram")

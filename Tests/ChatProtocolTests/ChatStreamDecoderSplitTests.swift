@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ChatProtocol
+import SplitMix
 
 /// A message may be split across feeds at any byte; the result must never depend on where.
 struct ChatStreamDecoderSplitTests {
@@ -59,7 +60,7 @@ struct ChatStreamDecoderSplitTests {
     /// Random chunk sizes from fixed seeds, empty chunks included, give the same events.
     @Test(arguments: [1, 2, 3, 42, 1234] as [UInt64])
     func decodesRandomChunks(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<50 {
             var offsets: [Int] = []
             var position = 0

@@ -52,23 +52,6 @@ func objectOfSize(_ size: Int) -> [UInt8] {
     return prefix + [UInt8](repeating: UInt8(ascii: "a"), count: fill) + suffix
 }
 
-/// A small deterministic generator (SplitMix64), so "random" tests fail reproducibly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 /// A message with every field set, including characters that need escaping.
 let messageWithEveryField = ChatMessage(
     type: "msg", text: "hi \"bob\"\n\tC:\\ é 日本 🎉", sender: "alice", room: "lobby",

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ChatTUI
+import SplitMix
 
 struct FrameDiffTests {
     /// A frame of `text` rows with the cursor at the end of the last one.

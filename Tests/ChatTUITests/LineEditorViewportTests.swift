@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ChatTUI
+import SplitMix
 
 struct LineEditorViewportTests {
     /// Text shorter than the width is shown whole, with the cursor after it.

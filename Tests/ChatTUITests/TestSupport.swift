@@ -49,21 +49,6 @@ func isUnsafe(_ scalar: Unicode.Scalar, allowingLineFeed: Bool = false) -> Bool 
     }
 }
 
-/// A deterministic generator, so that randomised tests fail the same way every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// 12:34 UTC on 2025-11-30, in Unix milliseconds.
 let sampleTime: Int64 = 1_764_505_000_000 - (1_764_505_000_000 % 86_400_000) + (12 * 60 + 34) * 60_000
 

@@ -210,7 +210,8 @@ struct LoopbackTests {
             func nextRound(_ connection: QuicConnection) {
                 round += 1
                 garbage.send(count: 1000, seed: UInt64(round))
-                try? connection.write(Array("round \(round)\n".utf8), to: stream)
+                let line = Array("round \(round)\n".utf8)
+                #expect((try? connection.write(line, to: stream)) == line.count)
             }
             harness.onClientEvent = { [unowned harness] conn, event in
                 switch event {
@@ -243,11 +244,12 @@ struct LoopbackTests {
 
 /// Sends malformed datagrams of every kind from a plain UDP socket.
 final class GarbageSender {
-    private let probe = try! UDPProbe()
+    private let probe: UDPProbe
     private let port: UInt16
     private let realInitial: [UInt8]
 
     init(target address: SocketAddress) throws {
+        probe = try UDPProbe()
         port = address.port
         realInitial = try GarbageMaker.realInitial()
     }

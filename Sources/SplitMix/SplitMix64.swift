@@ -1,0 +1,19 @@
+/// A small seeded generator (Steele, Lea and Flood's SplitMix64): a lossy simulation, a Poisson
+/// schedule or a randomised test repeats exactly for one seed, which the system generator cannot
+/// do. The fuzz targets compile this file into themselves (scripts/fuzz.sh).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+
+    /// Uniform in [0, 1), from the top 53 bits.
+    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

@@ -65,15 +65,17 @@ import Testing
         #expect(harness.say("hi", from: 2).chat(to: 3).map(\.text) == ["hi"])
     }
 
-    /// A peer id differing only in case is the same peer.
+    /// A peer id differing only in case is the same peer; each `welcome` echoes the id as that
+    /// connection sent it (issue 11 item 9).
     @Test func peerComparisonIgnoresCase() throws {
         let harness = try Harness()
         let peer = "6f1c2b3a-0000-4000-8000-00000000abcd"
         let hello = harness.login(1, nick: "alice", peer: peer)
-        #expect(hello.chat(to: 1).first?.peer == peer.uppercased())
+        #expect(hello.chat(to: 1).first?.peer == peer)
         harness.connect(2)
         let out = harness.send(.join(nick: "alice", peer: peer.uppercased(), room: "lobby"), from: 2)
         #expect(out.closes.map(\.code) == [.replaced])
+        #expect(out.chat(to: 2).first?.peer == peer.uppercased())
     }
 
     /// The status of the replaced connection carries over; a different early status is announced.

@@ -106,6 +106,23 @@ struct InMemoryConnectionTests {
         #expect(elapsed >= .seconds(29) && elapsed <= .seconds(32))
     }
 
+    /// Bytes the application writes after an idle gap are stamped with the time they are sent,
+    /// so the RTT their ACK gives is the link's, not the gap's (issue 11 item 8).
+    @Test func rttAfterIdleGapIsTheLinksRoundTrip() throws {
+        let pair = try EnginePair(impairment: .init(delay: .milliseconds(10)))
+        #expect(pair.handshake())
+        pair.run(for: .seconds(3))
+        let stream = try pair.connection.openStream()
+        try pair.connection.write(Array("after a pause".utf8), to: stream)
+        var echoed = false
+        #expect(pair.run(for: .seconds(5), until: { echoed }, client: { _, event in
+            if case .streamData(stream, _, _) = event { echoed = true }
+        }))
+        let statistics = pair.connection.statistics
+        #expect(statistics.latestRTT < .milliseconds(100), "latest RTT \(statistics.latestRTT) after a 3 s gap on a 20 ms link")
+        #expect(statistics.smoothedRTT < .milliseconds(100), "smoothed RTT \(statistics.smoothedRTT)")
+    }
+
     /// Keep-alive PINGs hold an idle connection open past the idle timeout.
     @Test func keepAliveHoldsIdleConnection() throws {
         var client = EngineFixtures.clientConfiguration()
@@ -195,9 +212,9 @@ struct InMemoryServerEndpointTests {
         var probe: [UInt8] = [0xc0, 0x1a, 0x2a, 0x3a, 0x4a, 8] + [UInt8](repeating: 7, count: 8) + [8] + [UInt8](repeating: 9, count: 8)
         probe += [UInt8](repeating: 0, count: 1200 - probe.count)
         server.receive(Array(probe.prefix(100)), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 2))
-        #expect(server.pollTransmit() == nil)
+        #expect(server.pollTransmit(now: QuicTime(nanoseconds: 2)) == nil)
         server.receive(probe, from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 3))
-        let reply = try #require(server.pollTransmit())
+        let reply = try #require(server.pollTransmit(now: QuicTime(nanoseconds: 3)))
         #expect(reply.bytes[0] & 0x80 != 0)
         #expect(Array(reply.bytes[1...4]) == [0, 0, 0, 0])
         #expect(reply.bytes.count < probe.count)

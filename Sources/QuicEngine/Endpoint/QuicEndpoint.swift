@@ -234,7 +234,13 @@ public final class QuicEndpoint {
 
     /// Writes the next batch of packets (one destination, at most `maxSegments` packets of
     /// `segmentSize` bytes each, the last possibly shorter) into `buffer`; nil when nothing is due.
-    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1) -> TransmitBatch? {
+    ///
+    /// `now` stamps the packets: what the application wrote since the last input may be sent
+    /// long after the last packet arrived or timer fired, and a packet stamped with that old
+    /// time would put the whole gap into the RTT sample its ACK gives (and into loss recovery
+    /// and pacing with it).
+    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1, now: QuicTime) -> TransmitBatch? {
+        self.now = max(self.now, now)
         if let packet = statelessPackets.popFirst() {
             packet.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
             return TransmitBatch(destination: packet.destination, source: packet.source, byteCount: packet.bytes.count,
@@ -256,9 +262,9 @@ public final class QuicEndpoint {
     }
 
     /// Convenience for tests: the next single packet as an array.
-    public func pollTransmit() -> (bytes: [UInt8], batch: TransmitBatch)? {
+    public func pollTransmit(now: QuicTime) -> (bytes: [UInt8], batch: TransmitBatch)? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1) }
+        let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1, now: now) }
         guard let batch else { return nil }
         return (Array(buffer[..<batch.byteCount]), batch)
     }

@@ -54,7 +54,7 @@ extension ChatServerState {
             // A taking-over connection announces a change, as a `status` after the hello would.
             changeStatus(of: session, to: earlyStatus, into: &out)
         }
-        joinRoom(room, since: join.since, session: session, now: now, into: &out)
+        enter(room, since: join.since, id: join.id, session: session, now: now, into: &out)
     }
 
     private func register(_ session: ClientSession, nick: String, peer: String) {

@@ -13,6 +13,8 @@ public struct QuicEndpointStatistics: Sendable {
     public var retriesSent = 0
     public var invalidTokens = 0
     public var connectionsRefused = 0
+    /// Of `connectionsRefused`, those refused because their address had its maximum.
+    public var connectionsRefusedPerAddress = 0
     public var connectionsAccepted = 0
     /// Initials whose header parsed but whose first packet did not (bad protection, garbage).
     public var initialsDropped = 0
@@ -34,6 +36,8 @@ public final class QuicEndpoint {
 
     private var routes: [ConnectionID: QuicConnection] = [:]
     public internal(set) var connections: [UInt64: QuicConnection] = [:]
+    /// Server connections per ``SocketAddress/clientKey``, for addresses the limit applies to.
+    var connectionsPerAddress: [SocketAddress: Int] = [:]
     private var nextConnectionNumber: UInt64 = 1
     private var events = FIFOQueue<(QuicConnection, QuicEvent)>()
     private var dirty = FIFOQueue<QuicConnection>()
@@ -342,6 +346,11 @@ public final class QuicEndpoint {
         guard !connection.isRemoved else { return }
         connection.isRemoved = true
         handshakeEnded(connection)
+        if let address = connection.countedAddress {
+            connection.countedAddress = nil
+            let remaining = (connectionsPerAddress[address] ?? 1) - 1
+            connectionsPerAddress[address] = remaining > 0 ? remaining : nil
+        }
         for id in connection.routingIDs where routes[id] === connection { routes[id] = nil }
         connection.routingIDs.removeAll()
         connections[connection.id] = nil

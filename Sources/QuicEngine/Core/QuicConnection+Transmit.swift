@@ -84,7 +84,7 @@ extension QuicConnection {
     }
 
     /// Nothing of the application's waits to be sent: no stream data, datagram, stashed packet or close.
-    private var hasNoQueuedData: Bool { sendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil }
+    var hasNoQueuedData: Bool { sendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil }
 
     /// After a write that left nothing to send, the pacer's next-send time (usually well under a
     /// millisecond away at chat rates) is still ngtcp2's earliest deadline, and waking up for it

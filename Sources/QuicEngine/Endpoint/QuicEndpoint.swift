@@ -166,7 +166,7 @@ public final class QuicEndpoint {
         let destination = ConnectionID(UnsafeRawBufferPointer(start: dcidPointer, count: header.dcidlen))
         if let connection = routes[destination] {
             connection.receive(datagram, local: local, remote: remote)
-            afterCall(connection)
+            afterReceive(connection, onPath: local == connection.localAddress && remote == connection.remoteAddress)
             return
         }
         guard server != nil else {
@@ -327,6 +327,19 @@ public final class QuicEndpoint {
             return
         }
         markDirty(connection)
+        reschedule(connection)
+    }
+
+    /// After a datagram was read into a connection. Most packets a server reads are ACKs of what
+    /// it sent: they leave nothing to send unless data of ours was waiting for the window they
+    /// open. So an established connection with nothing queued that heard on its current path is
+    /// not written at once; if the packet asked for an ACK, ngtcp2's ACK-delay deadline (an
+    /// eighth of the RTT at most) brings the write. Everything else is written as after any call.
+    private func afterReceive(_ connection: QuicConnection, onPath: Bool) {
+        guard onPath, connection.isEstablished, connection.hasNoQueuedData, case .established = connection.phase else {
+            afterCall(connection)
+            return
+        }
         reschedule(connection)
     }
 

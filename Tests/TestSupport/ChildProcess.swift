@@ -30,12 +30,23 @@ public final class ChildProcess: @unchecked Sendable {
     private var partialOutput: [UInt8] = []
     private var partialError: [UInt8] = []
 
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// `environment` is added to this process's environment; `standardInput` names a file to
+    /// read instead of a pipe the test writes to (a regular file or `/dev/null`).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                standardInput: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = input
+        if let standardInput {
+            guard let file = FileHandle(forReadingAtPath: standardInput) else { throw CocoaError(.fileReadNoSuchFile) }
+            process.standardInput = file
+        } else {
+            process.standardInput = input
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -98,6 +109,13 @@ public final class ChildProcess: @unchecked Sendable {
         return (lines + errorLines).filter(matches).count
     }
 
+    /// Lines written to stdout so far.
+    public var outputLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
     /// Lines written to stderr so far.
     public var errorOutput: [String] {
         lock.lock()
@@ -113,6 +131,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// Writes to the child's standard input.
     public func write(_ text: String) {
         input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits up to `timeout` seconds (scaled by `TestTime`) for the process to exit by itself;
+    /// false if it still runs (it is left running).
+    public func waitForExit(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return !process.isRunning
     }
 
     /// Waits for exit (killing the process after `timeout`, scaled by `TestTime`) and returns

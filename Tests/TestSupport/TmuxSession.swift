@@ -19,6 +19,20 @@ public final class TmuxSession: @unchecked Sendable {
     /// Presses named keys (Enter, C-c, PageUp, M-2, ...).
     public func press(_ keys: String...) throws { try TmuxSession.tmux(socket, ["send-keys", "-t", name] + keys) }
 
+    /// Pastes text as a terminal does: with `bracketed`, wrapped in the bracketed-paste markers
+    /// (when the program asked for them), otherwise as typed keys, each line feed an Enter.
+    public func paste(_ text: String, bracketed: Bool) throws {
+        let buffer = "qchat-\(UUID().uuidString.prefix(8))"
+        try TmuxSession.tmux(socket, ["set-buffer", "-b", buffer, "--", text])
+        try TmuxSession.tmux(socket, ["paste-buffer", "-d", "-b", buffer, "-t", name] + (bracketed ? ["-p"] : []))
+    }
+
+    /// True once the program rang the terminal bell (tmux's `window_bell_flag`).
+    public func bellRang() -> Bool {
+        let text = (try? TmuxSession.tmux(socket, ["display-message", "-p", "-t", name, "#{window_bell_flag}"])) ?? ""
+        return text.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
     public func screen() -> [String] {
         let output = (try? TmuxSession.tmux(socket, ["capture-pane", "-p", "-t", name])) ?? ""
         return output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

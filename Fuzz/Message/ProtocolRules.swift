@@ -29,6 +29,12 @@ enum ProtocolRules {
             && groups.allSatisfy { group in group.unicodeScalars.allSatisfy { $0.isASCII && Character($0).isHexDigit } }
     }
 
+    /// id of msg, dm, upload (section 12): "1 to 64 bytes of ASCII letters, digits and `-` `_` `.` `:`".
+    static func isMessageID(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.unicodeScalars.allSatisfy { isLetter($0) || isDigit($0) || "-_.:".unicodeScalars.contains($0) }
+    }
+
     /// text: "control characters except LF and TAB are removed": general category Cc, which is
     /// exactly C0, DEL and C1.
     static func sanitizedText(_ text: String) -> String {

@@ -5,6 +5,19 @@ func checkValidation(of text: String, using random: inout SplitMix64) {
     checkRoom(text)
     checkText(text)
     require(ChatValidation.isValidPeerID(text) == ProtocolRules.isPeerID(text), "peer id verdict for \(text.debugDescription)")
+    require(ChatValidation.isValidMessageID(text) == ProtocolRules.isMessageID(text), "message id verdict for \(text.debugDescription)")
+    checkExcerpt(text)
+}
+
+/// An excerpt is at most 32 characters of printable ASCII plus an ellipsis, and keeps a short
+/// printable text as it is.
+private func checkExcerpt(_ text: String) {
+    let excerpt = ChatValidation.excerpt(text)
+    let scalars = Array(excerpt.unicodeScalars)
+    let body = scalars.last == "…" ? scalars.dropLast() : scalars[...]
+    require(body.count <= 32 && body.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }, "excerpt of \(text.debugDescription) is short and printable")
+    let isShortPrintable = text.unicodeScalars.count <= 32 && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+    if isShortPrintable { require(excerpt.utf8.elementsEqual(text.utf8), "a short printable text is its own excerpt") }
 }
 
 private func checkNick(_ text: String, using random: inout SplitMix64) {

@@ -26,6 +26,12 @@ public enum ChatLimits {
     /// value skipper from overflowing the stack on hostile input such as `[[[[...`.
     public static let maxNestingDepth = 64
 
+    /// The `id` of a `msg`, `dm` or `upload` is 1 to this many bytes (PROTOCOL.md section 12).
+    public static let maxMessageIDBytes = 64
+
+    /// Client input quoted in an `error` text is cut to this many characters.
+    public static let maxExcerptCharacters = 32
+
     /// The room a message without `room` refers to.
     public static let defaultRoom = "lobby"
 }

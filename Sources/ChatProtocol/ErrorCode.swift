@@ -10,4 +10,6 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case badRoom = "bad-room"
     case noSuchUser = "no-such-user"
     case rateLimited = "rate-limited"
+    /// Version 1.1 (PROTOCOL.md section 12): a `join` beyond the rooms a connection may be in.
+    case tooManyRooms = "too-many-rooms"
 }

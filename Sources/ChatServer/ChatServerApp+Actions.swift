@@ -62,29 +62,39 @@ extension ChatServerApp {
         return bytes
     }
 
-    /// Queues bytes on a stream; what the QUIC buffer cannot take waits here, and a client whose
-    /// waiting live bytes pass `--sendq` is closed with SLOW_CONSUMER so nobody else waits for it.
+    /// Queues bytes on a stream; what the QUIC buffer cannot take waits here. A client is closed
+    /// with SLOW_CONSUMER, so nobody else waits for it, when its waiting live bytes pass `--sendq`
+    /// or its waiting replay and history bytes pass `--replay-limit` (PROTOCOL.md sections 5, 12).
     private func send(_ bytes: OutboundBytes, live: Bool, on stream: QuicStreamID, link: ClientLink) {
         let connection = link.connection
         if link.waiting[stream]?.isEmpty ?? true, (try? connection.write(bytes, to: stream)) == true { return }
         guard !connection.isClosed else { return }
         link.waiting[stream, default: ClientLink.FIFO()].append(.init(bytes: bytes, live: live))
-        if live { link.waitingLiveBytes += bytes.count }
-        if link.waitingLiveBytes > options.sendQueueLimit {
-            link.closedByServer = true
-            link.waiting.removeAll()
-            connection.close(applicationCode: CloseCode.slowConsumer.rawValue, reason: "more than \(options.sendQueueLimit) bytes waiting")
-            logger.log(.warning, "closing", ["client": "\(connection.id)", "code": CloseCode.slowConsumer.name,
-                                             "reason": "slow consumer"])
-            slowConsumersToDepart.append(connection.id)
+        if live {
+            link.waitingLiveBytes += bytes.count
+            if link.waitingLiveBytes > options.sendQueueLimit { closeSlowConsumer(link, reason: "more than \(options.sendQueueLimit) live bytes waiting") }
+        } else {
+            link.waitingBacklogBytes += bytes.count
+            if link.waitingBacklogBytes > options.replayLimit {
+                closeSlowConsumer(link, reason: "more than \(options.replayLimit) replay and history bytes waiting")
+            }
         }
+    }
+
+    private func closeSlowConsumer(_ link: ClientLink, reason: String) {
+        let connection = link.connection
+        link.closedByServer = true
+        link.waiting.removeAll()
+        connection.close(applicationCode: CloseCode.slowConsumer.rawValue, reason: reason)
+        logger.log(.warning, "closing", ["client": "\(connection.id)", "code": CloseCode.slowConsumer.name, "reason": reason])
+        slowConsumersToDepart.append(connection.id)
     }
 
     func drainWaiting(_ link: ClientLink, stream: QuicStreamID) {
         while let next = link.waiting[stream]?.first {
             guard (try? link.connection.write(next.bytes, to: stream)) == true else { return }
             link.waiting[stream]?.removeFirst()
-            if next.live { link.waitingLiveBytes -= next.bytes.count }
+            if next.live { link.waitingLiveBytes -= next.bytes.count } else { link.waitingBacklogBytes -= next.bytes.count }
         }
     }
 }

@@ -37,6 +37,8 @@ final class ChatServerApp {
         connection.streamSendBufferLimit = 256 << 10
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
+        server.maxConnectionsPerAddress = options.maxPerAddress
+        server.addressLimitExemptions = options.exemptAddresses
         server.requireRetry = options.retry
         server.retryAboveHandshakes = options.retryAboveHandshakes
         loop = try EventLoop()
@@ -50,7 +52,9 @@ final class ChatServerApp {
         OperatorConsole.attach(to: self)
         logger.log(.info, "listening", ["address": "\(bound)", "alpn": "qchat/1,chat",
                                         "history": options.databasePath ?? "memory",
-                                        "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes"])
+                                        "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
+                                        "per_address": "\(options.maxPerAddress)",
+                                        "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ",")])
     }
 
     func run() { loop.run() }
@@ -148,7 +152,7 @@ final class ChatServerApp {
                 "version_negotiations": seen.versionNegotiationsSent, "stateless_resets": seen.statelessResetsSent,
                 "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
                 "accepted": seen.connectionsAccepted,
-                "refused": seen.connectionsRefused]
+                "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress]
     }
 
     // MARK: Shutdown

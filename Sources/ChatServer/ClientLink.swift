@@ -22,6 +22,8 @@ final class ClientLink {
     var waiting: [QuicStreamID: FIFO] = [:]
     /// Live bytes waiting in `waiting`, the slow-consumer measure.
     var waitingLiveBytes = 0
+    /// Replay, history and presence-backlog bytes waiting in `waiting`, bounded by `--replay-limit`.
+    var waitingBacklogBytes = 0
 
     init(connection: QuicConnection) { self.connection = connection }
 

@@ -14,7 +14,14 @@ struct ServerOptions {
           --history N          room events kept per room (default 1000)
           --db PATH            keep history in this SQLite file (survives restarts); default: memory
           --max-clients N      concurrent connections (default 10000)
+          --max-per-address N  connections from one address (IPv4, or IPv6 /64), handshakes included (default 16)
+          --exempt CIDR        addresses the per-address limit does not apply to; repeatable; default the
+                               loopback ranges 127.0.0.0/8 and ::1/128; --exempt none removes them
           --sendq BYTES        live bytes queued to one client before SLOW_CONSUMER (default 1048576)
+          --replay-limit BYTES replay and history bytes queued to one client before SLOW_CONSUMER (default 8388608)
+          --max-rooms-per-client N  rooms one connection may be in (default 100)
+          --idle-rooms N       rooms without members kept in memory with their history (default 1000); the
+                               longest idle beyond are forgotten (with --db their history stays on disk)
           --flood-burst N      messages in a burst before rate limiting (default 20)
           --flood-rate R       messages a second sustained (default 5)
           --typing-rate R      typing indicators relayed a second per client (default 2)
@@ -35,6 +42,9 @@ struct ServerOptions {
     var databasePath: String?
     var maxClients = 10_000
     var sendQueueLimit = 1 << 20
+    var replayLimit = 8 << 20
+    var maxPerAddress = 16
+    var exemptAddresses = AddressRange.loopback
     var retry = false
     var retryAboveHandshakes = 256
     var logLevel = LogLevel.info
@@ -43,7 +53,8 @@ struct ServerOptions {
     init(_ arguments: [String]) throws(UsageError) {
         let options = try Options(arguments,
                                   valued: ["host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
-                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "retry-above"],
+                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "retry-above",
+                                           "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms"],
                                   flags: ["help", "retry"])
         if options.flag("help") { throw UsageError(ServerOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
@@ -58,6 +69,11 @@ struct ServerOptions {
         databasePath = options.string("db")
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
+        replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))
+        maxPerAddress = try options.integer("max-per-address", default: maxPerAddress, in: 1...1_000_000)
+        exemptAddresses = try ServerOptions.exemptions(options.strings("exempt"))
+        core.maxRoomsPerClient = try options.integer("max-rooms-per-client", default: core.maxRoomsPerClient, in: 1...1_000_000)
+        core.idleRoomLimit = try options.integer("idle-rooms", default: core.idleRoomLimit, in: 0...10_000_000)
         retry = options.flag("retry")
         retryAboveHandshakes = try options.integer("retry-above", default: retryAboveHandshakes, in: 0...1_000_000)
         core.historyPerRoom = try options.integer("history", default: core.historyPerRoom, in: 1...10_000_000)
@@ -72,5 +88,18 @@ struct ServerOptions {
             }
             logLevel = parsed
         }
+    }
+
+    /// `--exempt` values: CIDR blocks, or `none` for no exemption at all; none given means loopback.
+    private static func exemptions(_ values: [String]) throws(UsageError) -> [AddressRange] {
+        guard !values.isEmpty else { return AddressRange.loopback }
+        var ranges: [AddressRange] = []
+        for value in values where value != "none" {
+            guard let range = AddressRange(value) else {
+                throw UsageError("--exempt must be an address or CIDR block such as 10.0.0.0/8 or ::1/128, or none, not '\(value)'")
+            }
+            ranges.append(range)
+        }
+        return ranges
     }
 }

@@ -19,6 +19,16 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var typingBurst: Int
     /// Presence events held for a client whose presence stream does not exist yet; the oldest go first.
     public var presenceQueueLimit: Int
+    /// Bytes of presence events held for such a client, at most; the oldest go first.
+    public var presenceQueueByteLimit: Int
+    /// Typing messages a second (and in a burst) a client may send on its presence stream before
+    /// each further one counts toward the flood limit like any other message (PROTOCOL.md section 12).
+    public var presenceTypingPerSecond: Double
+    /// Rooms one connection may be in at once (`--max-rooms-per-client`).
+    public var maxRoomsPerClient: Int
+    /// Rooms without members whose history and seq the server keeps in memory (`--idle-rooms`);
+    /// beyond that the longest idle is forgotten (its history stays on disk with `--db`).
+    public var idleRoomLimit: Int
     /// Events replayed on `join` without `since`.
     public var defaultReplay: Int
     /// Events replayed on `join` with `since`, at most.
@@ -38,6 +48,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         typingPerSecond: Double = 2.0,
         typingBurst: Int = 2,
         presenceQueueLimit: Int = 1_000,
+        presenceQueueByteLimit: Int = 256 << 10,
+        presenceTypingPerSecond: Double = 10,
+        maxRoomsPerClient: Int = 100,
+        idleRoomLimit: Int = 1_000,
         defaultReplay: Int = 20,
         maxReplay: Int = 1_000,
         historyDefaultLimit: Int = 50,
@@ -52,6 +66,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.typingPerSecond = typingPerSecond
         self.typingBurst = typingBurst
         self.presenceQueueLimit = presenceQueueLimit
+        self.presenceQueueByteLimit = presenceQueueByteLimit
+        self.presenceTypingPerSecond = presenceTypingPerSecond
+        self.maxRoomsPerClient = maxRoomsPerClient
+        self.idleRoomLimit = idleRoomLimit
         self.defaultReplay = defaultReplay
         self.maxReplay = maxReplay
         self.historyDefaultLimit = historyDefaultLimit
@@ -70,6 +88,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(typingPerSecond > 0 && typingPerSecond.isFinite, "typing rate must be a positive number")
         try require(typingBurst >= 1, "typing burst must be at least 1")
         try require(presenceQueueLimit >= 1, "presence queue limit must be at least 1")
+        try require(presenceQueueByteLimit >= 1, "presence queue byte limit must be at least 1")
+        try require(presenceTypingPerSecond > 0 && presenceTypingPerSecond.isFinite, "presence typing rate must be a positive number")
+        try require(maxRoomsPerClient >= 1, "rooms per client must be at least 1")
+        try require(idleRoomLimit >= 0, "idle rooms must not be negative")
         try require(defaultReplay >= 0, "default replay must not be negative")
         try require(maxReplay >= defaultReplay, "max replay must be at least the default replay")
         try require(historyDefaultLimit >= 1, "history default limit must be at least 1")

@@ -56,25 +56,29 @@ extension ChatServerState {
     }
 
     /// Forgets the client; if it had said hello, its rooms get a stored `left` and everyone
-    /// who shared a room with it gets `status` `offline`.
+    /// who shared a room with it gets `status` `offline`. O(rooms of the client + their members).
     private func depart(_ session: ClientSession, leftText: String, now: Int64, into out: inout [ServerAction]) {
         clients[session.id] = nil
         guard session.phase == .active else { return }
         let mates = roomMates(of: session)
         unregister(session)
-        let events = session.rooms.map { room in
+        let joined = session.rooms.array
+        session.rooms.removeAll()
+        let events = joined.map { room in
             makeEvent(.left, in: room, sender: session.nick, text: leftText, now: now, into: &out)
         }
-        for room in session.rooms {
-            removeMembership(of: session, from: room)
-        }
+        // Stored before the rooms go idle: a room forgotten as the longest idle must not come
+        // back into the store with this `left`.
         _ = persist(events, into: &out)
+        for room in joined {
+            removeMember(session.id, from: room)
+        }
         for event in events {
             broadcast(event.message(replay: false), toMembersOf: event.room, into: &out)
         }
         let offline = SharedPayload(line: .status(PresenceStatus.offline.rawValue, sender: session.nick))
         for mate in mates {
-            if let other = clients[mate] { sendPresence(offline, to: other, into: &out) }
+            if let other = clients[mate] { sendStatus(offline, of: session, to: other, into: &out) }
         }
     }
 

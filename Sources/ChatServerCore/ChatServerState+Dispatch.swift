@@ -19,6 +19,10 @@ extension ChatServerState {
             sendError(error.errorCode, error.reason, id: id, to: session, into: &out)
         case .message(let message):
             if stream == .presence, isTyping(message) {
+                // Free up to the presence typing rate; beyond it, typing is a message like any
+                // other for the flood limit (PROTOCOL.md section 12).
+                guard session.presenceTypingBucket.take(now: now) || admitCountedMessage(from: session, id: nil, now: now, into: &out)
+                else { break }
                 relayTyping(message, from: session, now: now, into: &out)
                 break
             }

@@ -32,7 +32,8 @@ extension ChatServerState {
                 sendError(.badField, "peer must be a UUID", id: join.id, to: session, into: &out)
                 return
             }
-            // Either case is valid; one spelling keeps `abc…` and `ABC…` the same peer.
+            // Either case is valid; one spelling keeps `abc…` and `ABC…` the same peer. The
+            // `welcome` still answers the id as the client sent it.
             peer = claimed.uppercased()
         } else {
             peer = RandomPeerID.make()
@@ -47,13 +48,13 @@ extension ChatServerState {
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        sendChat(.welcome(nick: session.nick, peer: session.peer, serverName: configuration.serverName), to: session, into: &out)
+        sendChat(.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: configuration.serverName), to: session, into: &out)
         out.append(.log(.info, "hello", logFields(session, ["wanted": join.sender])))
         if let earlyStatus {
             // A taking-over connection announces a change, as a `status` after the hello would.
             changeStatus(of: session, to: earlyStatus, into: &out)
         }
-        joinRoom(room, since: join.since, session: session, now: now, into: &out)
+        enter(room, since: join.since, id: join.id, session: session, now: now, into: &out)
     }
 
     private func register(_ session: ClientSession, nick: String, peer: String) {

@@ -4,6 +4,7 @@ import ChatProtocol
 /// sent is acknowledged again from its receipt and not delivered twice.
 extension ChatServerState {
     func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard hasValidID(message, from: session, into: &out) else { return }
         // Checked first: a resend may arrive before the client re-joined the room, and the
         // message was accepted back then.
         if acknowledgeResend(message, from: session, into: &out) { return }
@@ -25,13 +26,14 @@ extension ChatServerState {
     }
 
     func handleDirectMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard hasValidID(message, from: session, into: &out) else { return }
         if acknowledgeResend(message, from: session, into: &out) { return }
         guard let recipientNick = message.to, !recipientNick.isEmpty else {
             sendError(.badField, "dm needs 'to'", id: message.id, to: session, into: &out)
             return
         }
         guard let recipient = activeSession(forNick: recipientNick) else {
-            sendError(.noSuchUser, "no user '\(recipientNick)' is connected", id: message.id, to: session, into: &out)
+            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipientNick))' is connected", id: message.id, to: session, into: &out)
             return
         }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
@@ -42,6 +44,15 @@ extension ChatServerState {
             type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick)
         sendChat(.ack(id: message.id, ts: now), to: session, into: &out)
         sendChat(delivered, to: recipient, into: &out)
+    }
+
+    /// An absent `id` is allowed (no deduplication); a present one must follow the id rule of
+    /// PROTOCOL.md section 12, since it is stored, relayed to every recipient and echoed.
+    private func hasValidID(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard let id = message.id, !ChatValidation.isValidMessageID(id) else { return true }
+        sendError(.badField, "id must be 1 to \(ChatLimits.maxMessageIDBytes) ASCII letters, digits, '-', '_', '.' or ':'",
+                  to: session, into: &out)
+        return false
     }
 
     /// The text with control characters removed, or nil after answering the sender's error

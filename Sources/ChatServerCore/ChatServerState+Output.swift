@@ -14,13 +14,19 @@ extension ChatServerState {
         out.append(.send(session.id, .chat, payload, live: live))
     }
 
-    /// Sends a presence event, or queues it until the client's presence stream exists.
-    func sendPresence(_ payload: SharedPayload, to session: ClientSession, into out: inout [ServerAction]) {
+    /// Sends a presence event, or queues it until the client's presence stream exists; `key`
+    /// names what it is about, so a newer event supersedes a queued one (``PresenceBacklog``).
+    func sendPresence(_ payload: SharedPayload, key: PresenceBacklog.Key, to session: ClientSession, into out: inout [ServerAction]) {
         if session.hasPresenceStream {
             out.append(.send(session.id, .presence, payload, live: true))
         } else {
-            session.pendingPresence.append(payload)
+            session.pendingPresence.append(payload, key: key)
         }
+    }
+
+    /// The `status` of `user` to `session`.
+    func sendStatus(_ payload: SharedPayload, of user: ClientSession, to session: ClientSession, into out: inout [ServerAction]) {
+        sendPresence(payload, key: .status(nickKey: ChatValidation.nickKey(user.nick)), to: session, into: &out)
     }
 
     /// Sends one encoding of `message` on the chat stream of every member of `room` but `excluded`.
@@ -34,9 +40,12 @@ extension ChatServerState {
         }
     }
 
-    /// The `error` reply to a failed request; `id` echoes the request's id.
+    /// The `error` reply to a failed request; `id` echoes the request's id when it is a valid
+    /// message id (an id that breaks the rule is not sent back: it could be 60 KB of escapes).
+    /// Client input quoted in `text` must go through ``ChatValidation/excerpt(_:)``.
     func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, to session: ClientSession, into out: inout [ServerAction]) {
-        sendChat(.error(code: code, text: text, id: id), to: session, into: &out)
+        let echoedID = id.flatMap { ChatValidation.isValidMessageID($0) ? $0 : nil }
+        sendChat(.error(code: code, text: text, id: echoedID), to: session, into: &out)
         out.append(.log(.debug, "error reply", ["client": String(session.id), "code": code.rawValue, "text": text]))
     }
 
@@ -44,13 +53,13 @@ extension ChatServerState {
         sendError(error.errorCode, error.reason, id: id, to: session, into: &out)
     }
 
-    /// Log details naming a client.
+    /// Log details naming a client. Never its peer id: that is the credential that takes a
+    /// session over (REPLACED), so it must not reach a log.
     func logFields(_ session: ClientSession, _ extra: [String: String] = [:]) -> [String: String] {
         var fields = extra
         fields["client"] = String(session.id)
         if session.phase == .active {
             fields["nick"] = session.nick
-            fields["peer"] = session.peer
         }
         if session.isLegacy { fields["alpn"] = "chat" }
         return fields

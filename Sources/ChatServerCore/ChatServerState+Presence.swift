@@ -19,8 +19,10 @@ extension ChatServerState {
         if session.pendingPresence.droppedCount > 0 {
             out.append(.log(.debug, "presence queue overflowed", logFields(session, ["dropped": String(session.pendingPresence.droppedCount)])))
         }
+        // Not live traffic: a backlog the client let grow is its own doing, bounded by the
+        // backlog's limits, and must not pass for a slow consumer the moment it is flushed.
         for payload in session.pendingPresence.removeAll() {
-            out.append(.send(session.id, .presence, payload, live: true))
+            out.append(.send(session.id, .presence, payload, live: false))
         }
     }
 
@@ -44,7 +46,7 @@ extension ChatServerState {
         session.status = status
         let payload = SharedPayload(line: .status(status.rawValue, sender: session.nick))
         for mate in roomMates(of: session) {
-            if let other = clients[mate] { sendPresence(payload, to: other, into: &out) }
+            if let other = clients[mate] { sendStatus(payload, of: session, to: other, into: &out) }
         }
     }
 }

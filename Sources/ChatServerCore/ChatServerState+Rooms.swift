@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// Joining and parting rooms (PROTOCOL.md section 3, "Joining").
+/// Joining and parting rooms (PROTOCOL.md section 3, "Joining", and section 12).
 extension ChatServerState {
     /// A `join` after the hello.
     func handleJoin(_ join: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -8,26 +8,34 @@ extension ChatServerState {
             sendError(.badRoom, id: join.id, to: session, into: &out)
             return
         }
-        joinRoom(room, since: join.since, session: session, now: now, into: &out)
+        enter(room, since: join.since, id: join.id, session: session, now: now, into: &out)
+    }
+
+    /// A valid `join` of `room`: a new membership within the room limit, or the resynchronisation
+    /// of one the client already has.
+    func enter(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if session.isMember(of: room) {
+            resynchronise(room, since: since, session: session, now: now, into: &out)
+            return
+        }
+        guard session.rooms.count < configuration.maxRoomsPerClient else {
+            sendError(.tooManyRooms, "a connection may be in at most \(configuration.maxRoomsPerClient) rooms; part one first",
+                      id: id, to: session, into: &out)
+            return
+        }
+        joinRoom(room, since: since, session: session, now: now, into: &out)
     }
 
     /// Replay, then the live `joined` to every member including the joiner, then presence:
     /// the joiner's status to members it did not share a room with, the roster to the joiner,
     /// and the status of each such member that is not `online` to the joiner.
-    ///
-    /// Joining a room the client is already in is answered the same way (replay, a new
-    /// stored `joined`, roster), so a client that lost track can always resynchronise.
-    func joinRoom(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    private func joinRoom(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         replay(room, since: since, to: session, into: &out)
 
-        var newlyShared: [ClientSession] = []
-        if !session.isMember(of: room) {
-            for member in rooms[room]?.members ?? [] {
-                if let other = clients[member], !sharesRoom(session, with: member) { newlyShared.append(other) }
-            }
-            rooms[room, default: Room(name: room)].members.insert(session.id)
-            session.rooms.append(room)
-        }
+        let newlyShared = membersSharingNoRoom(with: session, in: room)
+        rooms[room, default: Room(name: room)].members.insert(session.id)
+        idleRooms.remove(room)
+        session.rooms.insert(room)
 
         let joined = makeEvent(.joined, in: room, sender: session.nick, now: now, into: &out)
         _ = persist([joined], into: &out)
@@ -35,13 +43,39 @@ extension ChatServerState {
 
         if !newlyShared.isEmpty {
             let ownStatus = SharedPayload(line: .status(session.status.rawValue, sender: session.nick))
-            for other in newlyShared { sendPresence(ownStatus, to: other, into: &out) }
+            for other in newlyShared { sendStatus(ownStatus, of: session, to: other, into: &out) }
         }
-        sendPresence(SharedPayload(line: .roster(room: room, members: memberNicks(of: room))), to: session, into: &out)
+        sendRoster(of: room, to: session, into: &out)
         for other in newlyShared where other.status != .online {
-            sendPresence(SharedPayload(line: .status(other.status.rawValue, sender: other.nick)), to: session, into: &out)
+            sendStatus(SharedPayload(line: .status(other.status.rawValue, sender: other.nick)), of: other, to: session, into: &out)
         }
         out.append(.log(.info, "join", logFields(session, ["room": room, "seq": String(joined.seq)])))
+    }
+
+    /// A `join` of a room the client is already in (PROTOCOL.md section 12): the replay it asks
+    /// for, its own `joined` with the room's latest seq and the roster, to it alone. Nothing is
+    /// stored and nobody else is told, so re-joining can neither flood a room with `joined`
+    /// events nor push its messages out of the stored history.
+    private func resynchronise(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        replay(room, since: since, to: session, into: &out)
+        let latest = currentSequence(inRoom: room, into: &out)
+        sendChat(ChatMessage(.joined, sender: session.nick, room: room, seq: latest, ts: now), to: session, into: &out)
+        sendRoster(of: room, to: session, into: &out)
+        out.append(.log(.debug, "rejoin", logFields(session, ["room": room, "seq": String(latest)])))
+    }
+
+    /// The members of `room` with whom `session` shares none of its rooms yet: they learn its
+    /// status when it joins. O(members × rooms of the joiner), which the room limit bounds.
+    private func membersSharingNoRoom(with session: ClientSession, in room: String) -> [ClientSession] {
+        guard let members = rooms[room]?.members, !members.isEmpty else { return [] }
+        let ownRooms = session.rooms.compactMap { rooms[$0]?.members }
+        return members.compactMap { member in
+            ownRooms.contains { $0.contains(member) } ? nil : clients[member]
+        }
+    }
+
+    private func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
+        sendPresence(SharedPayload(line: .roster(room: room, members: memberNicks(of: room))), key: .roster(room: room), to: session, into: &out)
     }
 
     /// Stored events newer than `since` (at most `maxReplay`), or the last `defaultReplay`
@@ -68,19 +102,20 @@ extension ChatServerState {
         let left = makeEvent(.left, in: room, sender: session.nick, text: "part", now: now, into: &out)
         _ = persist([left], into: &out)
         broadcast(left.message(replay: false), toMembersOf: room, into: &out)
-        removeMembership(of: session, from: room)
+        session.rooms.remove(room)
+        removeMember(session.id, from: room)
         out.append(.log(.info, "part", logFields(session, ["room": room])))
     }
 
-    func removeMembership(of session: ClientSession, from room: String) {
-        session.rooms.removeAll { $0 == room }
-        rooms[room]?.members.remove(session.id)
-        if rooms[room]?.members.isEmpty == true { rooms[room] = nil }
-    }
-
-    /// Whether `other` is in at least one of the rooms of `session`.
-    func sharesRoom(_ session: ClientSession, with other: ClientID) -> Bool {
-        session.rooms.contains { rooms[$0]?.members.contains(other) == true }
+    /// Takes a client out of a room's members; a room left without members becomes idle.
+    func removeMember(_ client: ClientID, from room: String) {
+        rooms[room]?.members.remove(client)
+        guard rooms[room]?.members.isEmpty == true else { return }
+        rooms[room] = nil
+        idleRooms.insert(room)
+        while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
+            forgetIdleRoom(oldest)
+        }
     }
 
     /// Everyone who shares at least one room with `session`, not counting itself.

@@ -10,19 +10,22 @@ extension ChatServerState {
     }
 
     private func nextSequence(inRoom room: String, into out: inout [ServerAction]) -> Int64 {
-        let last: Int64
-        if let cached = lastSequenceByRoom[room] {
-            last = cached
-        } else {
-            do {
-                last = try history.lastSequence(inRoom: room)
-            } catch {
-                out.append(.log(.error, "history read failed", ["room": room, "error": "\(error)"]))
-                last = 0
-            }
+        let next = currentSequence(inRoom: room, into: &out) + 1
+        lastSequenceByRoom[room] = next
+        return next
+    }
+
+    /// The last seq handed out in `room`, 0 before its first event.
+    func currentSequence(inRoom room: String, into out: inout [ServerAction]) -> Int64 {
+        if let cached = lastSequenceByRoom[room] { return cached }
+        do {
+            let stored = try history.lastSequence(inRoom: room)
+            lastSequenceByRoom[room] = stored
+            return stored
+        } catch {
+            out.append(.log(.error, "history read failed", ["room": room, "error": "\(error)"]))
+            return 0
         }
-        lastSequenceByRoom[room] = last + 1
-        return last + 1
     }
 
     /// Stores events and receipts in one transaction; false if the store failed.
@@ -31,9 +34,20 @@ extension ChatServerState {
             try history.append(events: events, receipts: receipts, retainPerRoom: configuration.historyPerRoom)
             return true
         } catch {
+            // Their seqs are handed out but not stored: the store must never be asked for these
+            // rooms' last seq again in this process, or a seq would be reused.
+            for event in events { roomsAheadOfStore.insert(event.room) }
             out.append(.log(.error, "history write failed", ["events": String(events.count), "error": "\(error)"]))
             return false
         }
+    }
+
+    /// A room idle for longer than the `idleRoomLimit` others: its cached seq goes, and a store
+    /// that keeps history in memory drops the room's events (PROTOCOL.md section 12 bounds what
+    /// rooms without members cost). The store keeps seqs of forgotten rooms from going back.
+    func forgetIdleRoom(_ room: String) {
+        history.forget(room: room)
+        if !roomsAheadOfStore.contains(room) { lastSequenceByRoom[room] = nil }
     }
 
     func storedEvents(
@@ -51,7 +65,8 @@ extension ChatServerState {
         do {
             return try history.receipt(peer: peer, id: id)
         } catch {
-            out.append(.log(.error, "history read failed", ["peer": peer, "error": "\(error)"]))
+            // Not the peer id: it is a credential (see ``logFields(_:_:)``).
+            out.append(.log(.error, "history read failed", ["receipt": id, "error": "\(error)"]))
             return nil
         }
     }

@@ -20,9 +20,13 @@ public final class ChatServerState {
     var clientsByNickKey: [String: ClientID] = [:]
     /// Rooms with at least one member.
     var rooms: [String: Room] = [:]
-    /// The last seq handed out per room. Kept for every room ever used in this process, so a
-    /// seq is never handed out twice even if a history write failed.
+    /// The last seq handed out per room, for rooms with members and the most recently idle ones.
     var lastSequenceByRoom: [String: Int64] = [:]
+    /// Rooms without members still held in memory, longest idle first (bounded by `idleRoomLimit`).
+    var idleRooms = IdleRooms()
+    /// Rooms with a seq handed out whose store write failed: their cached seq is never dropped,
+    /// so that seq is not handed out twice.
+    var roomsAheadOfStore: Set<String> = []
 
     /// Throws ``ChatServerConfigurationError`` for a configuration out of range.
     public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore) throws {

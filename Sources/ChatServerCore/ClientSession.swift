@@ -11,8 +11,7 @@ final class ClientSession {
     var nick = ""
     /// The upper-case peer UUID; valid once active.
     var peer = ""
-    /// Rooms in the order joined, so that `left` events and logs come out in a stable order.
-    var rooms: [String] = []
+    var rooms = JoinedRooms()
     /// `online`, `away` or `offline`, as the client last said on its presence stream.
     var status = PresenceStatus.online
     /// A status sent on the presence stream before the hello, applied at the hello (stream 4
@@ -22,18 +21,24 @@ final class ClientSession {
     var hasChatStream = false
     /// The client has sent on stream 4, so presence events go out instead of into the queue.
     var hasPresenceStream = false
-    var pendingPresence: BoundedQueue<SharedPayload>
+    var pendingPresence: PresenceBacklog
     var floodBucket: TokenBucket
+    /// Relayed typing indicators, whatever they came on.
     var typingBucket: TokenBucket
+    /// Typing messages on the presence stream that are free of the flood limit.
+    var presenceTypingBucket: TokenBucket
     var rateLimitStrikes: StrikeWindow
 
     init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, configuration: ChatServerConfiguration, now: Int64) {
         self.id = id
         self.isLegacy = isLegacy
         self.acceptsDatagrams = acceptsDatagrams
-        pendingPresence = BoundedQueue(capacity: configuration.presenceQueueLimit)
+        pendingPresence = PresenceBacklog(countLimit: configuration.presenceQueueLimit, byteLimit: configuration.presenceQueueByteLimit)
         floodBucket = TokenBucket(capacity: configuration.floodBurst, refillPerSecond: configuration.floodPerSecond, now: now)
         typingBucket = TokenBucket(capacity: configuration.typingBurst, refillPerSecond: configuration.typingPerSecond, now: now)
+        presenceTypingBucket = TokenBucket(
+            capacity: max(1, Int(configuration.presenceTypingPerSecond.rounded(.up))),
+            refillPerSecond: configuration.presenceTypingPerSecond, now: now)
         rateLimitStrikes = StrikeWindow(
             limit: configuration.floodStrikes, windowMilliseconds: configuration.floodStrikeWindowMilliseconds)
     }

@@ -18,4 +18,10 @@ public protocol HistoryStore: AnyObject {
 
     /// The receipt of the message `id` of `peer`, if the store still has it.
     func receipt(peer: String, id: String) throws -> MessageReceipt?
+
+    /// The room has had no members for longer than the server keeps rooms in memory: a store
+    /// that holds events in memory drops the room's, and from then on answers `lastSequence` for
+    /// it (and for every room it does not know) with at least the room's last seq, so seq never
+    /// goes back. A store on disk keeps everything.
+    func forget(room: String)
 }

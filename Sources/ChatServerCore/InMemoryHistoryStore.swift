@@ -6,6 +6,10 @@ public final class InMemoryHistoryStore: HistoryStore {
     public let receiptLimit: Int
 
     private var logs: [String: RoomLog] = [:]
+    /// The highest seq of any room forgotten: a room the store does not know starts above it,
+    /// so a forgotten room that comes back never hands out a seq twice (a client that re-joins
+    /// with `since` then misses nothing; it sees a gap and pages back, as after a trim).
+    private var forgottenSequenceFloor: Int64 = 0
     private var receipts: [ReceiptKey: MessageReceipt] = [:]
     /// Receipt keys in insertion order from `receiptOrderStart` on, for forgetting the oldest.
     private var receiptOrder: [ReceiptKey] = []
@@ -17,8 +21,22 @@ public final class InMemoryHistoryStore: HistoryStore {
     }
 
     public func lastSequence(inRoom room: String) -> Int64 {
-        logs[room]?.events.last?.seq ?? 0
+        logs[room]?.events.last?.seq ?? forgottenSequenceFloor
     }
+
+    public func forget(room: String) {
+        guard let log = logs.removeValue(forKey: room) else { return }
+        forgottenSequenceFloor = max(forgottenSequenceFloor, log.events.last?.seq ?? 0)
+    }
+
+    /// Rooms whose events the store holds.
+    public var roomCount: Int { logs.count }
+
+    /// Events held for `room`.
+    public func eventCount(inRoom room: String) -> Int { logs[room]?.events.count ?? 0 }
+
+    /// Receipts held.
+    public var receiptCount: Int { receipts.count }
 
     public func append(events: [StoredEvent], receipts newReceipts: [MessageReceipt], retainPerRoom: Int) {
         for event in events {

@@ -79,6 +79,9 @@ public final class SQLiteHistoryStore: HistoryStore {
             ts: statement.integer(at: 2))
     }
 
+    /// Everything stays on disk; the server forgets only its own cache of the room.
+    public func forget(room: String) {}
+
     // MARK: Writing
 
     private func insert(_ events: [StoredEvent], retainPerRoom: Int) throws(HistoryStoreError) {

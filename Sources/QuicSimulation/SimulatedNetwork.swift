@@ -88,7 +88,7 @@ public final class SimulatedNetwork {
 
     private func transmitAll() {
         for endpoint in endpoints {
-            while let batch = buffer.withUnsafeMutableBytes({ endpoint.pollTransmit(into: $0, maxSegments: 16) }) {
+            while let batch = buffer.withUnsafeMutableBytes({ endpoint.pollTransmit(into: $0, maxSegments: 16, now: now) }) {
                 var offset = 0
                 while offset < batch.byteCount {
                     let size = min(batch.segmentSize, batch.byteCount - offset)

@@ -167,4 +167,34 @@ struct ChatValidationTests {
     func rejectsMalformedPeerIDs(peer: String) {
         #expect(!ChatValidation.isValidPeerID(peer))
     }
+
+    // MARK: Message ids
+
+    /// UUIDs, ULIDs and ids made of letters, digits and `-_.:` of 1 to 64 bytes are valid.
+    @Test(arguments: [
+        "a", "0", UUID().uuidString, UUID().uuidString.lowercased(), "01ARZ3NDEKTSV4RRFFQ69G5FAV", "host-1:42", "a.b_c-d:e",
+        String(repeating: "x", count: 64),
+    ])
+    func acceptsMessageIDs(id: String) {
+        #expect(ChatValidation.isValidMessageID(id))
+    }
+
+    /// Empty, over 64 bytes, spaces, controls, escapes, bidi overrides and non-ASCII are refused.
+    @Test(arguments: [
+        "", String(repeating: "x", count: 65), "a b", "a\u{1B}[2J", "a\u{0}", "a\n", "\u{202E}abc", "é", "a/b", "a\"b", "{}",
+    ])
+    func rejectsBadMessageIDs(id: String) {
+        #expect(!ChatValidation.isValidMessageID(id))
+    }
+
+    // MARK: Excerpts
+
+    /// An excerpt keeps printable ASCII, turns everything else into `?` and cuts at 32 characters with `…`.
+    @Test func excerptIsShortAndInert() {
+        #expect(ChatValidation.excerpt("bob") == "bob")
+        #expect(ChatValidation.excerpt("a\u{1B}]0;pwned\u{7}\u{202E}é") == "a?]0;pwned???")
+        let long = String(repeating: "x", count: 60_000)
+        #expect(ChatValidation.excerpt(long) == String(repeating: "x", count: 32) + "…")
+        #expect(ChatValidation.excerpt(String(repeating: "x", count: 32)) == String(repeating: "x", count: 32))
+    }
 }

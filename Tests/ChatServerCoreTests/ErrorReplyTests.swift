@@ -44,9 +44,12 @@ import Testing
         }
     }
 
-    /// Across the protocol's scenarios the server produces every error code of PROTOCOL.md section 5.
+    /// Across the protocol's scenarios the server produces every error code it knows (PROTOCOL.md
+    /// section 5 and those of section 12).
     @Test func everyErrorCodeIsProduced() throws {
-        let harness = try Harness()
+        var configuration = ChatServerConfiguration()
+        configuration.maxRoomsPerClient = 1
+        let harness = try Harness(configuration: configuration)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         var out = Outbox([])
@@ -59,6 +62,7 @@ import Testing
         out = out + harness.send(.nick("bob"), from: 1)
         out = out + harness.say("hi", from: 1, in: "a b")
         out = out + harness.send(.dm(to: "nobody", text: "hi", id: "d"), from: 1)
+        out = out + harness.send(.join(room: "dev"), from: 1)
         for _ in 0..<12 { out = out + harness.say("flood", from: 1) }
         #expect(Set(out.errorCodes(to: 1)) == Set(ErrorCode.allCases.map(\.rawValue)))
     }

@@ -36,8 +36,9 @@ import Testing
         #expect(!out.recipients.contains(1))
     }
 
-    /// Re-joining a room the client is already in is answered like any join: replay, then a new stored joined.
-    @Test func joinOfRoomAlreadyInReplaysAndBroadcastsJoined() throws {
+    /// A replacing connection's hello for a room it inherited is a re-join: the replay it asked
+    /// for and its own joined with the room's latest seq, to it alone; nothing stored, bob told nothing.
+    @Test func helloForInheritedRoomResynchronisesAlone() throws {
         let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
@@ -47,10 +48,11 @@ import Testing
         let chat = out.chat(to: 3)
         #expect(chat.map(\.type) == ["welcome", "joined", "msg", "joined"])
         #expect(chat[1].replay == true && chat[2].replay == true)
-        #expect(chat[3].replay == nil)
-        #expect(chat[3].seq == 4)
-        #expect(out.chat(to: 2).map(\.type) == ["joined"])
+        #expect(chat[3].replay == nil && chat[3].sender == "alice")
+        #expect(chat[3].seq == 3)
+        #expect(out.chat(to: 2).isEmpty)
         #expect(out.presence(to: 3).isEmpty, "the new connection has no presence stream yet")
+        #expect(harness.say("two", from: 2).chat(to: 3).first?.seq == 4, "no seq was used by the re-join")
     }
 
     /// After a replacement, the glue's disconnect of the old connection changes nothing.
@@ -65,15 +67,17 @@ import Testing
         #expect(harness.say("hi", from: 2).chat(to: 3).map(\.text) == ["hi"])
     }
 
-    /// A peer id differing only in case is the same peer.
+    /// A peer id differing only in case is the same peer; each `welcome` echoes the id as that
+    /// connection sent it (issue 11 item 9).
     @Test func peerComparisonIgnoresCase() throws {
         let harness = try Harness()
         let peer = "6f1c2b3a-0000-4000-8000-00000000abcd"
         let hello = harness.login(1, nick: "alice", peer: peer)
-        #expect(hello.chat(to: 1).first?.peer == peer.uppercased())
+        #expect(hello.chat(to: 1).first?.peer == peer)
         harness.connect(2)
         let out = harness.send(.join(nick: "alice", peer: peer.uppercased(), room: "lobby"), from: 2)
         #expect(out.closes.map(\.code) == [.replaced])
+        #expect(out.chat(to: 2).first?.peer == peer.uppercased())
     }
 
     /// The status of the replaced connection carries over; a different early status is announced.

@@ -88,4 +88,5 @@ private final class FailingHistoryStore: HistoryStore {
     }
     func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] { [] }
     func receipt(peer: String, id: String) throws -> MessageReceipt? { nil }
+    func forget(room: String) {}
 }

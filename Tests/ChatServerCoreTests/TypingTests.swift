@@ -73,13 +73,14 @@ import Testing
         #expect(harness.datagram(typing, from: 1).effects.isEmpty)
     }
 
-    /// Typing never counts toward the flood limit, on datagrams or the presence stream.
+    /// Typing datagrams never count toward the flood limit, nor does typing on the presence
+    /// stream within 10 a second.
     @Test func typingDoesNotCountTowardFlood() throws {
         let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
-        for _ in 0..<30 {
-            harness.send(.typing(room: "lobby", isTyping: true), from: 1, on: .presence)
+        for round in 0..<30 {
+            if round < 10 { harness.send(.typing(room: "lobby", isTyping: true), from: 1, on: .presence) }
             harness.datagram(.typing(room: "lobby", isTyping: true), from: 1)
         }
         // The login's join and status used 2 tokens of the burst of 20; typing used none.
@@ -87,6 +88,37 @@ import Testing
             #expect(harness.say("m\(index)", from: 1).chat(to: 1).map(\.type) == ["ack"])
         }
         #expect(harness.say("m19", from: 1).errorCodes(to: 1) == ["rate-limited"])
+    }
+
+    /// Beyond 10 a second, typing on the presence stream counts toward the flood limit like any
+    /// message (PROTOCOL.md section 12): valid or bogus, it is rate-limited and then closes the
+    /// client with FLOODING.
+    @Test func presenceTypingBeyondTenASecondCountsTowardFlood() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "bob")
+        var out = Outbox([])
+        for index in 0..<1_000 where out.closes.isEmpty {
+            let typing = index.isMultiple(of: 2) ? ChatMessage.typing(room: "lobby", isTyping: true) : ChatMessage(type: "typing", text: "bogus", room: "nowhere")
+            out = out + harness.send(typing, from: 1, on: .presence)
+        }
+        // 10 free, then the 18 tokens left of the burst, then 10 rate-limited strikes.
+        #expect(out.errorCodes(to: 1) == Array(repeating: "rate-limited", count: 10))
+        #expect(out.closes.map(\.code) == [.flooding])
+        #expect(harness.state.who().map(\.nick) == ["bob"])
+    }
+
+    /// The presence typing allowance refills at 10 a second: a client typing at that pace is never limited.
+    @Test func presenceTypingAtTenASecondIsFree() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "bob")
+        for _ in 0..<600 {
+            harness.advance(100)
+            let out = harness.send(.typing(room: "lobby", isTyping: true), from: 1, on: .presence)
+            #expect(out.errorCodes(to: 1).isEmpty)
+        }
+        #expect(harness.say("still fine", from: 1).chat(to: 1).map(\.type) == ["ack"])
     }
 
     /// typing on the presence stream is relayed like a typing datagram.

@@ -132,7 +132,8 @@ struct CloseCodeTests {
         #expect(result.ok)
         #expect(result.oldCode == CloseCode.replaced.rawValue)
         #expect(result.newCode == nil)
-        #expect(result.welcome?.sender == "alice" && result.welcome?.peer == result.peer)
+        // The peer id compares case-insensitively and is answered as this connection sent it.
+        #expect(result.welcome?.sender == "alice" && result.welcome?.peer == result.peer.lowercased())
         #expect(!result.bobSaw.contains { $0.type == "left" })
         #expect(!result.bobSaw.contains { $0.type == "status" })
         let relayed = result.bobSaw.filter { $0.type == "msg" }

@@ -1,6 +1,7 @@
 import TestSupport
 import QuicEngine
 import QuicSimulation
+import SplitMix
 import Testing
 
 @Suite("Engine in memory, virtual clock")
@@ -106,6 +107,23 @@ struct InMemoryConnectionTests {
         #expect(elapsed >= .seconds(29) && elapsed <= .seconds(32))
     }
 
+    /// Bytes the application writes after an idle gap are stamped with the time they are sent,
+    /// so the RTT their ACK gives is the link's, not the gap's (issue 11 item 8).
+    @Test func rttAfterIdleGapIsTheLinksRoundTrip() throws {
+        let pair = try EnginePair(impairment: .init(delay: .milliseconds(10)))
+        #expect(pair.handshake())
+        pair.run(for: .seconds(3))
+        let stream = try pair.connection.openStream()
+        try pair.connection.write(Array("after a pause".utf8), to: stream)
+        var echoed = false
+        #expect(pair.run(for: .seconds(5), until: { echoed }, client: { _, event in
+            if case .streamData(stream, _, _) = event { echoed = true }
+        }))
+        let statistics = pair.connection.statistics
+        #expect(statistics.latestRTT < .milliseconds(100), "latest RTT \(statistics.latestRTT) after a 3 s gap on a 20 ms link")
+        #expect(statistics.smoothedRTT < .milliseconds(100), "smoothed RTT \(statistics.smoothedRTT)")
+    }
+
     /// Keep-alive PINGs hold an idle connection open past the idle timeout.
     @Test func keepAliveHoldsIdleConnection() throws {
         var client = EngineFixtures.clientConfiguration()
@@ -195,9 +213,9 @@ struct InMemoryServerEndpointTests {
         var probe: [UInt8] = [0xc0, 0x1a, 0x2a, 0x3a, 0x4a, 8] + [UInt8](repeating: 7, count: 8) + [8] + [UInt8](repeating: 9, count: 8)
         probe += [UInt8](repeating: 0, count: 1200 - probe.count)
         server.receive(Array(probe.prefix(100)), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 2))
-        #expect(server.pollTransmit() == nil)
+        #expect(server.pollTransmit(now: QuicTime(nanoseconds: 2)) == nil)
         server.receive(probe, from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 3))
-        let reply = try #require(server.pollTransmit())
+        let reply = try #require(server.pollTransmit(now: QuicTime(nanoseconds: 3)))
         #expect(reply.bytes[0] & 0x80 != 0)
         #expect(Array(reply.bytes[1...4]) == [0, 0, 0, 0])
         #expect(reply.bytes.count < probe.count)
@@ -238,5 +256,130 @@ struct InMemoryServerEndpointTests {
         #expect(refused.closeReason?.kind == .transport(code: 0x2))
         #expect(pair.server.statistics.connectionsRefused == 1)
         #expect(pair.connection.isEstablished)
+    }
+}
+
+@Suite("Engine in memory: limits of a server endpoint")
+struct InMemoryEndpointLimitTests {
+    private static func connect(_ pair: EnginePair, from host: String, port: UInt16) throws -> QuicConnection {
+        let local = SocketAddress(host: host, port: port)!
+        pair.network.attach(pair.client, at: local)
+        return try pair.client.connect(to: EngineFixtures.serverAddress, from: local,
+                                       configuration: EngineFixtures.clientConfiguration(), now: pair.network.now)
+    }
+
+    /// With at most 2 connections per address, a third from the same IPv4 address is refused
+    /// with CONNECTION_REFUSED (another port does not help), another address is served, an
+    /// exempt address is not counted, and a closed connection frees its slot.
+    @Test func connectionsPerAddressAreLimited() throws {
+        var configuration = EngineFixtures.serverConfiguration()
+        configuration.maxConnectionsPerAddress = 2
+        configuration.addressLimitExemptions = [AddressRange("10.9.0.0/16")!]
+        let pair = try EnginePair(serverConfiguration: configuration)
+        #expect(pair.handshake())
+        let second = try Self.connect(pair, from: EngineFixtures.clientAddress.host, port: 40001)
+        let third = try Self.connect(pair, from: EngineFixtures.clientAddress.host, port: 40002)
+        let elsewhere = try Self.connect(pair, from: "127.0.0.77", port: 40003)
+        let exempt = try (0..<4).map { try Self.connect(pair, from: "10.9.1.1", port: 41000 + UInt16($0)) }
+        #expect(pair.run(for: .seconds(5), until: {
+            third.closeReason != nil && second.isEstablished && elsewhere.isEstablished && exempt.allSatisfy(\.isEstablished)
+        }))
+        #expect(third.closeReason?.kind == .transport(code: 0x2))
+        #expect(pair.server.statistics.connectionsRefusedPerAddress == 1)
+        second.close(applicationCode: 0)
+        #expect(pair.run(for: .seconds(5), until: { pair.server.connectionCount == 6 }))
+        let again = try Self.connect(pair, from: EngineFixtures.clientAddress.host, port: 40004)
+        #expect(pair.run(for: .seconds(5), until: { again.isEstablished }))
+    }
+
+    /// IPv6 clients are counted per /64: two addresses of one /64 share its quota.
+    @Test func ipv6AddressesCountPerSlash64() throws {
+        var configuration = EngineFixtures.serverConfiguration()
+        configuration.maxConnectionsPerAddress = 1
+        let server = SocketAddress(host: "fd00::1", port: 4433)!
+        let network = SimulatedNetwork()
+        let endpoint = try QuicEndpoint(server: configuration, now: network.now)
+        let client = try QuicEndpoint(now: network.now)
+        network.attach(endpoint, at: server)
+        func connect(_ host: String) throws -> QuicConnection {
+            let local = SocketAddress(host: host, port: 5000)!
+            network.attach(client, at: local)
+            return try client.connect(to: server, from: local, configuration: EngineFixtures.clientConfiguration(), now: network.now)
+        }
+        let first = try connect("fd00:0:0:1::a")
+        let sameSite = try connect("fd00:0:0:1::b")
+        let otherSite = try connect("fd00:0:0:2::a")
+        #expect(network.run(for: .seconds(5), until: { first.isEstablished && otherSite.isEstablished && sameSite.closeReason != nil }))
+        #expect(sameSite.closeReason?.kind == .transport(code: 0x2))
+    }
+
+    /// CIDR blocks parse, match their addresses (IPv4-mapped IPv6 as IPv4) and nothing else; junk is refused.
+    @Test func addressRangesMatchTheirBlock() throws {
+        let loopback = try #require(AddressRange("127.0.0.0/8"))
+        #expect(loopback.contains(SocketAddress(host: "127.1.2.3", port: 9)!))
+        #expect(loopback.contains(SocketAddress(host: "::ffff:127.0.0.1", port: 9)!))
+        #expect(!loopback.contains(SocketAddress(host: "128.0.0.1", port: 9)!))
+        #expect(!loopback.contains(SocketAddress(host: "::1", port: 9)!))
+        let site = try #require(AddressRange("2001:db8:1::/48"))
+        #expect(site.contains(SocketAddress(host: "2001:db8:1:ffff::1", port: 9)!))
+        #expect(!site.contains(SocketAddress(host: "2001:db8:2::1", port: 9)!))
+        #expect(AddressRange("10.1.2.3")?.contains(SocketAddress(host: "10.1.2.3", port: 1)!) == true)
+        #expect(AddressRange("10.1.2.3")?.contains(SocketAddress(host: "10.1.2.4", port: 1)!) == false)
+        #expect(AddressRange("0.0.0.0/0")?.contains(SocketAddress(host: "8.8.8.8", port: 1)!) == true)
+        #expect(AddressRange("10.1.2.3/8")?.description == "10.0.0.0/8")
+        #expect(AddressRange("::1/128")?.description == "::1/128")
+        for junk in ["", "10.0.0.0/33", "::/129", "10.0.0/8", "host/8", "10.0.0.0/", "10.0.0.0/8/8", "10.0.0.0/-1"] {
+            #expect(AddressRange(junk) == nil, "\(junk)")
+        }
+    }
+
+    /// At most `statelessResetsPerSecond` stateless resets leave in one second, however many
+    /// packets for unknown connections arrive; the budget is new the next second.
+    @Test func statelessResetsAreBudgetedPerSecond() throws {
+        var configuration = EngineFixtures.serverConfiguration()
+        configuration.statelessResetsPerSecond = 100
+        let start = QuicTime(nanoseconds: 5_000_000_000)
+        let server = try QuicEndpoint(server: configuration, now: start)
+        var random = SplitMix64(seed: 9)
+        func unknownShortHeader() -> [UInt8] { [0x40] + (0..<60).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
+        for index in 0..<300 {
+            server.receive(unknownShortHeader(), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress,
+                           now: start + .microseconds(UInt64(index)))
+        }
+        #expect(server.statistics.statelessResetsSent == 100)
+        server.receive(unknownShortHeader(), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: start + .seconds(1))
+        #expect(server.statistics.statelessResetsSent == 101)
+    }
+
+    /// A Retry token is valid for `retryTokenLifetime` only: on a link whose round trip is longer,
+    /// the token the client echoes has expired, and the server refuses it with INVALID_TOKEN; on
+    /// a quick link the same server accepts the client.
+    @Test(arguments: [(delay: 5, refused: false), (delay: 300, refused: true)] as [(delay: UInt64, refused: Bool)])
+    func retryTokensExpire(_ link: (delay: UInt64, refused: Bool)) throws {
+        var configuration = EngineFixtures.serverConfiguration()
+        configuration.requireRetry = true
+        configuration.retryTokenLifetime = .milliseconds(200)
+        let pair = try EnginePair(impairment: .init(delay: .milliseconds(link.delay)), serverConfiguration: configuration)
+        #expect(pair.run(for: .seconds(10), until: { pair.connection.isEstablished || pair.clientCloseReason != nil }))
+        #expect(pair.server.statistics.retriesSent >= 1)
+        if link.refused {
+            #expect(pair.clientCloseReason?.kind == .transport(code: 0xb), "\(String(describing: pair.clientCloseReason))")
+            #expect(pair.server.statistics.invalidTokens >= 1)
+        } else {
+            #expect(pair.connection.isEstablished)
+        }
+    }
+
+    /// Datagrams waiting to be sent are bounded: beyond `maxQueuedDatagrams` one is refused
+    /// with `datagramQueueFull`, and the queue takes more once it has drained.
+    @Test func datagramQueueIsBounded() throws {
+        var client = EngineFixtures.clientConfiguration()
+        client.maxQueuedDatagrams = 8
+        let pair = try EnginePair(clientConfiguration: client)
+        #expect(pair.handshake())
+        for _ in 0..<8 { try pair.connection.sendDatagram([1]) }
+        #expect(throws: QuicError.datagramQueueFull) { try pair.connection.sendDatagram([1]) }
+        pair.run(for: .milliseconds(100))
+        try pair.connection.sendDatagram([2])
     }
 }

@@ -294,6 +294,38 @@ struct LoopbackExtraTests {
         #expect(echoed == Array("over v6".utf8))
     }
 
+    /// A write made on the loop after 1.5 s without traffic (as a chat client's first keystroke
+    /// is) is stamped with the current time by the driver: the RTT sample of its ACK is the
+    /// loopback's, not the idle gap's (issue 11 item 8).
+    @Test func writeAfterIdleGapGivesLoopbackRTT() async throws {
+        let rtt = try await onDedicatedThread { () throws -> (latest: QuicDuration, smoothed: QuicDuration)? in
+            let harness = try LoopbackHarness()
+            var measured: (latest: QuicDuration, smoothed: QuicDuration)?
+            var stream: QuicStreamID = -1
+            harness.onClientEvent = { [unowned harness] connection, event in
+                switch event {
+                case .handshakeCompleted:
+                    _ = harness.loop.schedule(at: .now() + .milliseconds(1500)) {
+                        stream = try! connection.openStream()
+                        _ = try? connection.write(Array("typed after a pause".utf8), to: stream)
+                    }
+                case .streamData(stream, _, _):
+                    let statistics = connection.statistics
+                    measured = (statistics.latestRTT, statistics.smoothedRTT)
+                    harness.stop()
+                default: break
+                }
+            }
+            let connection = try harness.connect()
+            harness.run(seconds: 10)
+            _ = connection
+            return measured
+        }
+        let measured = try #require(rtt)
+        #expect(measured.latest < .milliseconds(200), "latest RTT \(measured.latest) on loopback after a 1.5 s gap")
+        #expect(measured.smoothed < .milliseconds(200), "smoothed RTT \(measured.smoothed)")
+    }
+
     /// Messages sent on a loop channel from other threads wake the loop and arrive on it, in order.
     @Test func channelWakesLoopFromAnotherThread() async throws {
         let received = try await onDedicatedThread { () throws -> [Int] in

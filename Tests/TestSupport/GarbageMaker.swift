@@ -62,6 +62,6 @@ extension GarbageMaker {
                                                                          alpn: alpn))
         _ = try endpoint.connect(to: SocketAddress(host: "127.0.0.1", port: 9)!, from: SocketAddress(host: "127.0.0.1", port: 9)!,
                                  configuration: configuration, now: .now())
-        return endpoint.pollTransmit()?.bytes ?? []
+        return endpoint.pollTransmit(now: .now())?.bytes ?? []
     }
 }

@@ -65,6 +65,12 @@ public struct QuicServerConfiguration: Sendable {
     public var retryTokenLifetime: QuicDuration = .seconds(10)
     /// New connections beyond this many are refused with CONNECTION_REFUSED.
     public var maxConnections = 10_000
+    /// Connections (handshakes in progress included) from one client address at most, an IPv4
+    /// address or an IPv6 /64; beyond it new ones are refused with CONNECTION_REFUSED, so one
+    /// address cannot take every slot.
+    public var maxConnectionsPerAddress = Int.max
+    /// Addresses the per-address limit does not apply to (load generators, local bots).
+    public var addressLimitExemptions: [AddressRange] = []
     /// Stateless resets sent per second at most (they answer packets we cannot route).
     public var statelessResetsPerSecond = 100
 

@@ -58,6 +58,8 @@ public final class QuicConnection {
     var heldEvents: [QuicEvent]?
     /// A server connection counted in the endpoint's handshakes in progress.
     var countsAsHandshake = false
+    /// The client address this server connection counts against (``QuicServerConfiguration/maxConnectionsPerAddress``).
+    var countedAddress: SocketAddress?
 
     init(endpoint: QuicEndpoint, id: UInt64, isServer: Bool, configuration: QuicConfiguration,
          local: SocketAddress, remote: SocketAddress) {

@@ -134,6 +134,11 @@ public struct IPv6Bits: Hashable, Sendable {
     public var high: UInt64
     public var low: UInt64
 
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     init(_ address: in6_addr) {
         var copy = address
         (high, low) = withUnsafeBytes(of: &copy) {

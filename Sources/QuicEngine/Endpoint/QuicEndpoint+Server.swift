@@ -53,6 +53,14 @@ extension QuicEndpoint {
             originalDestination = ConnectionID(original)
             retrySource = clientDestination
         }
+        // After the Retry check: under Retry, only a validated address can use up its quota.
+        let countedAddress = server.addressLimitExemptions.contains { $0.contains(remote) } ? nil : remote.clientKey
+        if let countedAddress, connectionsPerAddress[countedAddress, default: 0] >= server.maxConnectionsPerAddress {
+            statistics.connectionsRefused += 1
+            statistics.connectionsRefusedPerAddress += 1
+            refuse(header, errorCode: UInt64(NGTCP2_CONNECTION_REFUSED), remote: remote, local: local)
+            return
+        }
         let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength)
         let connection = QuicConnection(endpoint: self, id: takeConnectionNumber(), isServer: true,
                                         configuration: server.connection, local: local, remote: remote)
@@ -82,6 +90,10 @@ extension QuicEndpoint {
             return
         }
         statistics.connectionsAccepted += 1
+        if let countedAddress {
+            connection.countedAddress = countedAddress
+            connectionsPerAddress[countedAddress, default: 0] += 1
+        }
         connection.countsAsHandshake = true
         handshakesInProgress += 1
         enqueue(.accepted, for: connection)

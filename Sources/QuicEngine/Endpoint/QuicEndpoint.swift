@@ -13,6 +13,8 @@ public struct QuicEndpointStatistics: Sendable {
     public var retriesSent = 0
     public var invalidTokens = 0
     public var connectionsRefused = 0
+    /// Of `connectionsRefused`, those refused because their address had its maximum.
+    public var connectionsRefusedPerAddress = 0
     public var connectionsAccepted = 0
     /// Initials whose header parsed but whose first packet did not (bad protection, garbage).
     public var initialsDropped = 0
@@ -34,6 +36,8 @@ public final class QuicEndpoint {
 
     private var routes: [ConnectionID: QuicConnection] = [:]
     public internal(set) var connections: [UInt64: QuicConnection] = [:]
+    /// Server connections per ``SocketAddress/clientKey``, for addresses the limit applies to.
+    var connectionsPerAddress: [SocketAddress: Int] = [:]
     private var nextConnectionNumber: UInt64 = 1
     private var events = FIFOQueue<(QuicConnection, QuicEvent)>()
     private var dirty = FIFOQueue<QuicConnection>()
@@ -234,7 +238,13 @@ public final class QuicEndpoint {
 
     /// Writes the next batch of packets (one destination, at most `maxSegments` packets of
     /// `segmentSize` bytes each, the last possibly shorter) into `buffer`; nil when nothing is due.
-    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1) -> TransmitBatch? {
+    ///
+    /// `now` stamps the packets: what the application wrote since the last input may be sent
+    /// long after the last packet arrived or timer fired, and a packet stamped with that old
+    /// time would put the whole gap into the RTT sample its ACK gives (and into loss recovery
+    /// and pacing with it).
+    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1, now: QuicTime) -> TransmitBatch? {
+        self.now = max(self.now, now)
         if let packet = statelessPackets.popFirst() {
             packet.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
             return TransmitBatch(destination: packet.destination, source: packet.source, byteCount: packet.bytes.count,
@@ -256,9 +266,9 @@ public final class QuicEndpoint {
     }
 
     /// Convenience for tests: the next single packet as an array.
-    public func pollTransmit() -> (bytes: [UInt8], batch: TransmitBatch)? {
+    public func pollTransmit(now: QuicTime) -> (bytes: [UInt8], batch: TransmitBatch)? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1) }
+        let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1, now: now) }
         guard let batch else { return nil }
         return (Array(buffer[..<batch.byteCount]), batch)
     }
@@ -336,6 +346,11 @@ public final class QuicEndpoint {
         guard !connection.isRemoved else { return }
         connection.isRemoved = true
         handshakeEnded(connection)
+        if let address = connection.countedAddress {
+            connection.countedAddress = nil
+            let remaining = (connectionsPerAddress[address] ?? 1) - 1
+            connectionsPerAddress[address] = remaining > 0 ? remaining : nil
+        }
         for id in connection.routingIDs where routes[id] === connection { routes[id] = nil }
         connection.routingIDs.removeAll()
         connections[connection.id] = nil

@@ -88,11 +88,13 @@ public final class QuicDriver {
         return (endpoint.nextTimeout, endpoint.hasPendingEvents || (delivered > 0 && endpoint.hasPendingTransmit))
     }
 
-    /// Sends everything the endpoint has to send, in sendmmsg batches.
+    /// Sends everything the endpoint has to send, in sendmmsg batches, stamped with the time of
+    /// this flush (the application may have written long after the last packet or timer).
     public func flush() {
         guard blockedOn == nil else { return }
+        let now = QuicTime.now()
         while true {
-            if pendingMessages == 0 { fillBatch() }
+            if pendingMessages == 0 { fillBatch(now: now) }
             guard pendingMessages > 0, let socket = pendingSocket else { return }
             let sent: Int
             do {
@@ -120,13 +122,13 @@ public final class QuicDriver {
         }
     }
 
-    private func fillBatch() {
+    private func fillBatch(now: QuicTime) {
         pendingSocket = nil
         var count = 0
         while count < sendSlots {
             let slot = UnsafeMutableRawBufferPointer(start: sendBuffer + count * slotSize, count: slotSize)
             let useGSO = primary?.gsoEnabled ?? false
-            guard let batch = endpoint.pollTransmit(into: slot, maxSegments: useGSO ? maxSegments : 1) else { break }
+            guard let batch = endpoint.pollTransmit(into: slot, maxSegments: useGSO ? maxSegments : 1, now: now) else { break }
             guard let socket = sockets[batch.source] ?? primary else { continue }
             if let current = pendingSocket, current !== socket {
                 // One sendmmsg per socket: this batch waits in the stash of a new round.

@@ -18,6 +18,7 @@ final class ChatTestWorld {
     private var lastCheck = QuicTime(nanoseconds: 0)
     private var rawClients: [UInt64: RawChatClient] = [:]
     private var routesRawClients = false
+    private var extraLocals: [String: SocketAddress] = [:]
 
     init(port: UInt16) throws {
         loop = try EventLoop()
@@ -64,9 +65,11 @@ final class ChatTestWorld {
         return session
     }
 
-    /// Connects a bare client on the same loop; by default with ALPN `qchat/1`. It sends nothing
+    /// Connects a bare client on the same loop; by default with ALPN `qchat/1`, from the pool's
+    /// address or from `host` (another loopback address, such as 127.0.0.2). It sends nothing
     /// until told (see ``RawChatClient/onConnected``).
-    func connectRaw(alpn: [String] = ["qchat/1"], adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> RawChatClient {
+    func connectRaw(alpn: [String] = ["qchat/1"], from host: String? = nil,
+                    adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> RawChatClient {
         if !routesRawClients {
             routesRawClients = true
             let routeToSessions = pool.driver.onEvent
@@ -80,10 +83,19 @@ final class ChatTestWorld {
         var configuration = pool.configuration
         configuration.tls.alpn = alpn
         adjust(&configuration)
-        let connection = try pool.driver.endpoint.connect(to: pool.server, from: pool.local, configuration: configuration, now: .now())
+        let local = try host.map { try localAddress($0) } ?? pool.local
+        let connection = try pool.driver.endpoint.connect(to: pool.server, from: local, configuration: configuration, now: .now())
         let client = RawChatClient(connection: connection)
         rawClients[connection.id] = client
         return client
+    }
+
+    /// A UDP socket of the pool's driver bound to `host`, made on first use.
+    private func localAddress(_ host: String) throws -> SocketAddress {
+        if let bound = extraLocals[host] { return bound }
+        let bound = try pool.driver.bind(SocketAddress(host: host, port: 0)!)
+        extraLocals[host] = bound
+        return bound
     }
 
     /// Runs the loop until `done` holds (checked after every message and close) or `seconds`

@@ -25,6 +25,8 @@ final class RawChatClient {
     /// Called once the handshake is done; nothing has been sent yet.
     var onConnected: (RawChatClient) -> Void = { _ in }
     private var decoders: [QuicStreamID: ChatStreamDecoder] = [:]
+    /// Messages received per stream and type, so conditions over tens of thousands stay cheap.
+    private var counts: [QuicStreamID: [String: Int]] = [:]
 
     init(connection: QuicConnection) { self.connection = connection }
 
@@ -41,7 +43,9 @@ final class RawChatClient {
             decoders[stream] = decoder
             for decoded in events {
                 switch decoded {
-                case .message(let message): received.append((stream, message))
+                case .message(let message):
+                    received.append((stream, message))
+                    counts[stream, default: [:]][message.type, default: 0] += 1
                 case .malformed(let error, _): problems.append("malformed message on stream \(stream): \(error)")
                 case .fatal(let error): problems.append("framing error on stream \(stream): \(error)")
                 }
@@ -68,6 +72,9 @@ final class RawChatClient {
     func messages(on stream: QuicStreamID, type: String? = nil) -> [ChatMessage] {
         received.filter { $0.stream == stream && (type == nil || $0.message.type == type) }.map(\.message)
     }
+
+    /// How many messages of `type` arrived on `stream`, in O(1).
+    func count(type: String, on stream: QuicStreamID = 0) -> Int { counts[stream]?[type] ?? 0 }
 
     func has(type: String, on stream: QuicStreamID = 0, where predicate: (ChatMessage) -> Bool = { _ in true }) -> Bool {
         messages(on: stream, type: type).contains(where: predicate)

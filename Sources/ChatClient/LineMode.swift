@@ -89,10 +89,16 @@ final class LineMode {
             return
         }
         pending += buffer[..<count]
-        while let newline = pending.firstIndex(of: 10) {
+        while !inputEnded, let newline = pending.firstIndex(of: 10) {
             let line = String(decoding: pending[..<newline], as: UTF8.self)
             pending.removeSubrange(...newline)
             command(line)
+        }
+        if inputEnded {
+            // /quit: what follows it is not read.
+            if !inputIsPolled { loop.unwatch(0) }
+            pending.removeAll()
+            return
         }
         pauseInputIfBusy()
     }

@@ -98,6 +98,8 @@ final class TUIMode {
         let flags = fcntl(0, F_GETFL)
         _ = fcntl(0, F_SETFL, flags | O_NONBLOCK)
         try loop.watchReadable(0) { [unowned self] in readKeys() }
+        // The rooms joined at start first on the bar, then the conversations open last time.
+        for room in options.rooms { model.openRoom(room) }
         reopenConversations()
         let problem: String? = options.nick.map { ClientOptions.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
         if let problem {

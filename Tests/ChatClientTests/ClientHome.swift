@@ -21,16 +21,23 @@ struct ClientHome {
         try text.write(toFile: configDirectory + "/qchat/client.conf", atomically: true, encoding: .utf8)
     }
 
-    /// The arguments every test client gets: the test CA and the server's name in its certificate.
-    static func arguments(port: UInt16, nick: String?) -> [String] {
-        ["--port", "\(port)", "--ca", TestCertificates.ca, "--host", "localhost"] + (nick.map { ["--nick", $0] } ?? [])
+    /// The arguments every test client gets: the test CA (unless the test is about finding one)
+    /// and the server's name in its certificate.
+    static func arguments(port: UInt16?, nick: String?, ca: Bool = true) -> [String] {
+        (port.map { ["--port", "\($0)"] } ?? []) + (ca ? ["--ca", TestCertificates.ca] : []) + ["--host", "localhost"]
+            + (nick.map { ["--nick", $0] } ?? [])
+    }
+
+    /// The shell words that start the client in this home.
+    func invocation(port: UInt16?, nick: String?, ca: Bool = true, _ extra: [String] = []) -> String {
+        let environment = self.environment.map { "\($0.key)=\(shellQuoted($0.value))" }.sorted().joined(separator: " ")
+        let arguments = (Self.arguments(port: port, nick: nick, ca: ca) + extra).map(shellQuoted).joined(separator: " ")
+        return "env \(environment) \(BuildPaths.product("chat-client")) \(arguments)"
     }
 
     /// A shell command for tmux: the full-screen client, then `EXITED <status>` once it ends.
-    func fullScreenCommand(port: UInt16, nick: String?, _ extra: [String] = []) -> String {
-        let environment = self.environment.map { "\($0.key)=\(shellQuoted($0.value))" }.sorted().joined(separator: " ")
-        let arguments = (Self.arguments(port: port, nick: nick) + extra).map(shellQuoted).joined(separator: " ")
-        return "env \(environment) \(BuildPaths.product("chat-client")) \(arguments); echo EXITED $?; sleep 60"
+    func fullScreenCommand(port: UInt16?, nick: String?, ca: Bool = true, _ extra: [String] = []) -> String {
+        invocation(port: port, nick: nick, ca: ca, extra) + "; echo EXITED $?; sleep 60"
     }
 
     /// The client in line mode (`--plain`), its stdin a pipe the test writes to, or a file.
@@ -40,6 +47,13 @@ struct ClientHome {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Runs a chat-bot script (the text of a `.bot` file) against the server on `port`.
+func runBotScript(_ script: String, port: UInt16) throws -> ChildProcess {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-\(UUID().uuidString.prefix(8)).bot").path
+    try script.write(toFile: path, atomically: true, encoding: .utf8)
+    return try ChildProcess(BuildPaths.product("chat-bot"), ["script", path, "--port", String(port), "--ca", TestCertificates.ca])
 }
 
 func shellQuoted(_ text: String) -> String {

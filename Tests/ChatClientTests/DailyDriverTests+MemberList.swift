@@ -15,10 +15,8 @@ extension DailyDriverTests {
             let home = try ClientHome()
             defer { home.remove() }
             let long = String(repeating: "long message ", count: 300)
-            let script = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString.prefix(8)).bot").path
-            try (["bot mallory lobby {"] + (1...14).map { "    say \($0) \(long)" } + ["    quit", "}"])
-                .joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
-            let bot = try ChildProcess(BuildPaths.product("chat-bot"), ["script", script, "--port", "\(server.port)", "--ca", TestCertificates.ca])
+            let script = (["bot mallory lobby {"] + (1...14).map { "    say \($0) \(long)" } + ["    quit", "}"]).joined(separator: "\n")
+            let bot = try runBotScript(script, port: server.port)
             #expect(bot.finish(timeout: 30).status == 0)
             let carol = try home.lineClient(port: server.port, nick: "carol")
             #expect(carol.waitForLine(timeout: 10) { $0.contains("carol joined") } != nil)

@@ -11,9 +11,15 @@ struct DailyDriverTests {
     static let columns = 100, rows = 30
 
     /// A full-screen client in tmux at the suite's size.
-    static func fullScreen(_ home: ClientHome, port: UInt16, nick: String?, _ extra: [String] = [],
+    static func fullScreen(_ home: ClientHome, port: UInt16?, nick: String?, ca: Bool = true, _ extra: [String] = [],
                            columns: Int = columns, rows: Int = rows) throws -> TmuxSession {
-        try TmuxSession(command: home.fullScreenCommand(port: port, nick: nick, extra), columns: columns, rows: rows)
+        try TmuxSession(command: home.fullScreenCommand(port: port, nick: nick, ca: ca, extra), columns: columns, rows: rows)
+    }
+
+    /// Types a line and presses Enter.
+    static func enter(_ session: TmuxSession, _ line: String) throws {
+        try session.type(line)
+        try session.press("Enter")
     }
 }
 

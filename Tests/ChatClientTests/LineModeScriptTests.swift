@@ -83,15 +83,13 @@ struct LineModeScriptTests {
         #expect(alice.waitForEvent("-> *bob* psst"), "\(alice.outputLines)")
         #expect(bob.waitForEvent("*alice* psst"))
 
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID().uuidString.prefix(8)).bot").path
-        try #"""
+        let bot = try runBotScript(#"""
         bot carol lobby {
             send-raw {"type":"msg","room":"lobby","id":"two-lines","text":"first line\nsecond line"}
             say done
             quit
         }
-        """#.write(toFile: script, atomically: true, encoding: .utf8)
-        let bot = try ChildProcess(BuildPaths.product("chat-bot"), ["script", script, "--port", "\(server.port)", "--ca", TestCertificates.ca])
+        """#, port: server.port)
         #expect(bot.finish(timeout: 20).status == 0)
         #expect(bob.waitForEvent("#lobby <carol> first line"), "\(bob.outputLines)")
         #expect(bob.waitForLine(timeout: 10) { $0.hasSuffix(" second line") && !$0.contains("<carol>") } != nil, "\(bob.outputLines)")

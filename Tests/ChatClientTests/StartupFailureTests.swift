@@ -90,3 +90,33 @@ struct StartupFailureTests {
         #expect(bob.dump.contains("certificate"))
     }
 }
+
+/// `-h`, `--help` and `--version` answer on standard output with status 0.
+@Suite("chat-client help and version")
+struct HelpTests {
+    @Test(arguments: [["--help"], ["-h"]])
+    func helpOnStandardOutput(arguments: [String]) throws {
+        let result = try ChildProcess(BuildPaths.product("chat-client"), arguments).finish(timeout: 10)
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("usage: chat-client") && result.output.contains("Configuration file"))
+        #expect(result.errors.isEmpty)
+    }
+
+    @Test func versionOnStandardOutput() throws {
+        let result = try ChildProcess(BuildPaths.product("chat-client"), ["--version"]).finish(timeout: 10)
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("chat-client "))
+    }
+
+    /// A mistake in the configuration file is named with its line, status 2.
+    @Test func badConfigurationIsNamed() throws {
+        let home = try ClientHome()
+        defer { home.remove() }
+        try home.writeConfiguration("nick = bob\ncolours = off\n")
+        let client = try home.lineClient(port: 4433, nick: "bob")
+        #expect(client.waitForExit(timeout: 10))
+        let result = client.finish(timeout: 1)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("client.conf line 2: unknown setting 'colours'"), "\(result.errors)")
+    }
+}

@@ -47,6 +47,13 @@ public final class ChildProcess: @unchecked Sendable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        // Our ends of the pipes must not leak into programs started later (tmux is started with
+        // posix_spawn, which keeps every descriptor without FD_CLOEXEC): a leaked write end of
+        // this child's stdin would keep closeInput() from ever reaching it as end of input.
+        for descriptor in [input.fileHandleForWriting.fileDescriptor, output.fileHandleForReading.fileDescriptor,
+                           errors.fileHandleForReading.fileDescriptor] {
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }

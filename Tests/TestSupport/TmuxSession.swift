@@ -38,6 +38,11 @@ public final class TmuxSession: @unchecked Sendable {
         return output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
+    /// The screen with its colours and attributes as SGR escape sequences (`capture-pane -e`).
+    public func styledScreen() -> String {
+        (try? TmuxSession.tmux(socket, ["capture-pane", "-e", "-p", "-t", name])) ?? ""
+    }
+
     public func title() -> String {
         ((try? TmuxSession.tmux(socket, ["display-message", "-p", "-t", name, "#{pane_title}"])) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -117,8 +122,22 @@ public final class TmuxSession: @unchecked Sendable {
             envp.forEach { free($0) }
             cargv.forEach { free($0) }
         }
+        // tmux (whose server runs every pane's program) starts with no signal blocked and the
+        // job-control signals at their defaults, as from a login shell: the test's thread may
+        // block or ignore some, and a shell in a pane would inherit that (no Ctrl-Z, no SIGCHLD).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGHUP, SIGWINCH] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, nil, cargv, envp)
+        let result = posix_spawn(&pid, argv[0], &actions, &attributes, cargv, envp)
         if capture { close(pipeEnds[1]) }
         guard result == 0 else {
             if capture { close(pipeEnds[0]) }

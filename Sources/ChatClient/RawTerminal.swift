@@ -53,13 +53,14 @@ final class RawTerminal {
         try? enter()
     }
 
-    /// Raw mode again after something else may have changed the terminal (a SIGCONT).
+    /// Raw mode and our screen modes again after something else may have changed them (a
+    /// SIGCONT after a stop we did not make); the title stays pushed once.
     func reassert() {
         guard isActive else { return }
         var raw = saved
         cfmakeraw(&raw)
         tcsetattr(0, TCSANOW, &raw)
-        write(RawTerminal.enterSequence)
+        write("\u{1B}[?1049h\u{1B}[?2004h")
     }
 
     /// Rings the bell: terminals and multiplexers flag the window (urgency, tmux's bell flag).

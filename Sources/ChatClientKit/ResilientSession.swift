@@ -275,9 +275,16 @@ public final class ResilientSession {
         guard !quitting else { return }
         if let sendTimer { loop.cancel(sendTimer) }
         sendTimer = nil
-        // A status is not sent again: the next hello opens with the current one.
-        outbox.connectionLost { $0.type != MessageType.status.rawValue }
-        outbox.removeWaiting { $0.type == MessageType.status.rawValue }
+        // A status is not sent again: the next hello opens with the current one. Nor a join of
+        // a room the session is in: the next welcome re-joins every such room anyway.
+        let joinedRooms = Set(rooms.map(\.name))
+        let isRedundant: (ChatMessage) -> Bool = { message in
+            message.type == MessageType.status.rawValue
+                || (message.type == MessageType.join.rawValue
+                    && joinedRooms.contains(ChatValidation.normalizeRoom(message.roomOrDefault) ?? message.roomOrDefault))
+        }
+        outbox.connectionLost { !isRedundant($0) }
+        outbox.removeWaiting(where: isRedundant)
         members.connectionLost()
         if let ending = Self.finalEnding(reason, everConnected: everConnected, state: state) {
             setState(.stopped(ending))

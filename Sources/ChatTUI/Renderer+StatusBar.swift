@@ -23,7 +23,9 @@ extension Renderer {
     /// not shown), giving up the server's name and then the nick first; otherwise the form that
     /// shows the most rooms around the current one.
     func statusLeftGlyphs(_ model: ChatViewModel, style bar: CellStyle, width: Int = .max) -> [Glyph] {
-        let heads = [" \(model.serverName) | \(model.nick) | ", " \(model.nick) | ", " "].map { Glyph.singleLine($0, style: bar) }
+        // No nick yet (the client is asking for one): no empty field for it.
+        let nick = model.nick.isEmpty ? "" : "\(model.nick) | "
+        let heads = [" \(model.serverName) | \(nick)", " \(nick)", " "].map { Glyph.singleLine($0, style: bar) }
         let choices = [(0, false), (1, false), (0, true), (1, true), (2, false), (2, true)]
         var best: (glyphs: [Glyph], shown: Int)?
         for (headIndex, compact) in choices {

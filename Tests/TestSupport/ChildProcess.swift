@@ -156,10 +156,15 @@ public final class ChildProcess: @unchecked Sendable {
         if process.isRunning { stop() }
         output.fileHandleForReading.readabilityHandler = nil
         errors.fileHandleForReading.readabilityHandler = nil
+        // What the handlers had not read yet: a program that exits at once (a usage error) can
+        // be gone before its stderr handler ever ran.
         let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let restOfErrors = errors.fileHandleForReading.readDataToEndOfFile()
         lock.lock()
         defer { lock.unlock() }
         lines += ChildProcess.completeLines(of: rest + Data([10]), after: &partialOutput)
+        errorText += String(decoding: restOfErrors, as: UTF8.self)
+        errorLines += ChildProcess.completeLines(of: restOfErrors + Data([10]), after: &partialError)
         return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
     }
 

@@ -17,6 +17,9 @@ public struct RoomMembers: Sendable, Equatable {
         var awaitingRoster: [ChatMessage]?
         /// A roster that came before the own `joined` it belongs to.
         var earlyRoster: [String]?
+        /// The events awaiting the roster overflowed: the roster, when it comes, is older than
+        /// the list the events made, and is not applied.
+        var skipsRoster = false
     }
 
     private(set) var rooms: [String: Room] = [:]
@@ -41,6 +44,7 @@ public struct RoomMembers: Sendable, Equatable {
             return receivedRoster(message.members ?? [], room: room)
         case .joined where Self.same(message.sender, ownNick):
             var state = rooms[room] ?? Room()
+            state.skipsRoster = false
             if let early = state.earlyRoster {
                 state.members = Self.unique(early)
                 state.earlyRoster = nil
@@ -57,7 +61,10 @@ public struct RoomMembers: Sendable, Equatable {
             // A nick change outside any room (no `room`) changes no list.
             guard message.messageType != .nick || message.room != nil, var state = rooms[room] else { return [] }
             state.awaitingRoster?.append(message)
-            if (state.awaitingRoster?.count ?? 0) > Self.bufferLimit { state.awaitingRoster = nil }
+            if (state.awaitingRoster?.count ?? 0) > Self.bufferLimit {
+                state.awaitingRoster = nil
+                state.skipsRoster = true
+            }
             Self.change(&state.members, by: message)
             return update(room, to: state)
         default:
@@ -71,6 +78,7 @@ public struct RoomMembers: Sendable, Equatable {
         for room in rooms.keys {
             rooms[room]?.awaitingRoster = nil
             rooms[room]?.earlyRoster = nil
+            rooms[room]?.skipsRoster = false
         }
     }
 
@@ -81,6 +89,11 @@ public struct RoomMembers: Sendable, Equatable {
 
     private mutating func receivedRoster(_ roster: [String], room: String) -> [String] {
         var state = rooms[room] ?? Room()
+        if state.skipsRoster {
+            state.skipsRoster = false
+            rooms[room] = state
+            return []
+        }
         var members = Self.unique(roster)
         if let buffered = state.awaitingRoster {
             for event in buffered { Self.change(&members, by: event) }

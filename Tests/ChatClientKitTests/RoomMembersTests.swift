@@ -81,4 +81,17 @@ struct RoomMembersTests {
         members.apply(Self.left("bob"), ownNick: "bob")
         #expect(members.members(of: "lobby").isEmpty)
     }
+
+    /// Live events waiting for a roster are bounded: past the limit they are no longer kept (the
+    /// list follows them as they come) and the late roster, older than the list, is not applied.
+    @Test func bufferForALateRosterIsBounded() {
+        var members = RoomMembers()
+        members.apply(Self.joined("bob"), ownNick: "bob")
+        for index in 0...1_000 { members.apply(Self.joined("user\(index)"), ownNick: "bob") }
+        #expect(members.members(of: "lobby").count == 1_002)
+        members.apply(Self.roster(["bob"]), ownNick: "bob")
+        #expect(members.members(of: "lobby").count == 1_002)
+        members.apply(Self.left("user0"), ownNick: "bob")
+        #expect(members.members(of: "lobby").count == 1_001)
+    }
 }

@@ -212,13 +212,13 @@ public final class QuicEndpoint {
 
     /// When `handleTimeout` should run next; nil when no connection has a timer.
     public var nextTimeout: QuicTime? {
-        while let earliest = timers.earliest {
-            if let entry = timers.popFirst() {
-                if !entry.connection.isRemoved && entry.deadline == entry.connection.scheduledDeadline {
-                    timers.push(entry)
-                    return QuicTime(nanoseconds: earliest)
-                }
+        // Asked after every input: look at the top, and pop only the stale entries above the
+        // first live one.
+        while let top = timers.first {
+            if !top.connection.isRemoved && top.deadline == top.connection.scheduledDeadline {
+                return QuicTime(nanoseconds: top.deadline)
             }
+            _ = timers.popFirst()
         }
         return nil
     }
@@ -252,9 +252,13 @@ public final class QuicEndpoint {
         }
         while let connection = dirty.first {
             if !connection.isRemoved, let batch = connection.writeBatch(into: buffer, maxSegments: maxSegments) {
-                // Serve the others before this connection sends its next batch.
                 _ = dirty.popFirst()
-                dirty.append(connection)
+                if connection.isDrained {
+                    connection.isDirty = false
+                } else {
+                    // Serve the others before this connection sends its next batch.
+                    dirty.append(connection)
+                }
                 afterWrite(connection)
                 return batch
             }

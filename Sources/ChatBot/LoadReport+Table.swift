@@ -3,7 +3,7 @@ extension LoadReport {
     func table() -> String {
         let churn = options.churn > 0 ? ", churn \(options.churn)/s" : ""
         var lines = [
-            "chat-bot load: \(options.clients) clients in \(options.rooms) room(s), \(options.rate) msg/s (\(options.arrivals.rawValue)), "
+            "\(name): \(options.clients) clients in \(options.rooms) room(s), \(options.rate) msg/s (\(options.arrivals.rawValue)), "
                 + "\(options.size) B, typing \(options.typingRate)/s\(churn); \(options.duration) s measured after \(options.warmup) s warm-up",
             "",
             "| figure | value |",

@@ -39,11 +39,6 @@ extension LoadGenerator {
 
     /// The next joined client in round-robin order from `cursor`.
     private func nextReady(after cursor: inout Int) -> LoadClient? {
-        for _ in 0..<options.clients {
-            let slot = cursor % options.clients
-            cursor += 1
-            if let client = current[slot], client.state == .joined { return client }
-        }
-        return nil
+        LoadRun.nextReady(in: current, after: &cursor) { $0.state == .joined }
     }
 }

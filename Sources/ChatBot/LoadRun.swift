@@ -185,6 +185,16 @@ class LoadRun {
         loop.schedule(at: .now() + .milliseconds(200)) { [unowned self] in loop.stop() }
     }
 
+    /// Senders take turns: the next client in `slots` from `cursor` on that `isReady`, round-robin.
+    static func nextReady<Client>(in slots: [Client?], after cursor: inout Int, where isReady: (Client) -> Bool) -> Client? {
+        for _ in 0..<slots.count {
+            let slot = cursor % slots.count
+            cursor += 1
+            if let client = slots[slot], isReady(client) { return client }
+        }
+        return nil
+    }
+
     static func duration(_ seconds: Double) -> QuicDuration {
         QuicDuration(nanoseconds: UInt64((seconds * 1e9).rounded()))
     }

@@ -1,0 +1,66 @@
+# Helpers the benchmark scripts share (sourced by scripts/bench-chat.sh and scripts/bench-irc.sh):
+# a process's CPU and memory from /proc, bound ports, and values from chat-bot's JSON report.
+HZ=$(getconf CLK_TCK)
+
+# User + system CPU of a process in 1/HZ s ticks.
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+udp_port_bound() { awk -v p="$(printf ':%04X' "$1")" '$2 ~ p"$" {found=1} END {exit !found}' /proc/net/udp /proc/net/udp6; }
+# A TCP port someone listens on (state 0A).
+tcp_port_listening() { awk -v p="$(printf ':%04X' "$1")" '$2 ~ p"$" && $4 == "0A" {found=1} END {exit !found}' /proc/net/tcp /proc/net/tcp6; }
+# Microseconds of server CPU per unit of work: cpu_us TICKS COUNT
+per_unit_us() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN {if (n > 0) printf "%.1f", t/hz*1e6/n; else print "n/a"}'; }
+# A value from chat-bot's JSON report by its dotted path, e.g. deliveries.latency_ms.p99
+json() {
+    awk -v want="$2" '
+        /": \{$/ { match($0, /"[^"]+"/); path = path (path == "" ? "" : ".") substr($0, RSTART + 1, RLENGTH - 2); next }
+        /^ *\},?$/ { sub(/\.?[^.]*$/, "", path); next }
+        match($0, /"[^"]+": /) {
+            key = substr($0, RSTART + 1, RLENGTH - 4)
+            if ((path == "" ? key : path "." key) == want) { value = substr($0, RSTART + RLENGTH); sub(/,$/, "", value); gsub(/"/, "", value); print value; exit }
+        }' "$1"
+}
+
+# Runs `chat-bot COMMAND --port PORT` (load or irc-load) with the given flags on core 1, against
+# the server $server_pid, with $BOT, the CA in $C, --size $SIZE and files in $work. Sets:
+# connect_ticks (server CPU while the clients connected), load_ticks (server CPU from then to
+# the bot's exit: warm-up, run and drain), report (the JSON file), command (what was run).
+run_bot() {
+    local bot_command=$1 port=$2
+    shift 2
+    command="chat-bot $bot_command $*"
+    report="$work/report.json"
+    rm -f "$report"
+    local before middle after
+    before=$(cpu_ticks "$server_pid")
+    taskset -c 1 "$BOT" "$bot_command" --port "$port" --ca "$C/ca.pem" --size "$SIZE" --json "$report" "$@" \
+        > "$work/bot.out" 2> "$work/bot.err" &
+    local bot=$!
+    middle=""
+    while kill -0 "$bot" 2>/dev/null; do
+        if [ -z "$middle" ] && grep -q "connected" "$work/bot.err"; then middle=$(cpu_ticks "$server_pid"); fi
+        sleep 0.05
+    done
+    wait "$bot" || true
+    after=$(cpu_ticks "$server_pid")
+    [ -n "$middle" ] || middle=$after
+    connect_ticks=$((middle - before))
+    load_ticks=$((after - middle))
+    if [ ! -s "$report" ]; then echo "chat-bot $bot_command failed: $(tail -3 "$work/bot.err")" >&2; exit 1; fi
+}
+
+# Prints the RSS (KiB) of the server $server_pid once COUNT idle clients of `chat-bot COMMAND`
+# (load or irc-load; on core 1) have connected to PORT in ROOMS rooms, then lets them go.
+# Extra flags follow.
+measure_idle_rss() {
+    local bot_command=$1 port=$2 count=$3 rooms=$4
+    shift 4
+    taskset -c 1 "$BOT" "$bot_command" --port "$port" --ca "$C/ca.pem" --clients "$count" --rooms "$rooms" --rate 0 \
+        --duration 600 --warmup 0 "$@" > "$work/idle.out" 2> "$work/idle.err" &
+    local bot=$!
+    while kill -0 "$bot" 2>/dev/null && ! grep -q "connected" "$work/idle.err"; do sleep 0.1; done
+    sleep 1
+    rss_kb "$server_pid"
+    kill -INT "$bot"; wait "$bot" 2>/dev/null || true
+    sleep 4  # closing periods end
+}

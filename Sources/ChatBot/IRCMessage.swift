@@ -67,37 +67,38 @@ struct IRCMessage: Equatable, Sendable {
     /// escaped character stands for itself and a lone trailing backslash is dropped.
     static func unescapedTagValue(_ value: Substring) -> String {
         guard value.contains("\\") else { return String(value) }
-        var result = ""
+        var result = String.UnicodeScalarView()
         var escaping = false
-        for character in value {
+        for scalar in value.unicodeScalars {
             if escaping {
-                switch character {
+                switch scalar {
                 case ":": result.append(";")
                 case "s": result.append(" ")
                 case "r": result.append("\r")
                 case "n": result.append("\n")
-                default: result.append(character)
+                default: result.append(scalar)
                 }
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 
+    /// By Unicode scalar: CR LF is one Swift Character, but two escapes.
     static func escapedTagValue(_ value: String) -> String {
         var result = ""
-        for character in value {
-            switch character {
+        for scalar in value.unicodeScalars {
+            switch scalar {
             case ";": result += "\\:"
             case " ": result += "\\s"
             case "\\": result += "\\\\"
             case "\r": result += "\\r"
             case "\n": result += "\\n"
-            default: result.append(character)
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

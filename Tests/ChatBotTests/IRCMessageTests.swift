@@ -70,7 +70,7 @@ struct IRCMessageTests {
         #expect(IRCMessage(command: "PRIVMSG", parameters: ["", "text"]).encoded() == nil)
         #expect(IRCMessage(command: "PRIVMSG", parameters: [":x", "text"]).encoded() == nil)
         #expect(IRCMessage(command: "", parameters: []).encoded() == nil)
-        let fits = String(repeating: "x", count: 512 - "PRIVMSG #x :\r\n".utf8.count)
+        let fits = "x " + String(repeating: "x", count: 512 - "PRIVMSG #x :x \r\n".utf8.count)
         #expect(IRCMessage(command: "PRIVMSG", parameters: ["#x", fits]).encoded()?.count == 512)
         #expect(IRCMessage(command: "PRIVMSG", parameters: ["#x", fits + "x"]).encoded() == nil)
         #expect(IRCMessage(tags: ["a": String(repeating: "t", count: 600)], command: "PRIVMSG", parameters: ["#x", fits]).encoded() != nil,

@@ -11,7 +11,7 @@ struct TLSStreamSessionTests {
     /// An echo server on a free loopback port.
     private static func startEchoServer() throws -> (ChildProcess, UInt16) {
         for _ in 0..<5 {
-            let port = try freeTCPPort()
+            let port = try FreeTCPPort.next()
             let server = try ChildProcess("/usr/bin/gnutls-serv", [
                 "--echo", "--x509certfile", TestCertificates.serverCertificate, "--x509keyfile", TestCertificates.serverKey,
                 "--port", String(port),
@@ -23,21 +23,6 @@ struct TLSStreamSessionTests {
     }
 
     struct EchoServerDidNotStart: Error {}
-
-    /// A port the kernel just handed out (and took back): free unless someone races for it.
-    private static func freeTCPPort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw EchoServerDidNotStart() }
-        return UInt16(bigEndian: address.sin_port)
-    }
 
     /// gnutls-serv ignores SIGTERM while it waits in a handshake: it is killed.
     private static func stop(_ server: ChildProcess) {
@@ -151,7 +136,7 @@ struct TLSStreamSessionTests {
 
     /// Connecting to a port nobody listens on fails at `finishConnect` with ECONNREFUSED.
     @Test func refusedConnectIsReported() throws {
-        let stream = try TCPStream(connectingTo: .v4(address: 0x7F00_0001, port: try Self.freeTCPPort()))
+        let stream = try TCPStream(connectingTo: .v4(address: 0x7F00_0001, port: try FreeTCPPort.next()))
         #expect(Self.waitFor(stream, events: Int16(POLLOUT), TestTime.scaled(5)))
         #expect(throws: QuicError.system(function: "connect 127.0.0.1:\(stream.remote.port)", errno: ECONNREFUSED,
                                          message: String(cString: strerror(ECONNREFUSED)))) { try stream.finishConnect() }

@@ -44,13 +44,7 @@ source scripts/bench-lib.sh
 start_server() {
     [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
     if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
-    taskset -c 0 "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
-        > "$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 100); do udp_port_bound "$PORT" && return 0; sleep 0.05; done
-    echo "chat-server did not start: $(cat "$work/server.log")" >&2
-    exit 1
+    launch_chat_server
 }
 
 # chat-bot load with the given flags on core 1 (run_bot in scripts/bench-lib.sh).

@@ -79,17 +79,11 @@ start_inspircd() {
     exit 1
 }
 
-# A fresh chat-server on core 0 with scripts/bench-chat.sh's flags: flood and typing limits
-# raised, a 64 MiB send queue, history in memory; loopback is exempt from --max-per-address.
+# A fresh chat-server on core 0 with scripts/bench-chat.sh's flags (launch_chat_server in
+# scripts/bench-lib.sh).
 start_chat_server() {
     stop_server
-    taskset -c 0 "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
-        > "$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 100); do udp_port_bound "$PORT" && return 0; sleep 0.05; done
-    echo "chat-server did not start: $(cat "$work/server.log")" >&2
-    exit 1
+    launch_chat_server
 }
 
 # One cell against one server: sets the row's figures (cpu, rate, latency, lost, ok, bot CPU).

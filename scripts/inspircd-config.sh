@@ -53,8 +53,9 @@ cat > "$dir/inspircd.conf" <<EOF
 
 # The benchmark's clients all come from 127.0.0.1:
 # threshold, commandrate, fakelag: flood limits out of reach (default: a penalty threshold of 10
-# and one command a second, then fake lag), as chat-server runs with --flood-burst/--flood-rate raised;
-# hardsendq, softsendq, recvq: 1 MiB queues (default 1 MiB, 8 KiB, 8 KiB), so a busy receiver is
+# and one command a second, then fake lag: commands held back, which would show as latency), as
+# chat-server runs with --flood-burst and --flood-rate raised;
+# hardsendq, softsendq, recvq: 1 MiB queues (default 1 MiB, 4 KiB, 4 KiB), so a busy client is
 # neither slowed down nor dropped, as chat-server runs with --sendq raised;
 # localmax, globalmax, limit: no limit per address or class (default 3 per address), as loopback
 # is exempt from chat-server's --max-per-address;

@@ -12,7 +12,7 @@ struct IRCLoadEndToEndTests {
 
     /// InspIRCd on a free port with the test certificates, its files in a temporary folder.
     private static func startInspIRCd(in folder: String) throws -> (ChildProcess, UInt16) {
-        let port = try FreeTCPPort.next()
+        let port = try FreePort.tcp()
         let config = try ChildProcess("/bin/bash", [
             BuildPaths.repository.appendingPathComponent("scripts/inspircd-config.sh").path, folder, String(port),
             TestCertificates.serverCertificate, TestCertificates.serverKey,

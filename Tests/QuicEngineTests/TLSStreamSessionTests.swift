@@ -11,7 +11,7 @@ struct TLSStreamSessionTests {
     /// An echo server on a free loopback port.
     private static func startEchoServer() throws -> (ChildProcess, UInt16) {
         for _ in 0..<5 {
-            let port = try FreeTCPPort.next()
+            let port = try FreePort.tcp()
             let server = try ChildProcess("/usr/bin/gnutls-serv", [
                 "--echo", "--x509certfile", TestCertificates.serverCertificate, "--x509keyfile", TestCertificates.serverKey,
                 "--port", String(port),
@@ -136,7 +136,7 @@ struct TLSStreamSessionTests {
 
     /// Connecting to a port nobody listens on fails at `finishConnect` with ECONNREFUSED.
     @Test func refusedConnectIsReported() throws {
-        let stream = try TCPStream(connectingTo: .v4(address: 0x7F00_0001, port: try FreeTCPPort.next()))
+        let stream = try TCPStream(connectingTo: .v4(address: 0x7F00_0001, port: try FreePort.tcp()))
         #expect(Self.waitFor(stream, events: Int16(POLLOUT), TestTime.scaled(5)))
         #expect(throws: QuicError.system(function: "connect 127.0.0.1:\(stream.remote.port)", errno: ECONNREFUSED,
                                          message: String(cString: strerror(ECONNREFUSED)))) { try stream.finishConnect() }

@@ -1,12 +1,16 @@
 import Glibc
 
-/// A loopback TCP port the kernel just handed out and took back: free for a server the test
-/// starts next, unless someone races for it.
-public enum FreeTCPPort {
+/// A loopback port the kernel just handed out and took back: free for a server the test starts
+/// next, unless someone races for it.
+public enum FreePort {
     public struct NoPort: Error {}
 
-    public static func next() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    public static func tcp() throws -> UInt16 { try next(type: Int32(SOCK_STREAM.rawValue)) }
+
+    public static func udp() throws -> UInt16 { try next(type: Int32(SOCK_DGRAM.rawValue)) }
+
+    private static func next(type: Int32) throws -> UInt16 {
+        let descriptor = socket(AF_INET, type, 0)
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

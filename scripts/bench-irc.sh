@@ -6,8 +6,8 @@
 # certificates from one CA on both, history in memory, flood limits out of reach, 200-byte
 # messages. Each server runs on core 0 in turn, a fresh one per cell, the driver on core 1. Server
 # CPU comes from /proc/PID/stat the same way for both: from the moment every client has joined
-# to the driver's exit (warm-up, measured window and drain), divided by every delivery received
-# in that time. Prints a markdown table: per cell an InspIRCd row and a chat-server row with the
+# to the end of the drain (warm-up, measured window and drain; not the connects, not the
+# goodbyes), divided by every delivery received in that time. Prints a markdown table: per cell an InspIRCd row and a chat-server row with the
 # ratio of CPU per delivery, then the memory each server takes per idle client.
 # `make bench-irc` runs it (and `make bench`); it installs inspircd with apt when missing.
 #
@@ -141,7 +141,7 @@ echo "$(dpkg-query -W -f='InspIRCd ${Version}' inspircd) (ssl_gnutls, scripts/in
 echo "chat-bot load. Each server alone on core 0, a fresh one per cell, the driver on core 1; ${SIZE}-byte messages,"
 echo "open-loop uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. InspIRCd's TLS: ${tls:-unknown}; chat-server:"
 echo "QUIC with TLS 1.3, AES-128-GCM, the same ECDSA P-256 certificate. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from"
-echo "the moment every client has joined to the driver's exit, divided by every delivery received in that time."
+echo "the moment every client has joined to the end of the drain, divided by every delivery received in that time."
 echo
 echo "| cell (clients/rooms, msgs/s) | server | deliveries/s | server CPU µs per delivery | latency ms p50 / p99 / p99.9 | lost | driver CPU s | CPU per delivery, chat-server / InspIRCd |"
 echo "|---|---|---|---|---|---|---|---|"

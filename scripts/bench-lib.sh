@@ -24,7 +24,8 @@ json() {
 # Runs `chat-bot COMMAND --port PORT` (load or irc-load) with the given flags on core 1, against
 # the server $server_pid, with $BOT, the CA in $C, --size $SIZE and files in $work. Sets:
 # connect_ticks (server CPU while the clients connected), load_ticks (server CPU from then to
-# the bot's exit: warm-up, run and drain), report (the JSON file), command (what was run).
+# the end of the drain: warm-up, run and drain, not the goodbyes), report (the JSON file),
+# command (what was run).
 run_bot() {
     local bot_command=$1 port=$2
     shift 2
@@ -37,12 +38,14 @@ run_bot() {
         > "$work/bot.out" 2> "$work/bot.err" &
     local bot=$!
     middle=""
+    after=""
     while kill -0 "$bot" 2>/dev/null; do
         if [ -z "$middle" ] && grep -q "connected" "$work/bot.err"; then middle=$(cpu_ticks "$server_pid"); fi
+        if [ -z "$after" ] && grep -q "drained" "$work/bot.err"; then after=$(cpu_ticks "$server_pid"); fi
         sleep 0.05
     done
     wait "$bot" || true
-    after=$(cpu_ticks "$server_pid")
+    [ -n "$after" ] || after=$(cpu_ticks "$server_pid")
     [ -n "$middle" ] || middle=$after
     connect_ticks=$((middle - before))
     load_ticks=$((after - middle))

@@ -169,6 +169,8 @@ class LoadRun {
             Console.error("\(name): cannot write \(path)")
         }
         status = report.passed ? 0 : 1
+        // The benchmark scripts stop counting the server's CPU here: quitting is not load.
+        progress.finish("\(name): drained; closing the connections")
         stop()
     }
 

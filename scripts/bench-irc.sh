@@ -86,7 +86,8 @@ start_chat_server() {
     launch_chat_server
 }
 
-# One cell against one server: sets the row's figures (cpu, rate, latency, lost, ok, bot CPU).
+# One cell against one server: sets the row's figures (rate, CPU per delivery, the share of its
+# core the server used, latency, lost, driver CPU) and whether the driver's run passed.
 run_cell() {
     local kind=$1 clients=$2 rooms=$3 rate=$4
     local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN")
@@ -102,7 +103,7 @@ run_cell() {
     fi
     stop_server
     cpu=$(per_unit_us "$load_ticks" "$(json "$report" deliveries.received_all)")
-    figures="$(json "$report" deliveries.per_second) | $cpu | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) / $(json "$report" deliveries.latency_ms.p99_9) | $(json "$report" deliveries.lost) | $(json "$report" bot_cpu_seconds)"
+    figures="$(json "$report" deliveries.per_second) | $cpu | $load_busy% | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) / $(json "$report" deliveries.latency_ms.p99_9) | $(json "$report" deliveries.lost) | $(json "$report" bot_cpu_seconds)"
     passed=$(json "$report" ok)
 }
 
@@ -143,8 +144,8 @@ echo "open-loop uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-
 echo "QUIC with TLS 1.3, AES-128-GCM, the same ECDSA P-256 certificate. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from"
 echo "the moment every client has joined to the end of the drain, divided by every delivery received in that time."
 echo
-echo "| cell (clients/rooms, msgs/s) | server | deliveries/s | server CPU µs per delivery | latency ms p50 / p99 / p99.9 | lost | driver CPU s | CPU per delivery, chat-server / InspIRCd |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| cell (clients/rooms, msgs/s) | server | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 / p99.9 | lost | driver CPU s | CPU per delivery, chat-server / InspIRCd |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for cell in $CELLS; do
     IFS=/ read -r clients rooms rate <<< "$cell"
     echo "| $clients/$rooms, $rate | InspIRCd | ${irc_row[$cell]} | |"

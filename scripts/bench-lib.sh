@@ -24,15 +24,15 @@ json() {
 # Runs `chat-bot COMMAND --port PORT` (load or irc-load) with the given flags on core 1, against
 # the server $server_pid, with $BOT, the CA in $C, --size $SIZE and files in $work. Sets:
 # connect_ticks (server CPU while the clients connected), load_ticks (server CPU from then to
-# the end of the drain: warm-up, run and drain, not the goodbyes), report (the JSON file),
-# command (what was run).
+# the end of the drain: warm-up, run and drain, not the goodbyes), load_busy (that CPU as a
+# percentage of the stretch's wall time), report (the JSON file), command (what was run).
 run_bot() {
     local bot_command=$1 port=$2
     shift 2
     command="chat-bot $bot_command $*"
     report="$work/report.json"
     rm -f "$report"
-    local before middle after
+    local before middle after middle_time="" after_time=""
     before=$(cpu_ticks "$server_pid")
     taskset -c 1 "$BOT" "$bot_command" --port "$port" --ca "$C/ca.pem" --size "$SIZE" --json "$report" "$@" \
         > "$work/bot.out" 2> "$work/bot.err" &
@@ -40,13 +40,15 @@ run_bot() {
     middle=""
     after=""
     while kill -0 "$bot" 2>/dev/null; do
-        if [ -z "$middle" ] && grep -q "connected" "$work/bot.err"; then middle=$(cpu_ticks "$server_pid"); fi
-        if [ -z "$after" ] && grep -q "drained" "$work/bot.err"; then after=$(cpu_ticks "$server_pid"); fi
+        if [ -z "$middle" ] && grep -q "connected" "$work/bot.err" 2>/dev/null; then middle=$(cpu_ticks "$server_pid"); middle_time=$(date +%s.%N); fi
+        if [ -z "$after" ] && grep -q "drained" "$work/bot.err" 2>/dev/null; then after=$(cpu_ticks "$server_pid"); after_time=$(date +%s.%N); fi
         sleep 0.05
     done
     wait "$bot" || true
-    [ -n "$after" ] || after=$(cpu_ticks "$server_pid")
-    [ -n "$middle" ] || middle=$after
+    [ -n "$after" ] || { after=$(cpu_ticks "$server_pid"); after_time=$(date +%s.%N); }
+    [ -n "$middle" ] || { middle=$after; middle_time=$after_time; }
+    # The share of its core the server used over that stretch (100 = saturated).
+    load_busy=$(awk -v t=$((after - middle)) -v hz="$HZ" -v a="$middle_time" -v b="$after_time" 'BEGIN {if (b > a) printf "%.0f", t / hz / (b - a) * 100; else print "n/a"}')
     connect_ticks=$((middle - before))
     load_ticks=$((after - middle))
     if [ ! -s "$report" ]; then echo "chat-bot $bot_command failed: $(tail -3 "$work/bot.err")" >&2; exit 1; fi

@@ -127,7 +127,7 @@ public final class TLSStreamSession {
         defer { plaintextOut.removeFirst(offset) }
         while offset < plaintextOut.count {
             let sent = plaintextOut.withUnsafeBytes { bytes in
-                gnutls_record_send(handle, bytes.baseAddress! + offset, bytes.count - offset)
+                gnutls_record_send(handle, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             }
             if sent > 0 {
                 offset += sent

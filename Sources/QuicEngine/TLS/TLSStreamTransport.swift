@@ -45,9 +45,12 @@ final class TLSStreamTransport {
             gnutls_transport_set_errno(transport.session, EAGAIN)
             return -1
         }
-        transport.inbound.withUnsafeBytes { bytes in
-            data.copyMemory(from: bytes.baseAddress! + transport.inboundOffset, byteCount: count)
+        let copied = transport.inbound.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            data.copyMemory(from: base + transport.inboundOffset, byteCount: count)
+            return true
         }
+        guard copied else { return -1 }
         transport.inboundOffset += count
         return count
     }

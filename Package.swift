@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds of the hot path skip Swift's dynamic exclusivity checks: they were 17% of the
+/// server's instructions per delivery (docs/PERFORMANCE.md). Debug builds, and so the tests and
+/// the sanitizer runs, keep them; the compiler's static checks apply to both.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "qchat",
     products: [
@@ -21,18 +26,18 @@ let package = Package(
             ]
         ),
         // The QUIC engine: sans-IO connections and endpoint, plus the Linux UDP/epoll driver.
-        .target(name: "QuicEngine", dependencies: ["CQuic"]),
+        .target(name: "QuicEngine", dependencies: ["CQuic"], swiftSettings: hotPath),
         // In-memory network for engine tests and benchmarks: virtual clock, loss, delay, reordering.
         .target(name: "SplitMix"),
         .target(name: "QuicSimulation", dependencies: ["QuicEngine", "SplitMix"]),
         // Pure Swift chat messages, framing and validation: no C, no I/O.
-        .target(name: "ChatProtocol"),
+        .target(name: "ChatProtocol", swiftSettings: hotPath),
         // SQLite from Debian, for history that survives a restart.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
-        .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"]),
+        .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"], swiftSettings: hotPath),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
-        .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"]),
+        .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"], swiftSettings: hotPath),
         // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.
         .target(name: "ChatTUI"),
         // Terminal ioctl and crash-safe terminal restore for the full-screen client.
@@ -43,12 +48,12 @@ let package = Package(
         .executableTarget(name: "UDPImpair", dependencies: ["Impairment"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"]),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"], swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
-        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"]),
+        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"], swiftSettings: hotPath),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport", "SplitMix"]),
@@ -57,6 +62,7 @@ let package = Package(
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),

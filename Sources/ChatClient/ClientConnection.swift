@@ -3,9 +3,9 @@ import ChatClientKit
 import QuicEngine
 
 /// The QUIC side every client mode shares: an endpoint on the loop, and one session to the
-/// server that reconnects by itself.
+/// server that reconnects by itself (started by the caller).
 enum ClientConnection {
-    static func open(_ options: ClientOptions, on loop: EventLoop) throws -> ResilientSession {
+    static func open(_ options: ClientOptions, nick: String, on loop: EventLoop) throws -> ResilientSession {
         guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw UsageError("cannot resolve --host \(options.host)")
         }
@@ -17,6 +17,6 @@ enum ClientConnection {
         configuration.keepAliveInterval = .seconds(10)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                        server: server, configuration: configuration)
-        return try ResilientSession(pool: pool, loop: loop, nick: options.nick, room: options.room)
+        return ResilientSession(pool: pool, loop: loop, nick: nick, rooms: options.rooms)
     }
 }

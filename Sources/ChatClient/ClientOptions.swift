@@ -1,51 +1,126 @@
 import CLIOptions
+import ChatProtocol
 import Glibc
 
-/// What `chat-client` takes from its command line. The defaults reach `make run`'s server.
+/// What `chat-client` takes from its command line and its configuration file
+/// (`$XDG_CONFIG_HOME/qchat/client.conf`); a flag wins over the file. The defaults reach
+/// `make run`'s server.
 struct ClientOptions {
+    static let version = "chat-client 1.0.0 (qchat protocol 1, ALPN qchat/1)"
     static let usage = """
-        usage: chat-client [--host H] [--port P] --nick NICK [--room ROOM] [--ca FILE | --insecure]
-                           [--cert FILE --key FILE] [--plain] [--json]
-          --host H        server (default 127.0.0.1)
-          --port P        UDP port (default 4433)
-          --nick NICK     the nick to ask for (the server may add a suffix)
-          --room ROOM     room to join first (default lobby)
-          --ca FILE       CA that signs the server certificate (default certs/ca.pem)
-          --insecure      skip certificate verification (development only)
-          --cert/--key    client certificate for servers that require one
-          --plain         line mode: one input line per message or /command, one output line per event
-          --json          line mode printing each event as one JSON object
-        Commands: /join ROOM  /part [ROOM]  /msg NICK TEXT  /nick NEW  /away  /back  /history [N]  /quit  /help
+        usage: chat-client [--host H] [--port P] [--nick NICK] [--room ROOM ...] [--ca FILE | --insecure]
+                           [--cert FILE --key FILE] [--plain] [--json] [--config FILE] [--logs] [--no-color]
+          --host H          server (default 127.0.0.1)
+          --port P          UDP port (default 4433)
+          --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
+                            for one when it is missing or invalid
+          --room ROOM       a room to join at start, repeatable (default lobby); a leading # is dropped
+          --ca FILE         CA that signs the server certificate (default: the first of
+                            $XDG_CONFIG_HOME/qchat/ca.pem, certs/ca.pem, certs/ca.pem next to the
+                            installation, share/qchat/ca.pem beside its bin/)
+          --insecure        skip certificate verification (development only)
+          --cert/--key      client certificate for servers that require one
+          --plain           line mode: one input line per message or /command, one output line per event
+          --json            line mode printing each event as one JSON object
+          --timestamp FMT   timestamp format (%H %M %S %d %m %y %Y %%; '' for none); default %H:%M,
+                            %H:%M:%S in line mode
+          --config FILE     configuration file (default $XDG_CONFIG_HOME/qchat/client.conf)
+          --logs            write each room to $XDG_STATE_HOME/qchat/logs/, one file per room and day
+          --no-color        no colours (so does NO_COLOR)
+          --version, -h/--help
+        Configuration file: key = value lines, # comments; keys host, port, nick, rooms (comma-separated),
+        ca, cert, key, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
+        Commands: type /help in the client.
         """
+
+    /// `--help` or `--version`: printed on standard output, status 0.
+    struct Information: Error { let text: String }
+
+    static let settingKeys: Set<String> = ["host", "port", "nick", "rooms", "ca", "cert", "key", "highlight", "timestamp", "colors",
+                                           "logs", "bell"]
 
     var host = "127.0.0.1"
     var port: UInt16 = 4433
-    var nick = ""
-    var room = "lobby"
+    /// As given; the modes check it (line mode refuses an invalid one, the full-screen UI asks).
+    var nick: String?
+    var rooms = [ChatLimits.defaultRoom]
     var ca: String?
     var insecure = false
     var certificate: String?
     var key: String?
     var json = false
     var plain = false
+    var highlightWords: [String] = []
+    /// nil: the mode's default.
+    var timestampFormat: String?
+    var colors = true
+    var logs = false
+    var bell = true
+    let paths: ClientPaths
 
-    init(_ arguments: [String]) throws(UsageError) {
-        let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key"],
-                                  flags: ["insecure", "plain", "json", "help"])
-        if options.flag("help") { throw UsageError(ClientOptions.usage) }
+    init(_ arguments: [String], paths: ClientPaths = ClientPaths()) throws {
+        self.paths = paths
+        if arguments.contains("-h") { throw Information(text: ClientOptions.usage) }
+        let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp"],
+                                  flags: ["insecure", "plain", "json", "help", "version", "logs", "no-color"])
+        if options.flag("help") { throw Information(text: ClientOptions.usage) }
+        if options.flag("version") { throw Information(text: ClientOptions.version) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
-        guard let nick = options.string("nick") else { throw UsageError("--nick is required") }
-        self.nick = nick
-        host = options.string("host", default: host)
-        port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
-        room = options.string("room", default: room)
+        let file = try Self.settings(named: options.string("config"), paths: paths)
+
+        host = options.string("host") ?? file?.string("host") ?? host
+        port = UInt16(try options.string("port") != nil
+            ? options.integer("port", default: 4433, in: 1...65535)
+            : file?.integer("port", in: 1...65535) ?? 4433)
+        nick = options.string("nick") ?? file?.string("nick")
+        let wantedRooms = options.strings("room").isEmpty ? (file?.list("rooms") ?? rooms) : options.strings("room")
+        rooms = try wantedRooms.map(Self.room)
+        if rooms.isEmpty { rooms = [ChatLimits.defaultRoom] }
         insecure = options.flag("insecure")
-        ca = options.string("ca") ?? (insecure ? nil : "certs/ca.pem")
-        if let ca, access(ca, R_OK) != 0 { throw UsageError("cannot read CA file \(ca) (run 'make certs' or pass --ca)") }
-        certificate = options.string("cert")
-        key = options.string("key")
+        certificate = options.string("cert") ?? file?.string("cert")
+        key = options.string("key") ?? file?.string("key")
         if (certificate == nil) != (key == nil) { throw UsageError("--cert and --key go together") }
         json = options.flag("json")
         plain = options.flag("plain")
+        highlightWords = file?.list("highlight") ?? []
+        timestampFormat = options.string("timestamp") ?? file?.string("timestamp")
+        let fileColors = try file?.bool("colors") ?? true
+        let fileLogs = try file?.bool("logs") ?? false
+        colors = !options.flag("no-color") && fileColors
+        logs = options.flag("logs") || fileLogs
+        bell = try file?.bool("bell") ?? true
+        if !insecure {
+            let explicit = options.string("ca") ?? file?.string("ca")
+            guard let found = explicit ?? paths.defaultCA() else {
+                throw UsageError("no CA file found (looked for \(paths.caCandidates().joined(separator: ", "))): pass --ca FILE")
+            }
+            guard access(found, R_OK) == 0 else { throw UsageError("cannot read CA file \(found) (run 'make certs' or pass --ca)") }
+            ca = found
+        }
+    }
+
+    /// The configuration file: the one named (which must exist), else the default if there is one.
+    static func settings(named name: String?, paths: ClientPaths) throws(UsageError) -> SettingsFile? {
+        let path = name ?? paths.configurationFile
+        guard let text = ClientPaths.read(path) else {
+            if name != nil { throw UsageError("cannot read configuration file \(path)") }
+            return nil
+        }
+        return try SettingsFile(text: text, name: path, keys: settingKeys)
+    }
+
+    /// A room name as people type it (`#dev` is dev), checked against the protocol's rules.
+    static func room(_ typed: String) throws(UsageError) -> String {
+        let bare = typed.hasPrefix("#") ? String(typed.dropFirst()) : typed
+        guard let room = ChatValidation.normalizeRoom(bare) else {
+            throw UsageError("'\(typed)' is not a valid room name: 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit")
+        }
+        return room
+    }
+
+    /// Why a nick cannot be used, or nil when it can.
+    static func nickProblem(_ nick: String) -> String? {
+        ChatValidation.isValidNick(nick) ? nil
+            : "'\(nick)' is not a valid nick: 1 to 24 letters, digits, _ or -, starting with a letter"
     }
 }

@@ -1,36 +1,56 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
+import ChatTUI
 import Glibc
 import QuicEngine
 
 /// The scriptable client: each input line is a message to the current room or a /command; each
-/// event is printed as one line (or one JSON object with --json). Exits when stdin ends and every
-/// message sent has been acknowledged, or when the connection closes.
+/// event is printed as a timestamped line (or one JSON object with --json), our own messages
+/// once the server acknowledged them. Input may be a terminal, a pipe, a regular file or
+/// /dev/null. At the end of input (or /quit) it waits until everything asked for is answered,
+/// then quits: status 0, or 1 if something was never acknowledged or the connection failed.
 final class LineMode {
+    /// Input is read no further while this many requests wait to be sent (a long file is paced
+    /// by the flood limit, and memory stays bounded); reading resumes below ``resumeBelow``.
+    static let pauseAbove = 200
+    static let resumeBelow = 50
+    /// Quitting gives up when nothing has been answered for this long.
+    static let stallTimeout = QuicDuration.seconds(60)
+
     private let options: ClientOptions
     private let loop: EventLoop
-    private var session: ResilientSession!
+    private let session: ResilientSession
+    private let formatter: PlainFormatter
     private var currentRoom: String
-    private var everConnected = false
-    private var lastProblem: String?
     private var inputEnded = false
+    private var inputPaused = false
+    private var inputIsPolled = false
     private var pending: [UInt8] = []
+    /// Our messages by id until their `ack`, to echo them.
+    private var sent: [String: ChatMessage] = [:]
+    private var lastProgress = QuicTime.now()
+    private var settleTimer: LoopTimerID?
     private(set) var status: Int32 = 0
 
     init(options: ClientOptions) throws {
         self.options = options
-        currentRoom = options.room
+        currentRoom = options.rooms[0]
+        guard let nick = options.nick else { throw UsageError("--nick is required (or nick = NAME in \(options.paths.configurationFile))") }
+        if let problem = ClientOptions.nickProblem(nick) { throw UsageError(problem) }
+        formatter = PlainFormatter(timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.seconds.pattern),
+                                   utcOffsetSeconds: localUTCOffset())
         loop = try EventLoop()
-        session = try ClientConnection.open(options, on: loop)
-        session.onMessage = { [unowned self] message, _ in show(message) }
+        session = try ClientConnection.open(options, nick: nick, on: loop)
+        session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
+        try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         watchInput()
-        try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in quit() }
     }
 
-    func run() -> Int32 {
+    func run() throws -> Int32 {
+        try session.start()
         loop.run()
         return status
     }
@@ -40,7 +60,20 @@ final class LineMode {
     private func watchInput() {
         let flags = fcntl(0, F_GETFL)
         _ = fcntl(0, F_SETFL, flags | O_NONBLOCK)
-        try? loop.watchReadable(0) { [unowned self] in readInput() }
+        do {
+            try loop.watchReadable(0) { [unowned self] in readInput() }
+        } catch {
+            // epoll takes no regular files (nor /dev/null): they are always readable, so they
+            // are read on the loop's own turns instead.
+            inputIsPolled = true
+            loop.schedule(at: .now()) { [unowned self] in pollInput() }
+        }
+    }
+
+    private func pollInput() {
+        guard !inputEnded, !inputPaused else { return }
+        readInput()
+        if !inputEnded && !inputPaused { loop.schedule(at: .now()) { [unowned self] in pollInput() } }
     }
 
     private func readInput() {
@@ -48,106 +81,225 @@ final class LineMode {
         let count = read(0, &buffer, buffer.count)
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         if count <= 0 {
-            loop.unwatch(0)
+            if count < 0 { Console.error("chat-client: cannot read standard input: \(String(cString: strerror(errno)))") }
+            if !inputIsPolled { loop.unwatch(0) }
             if !pending.isEmpty { command(String(decoding: pending, as: UTF8.self)) }
             pending.removeAll()
-            inputEnded = true
-            quitWhenSettled()
+            endOfInput()
             return
         }
         pending += buffer[..<count]
-        while let newline = pending.firstIndex(of: 10) {
+        while !inputEnded, let newline = pending.firstIndex(of: 10) {
             let line = String(decoding: pending[..<newline], as: UTF8.self)
             pending.removeSubrange(...newline)
             command(line)
+        }
+        if inputEnded {
+            // /quit: what follows it is not read.
+            if !inputIsPolled { loop.unwatch(0) }
+            pending.removeAll()
+            return
+        }
+        pauseInputIfBusy()
+    }
+
+    /// Backpressure: a script faster than the flood limit waits here, not in memory.
+    private func pauseInputIfBusy() {
+        guard !inputEnded, !inputPaused, session.outbox.waiting.count > Self.pauseAbove else { return }
+        inputPaused = true
+        if !inputIsPolled { loop.unwatch(0) }
+        resumeWhenDrained()
+    }
+
+    private func resumeWhenDrained() {
+        loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in
+            guard session.outbox.waiting.count < Self.resumeBelow else { return resumeWhenDrained() }
+            inputPaused = false
+            if inputIsPolled {
+                pollInput()
+            } else {
+                try? loop.watchReadable(0) { [unowned self] in readInput() }
+            }
         }
     }
 
     private func command(_ line: String) {
         let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
         guard !text.isEmpty else { return }
-        guard text.hasPrefix("/") else {
-            sendTracked(.msg(room: currentRoom, text: text, id: ChatSession.randomPeerID()))
-            return
-        }
-        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
-        switch words[0] {
-        case "/join" where words.count >= 2:
-            currentRoom = words[1].lowercased()
-            session.send(.join(room: currentRoom))
-        case "/part":
-            session.send(.part(room: words.count >= 2 ? words[1] : currentRoom))
-        case "/msg" where words.count == 3:
-            sendTracked(.dm(to: words[1], text: words[2], id: ChatSession.randomPeerID()))
-        case "/nick" where words.count >= 2:
-            session.send(.nick(words[1]))
-        case "/away":
-            session.sendPresence(.status("away"))
-        case "/back":
-            session.sendPresence(.status("online"))
-        case "/history":
-            session.send(.history(room: currentRoom, limit: words.count >= 2 ? Int(words[1]) : nil))
-        case "/quit":
-            inputEnded = true
-            quitWhenSettled()
-        default:
-            Console.error(ClientOptions.usage.split(separator: "\n").last.map(String.init) ?? "")
+        switch ClientCommand(parsing: text) {
+        case .say(let words):
+            for piece in MessageSplitter.split(words) { sendMessage(.msg(room: currentRoom, text: piece, id: ChatSession.randomPeerID())) }
+        case .action(let action):
+            sendMessage(.msg(room: currentRoom, text: ChatAction.text(for: action), id: ChatSession.randomPeerID()))
+        case .privateMessage(let nick, let words), .query(let nick, .some(let words)):
+            for piece in MessageSplitter.split(words) { sendMessage(.dm(to: nick, text: piece, id: ChatSession.randomPeerID())) }
+        case .join(let typed):
+            guard let room = room(typed) else { return }
+            currentRoom = room
+            request(.join(room: room))
+        case .part(let typed):
+            guard let room = typed.map(room) ?? currentRoom else { return }
+            request(.part(room: room))
+        case .nick(let nick):
+            if let problem = ClientOptions.nickProblem(nick) { return complain(problem) }
+            request(.nick(nick))
+        case .away:
+            session.setStatus("away")
+        case .back:
+            session.setStatus("online")
+        case .history(let count):
+            request(.history(room: currentRoom, limit: count))
+        case .who:
+            let members = session.members.members(of: currentRoom)
+            show(formatter.note("#\(formatter.single(currentRoom)) members: \(members.map(formatter.single).joined(separator: " "))",
+                                at: unixMilliseconds()))
+        case .help(let name):
+            showHelp(name)
+        case .quit:
+            endOfInput()
+        case .usage(let name):
+            complain("usage: \(ClientCommand.description(of: name)?.usage ?? "/" + name)")
+        case .unknown(let name):
+            complain("unknown command \(name), /help lists them")
+        case .query, .close, .clear, .search, .buffer:
+            complain("\(text.split(separator: " ").first ?? "") works in the full-screen client only")
         }
     }
 
-    private func sendTracked(_ message: ChatMessage) {
-        session.send(message)
+    private func room(_ typed: String) -> String? {
+        do {
+            return try ClientOptions.room(typed)
+        } catch {
+            complain(error.message)
+            return nil
+        }
+    }
+
+    private func sendMessage(_ message: ChatMessage) {
+        guard request(message), let id = message.id else { return }
+        sent[id] = message
+    }
+
+    @discardableResult
+    private func request(_ message: ChatMessage) -> Bool {
+        guard session.send(message) else {
+            complain("too much waiting to be sent (\(Outbox.capacity) requests); not sent: \(message.text)")
+            return false
+        }
+        return true
+    }
+
+    private func complain(_ text: String) {
+        Console.error("chat-client: \(text)")
+    }
+
+    private func showHelp(_ name: String?) {
+        if let name {
+            guard let description = ClientCommand.description(of: name) else { return complain("no command /\(name)") }
+            show(formatter.note("\(description.usage): \(description.summary)", at: unixMilliseconds()))
+            return
+        }
+        for description in ClientCommand.descriptions where !["query", "close", "clear", "search", "buffer"].contains(description.name) {
+            show(formatter.note("\(description.usage): \(description.summary)", at: unixMilliseconds()))
+        }
     }
 
     // MARK: Output
 
-    private func show(_ message: ChatMessage) {
-        if options.json {
-            Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self))
-        } else if let line = PlainFormatter.line(for: message) {
-            Console.line(line)
-        }
-    }
-
-    /// Quits once the server has acknowledged everything sent (across reconnects), or after a
-    /// minute without getting there.
-    private func quitWhenSettled(deadline: QuicTime = .now() + .seconds(60)) {
-        if session.unacknowledged.isEmpty || QuicTime.now() >= deadline {
-            if !session.unacknowledged.isEmpty {
-                Console.error("chat-client: \(session.unacknowledged.count) message(s) never acknowledged")
+    private func received(_ message: ChatMessage) {
+        lastProgress = .now()
+        if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
+        var isExplained = false
+        if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
+            if message.messageType == .ack {
+                if !options.json { show(formatter.ownLines(for: own, nick: session.nick, at: message.ts ?? unixMilliseconds())) }
+            } else {
                 status = 1
+                complain("not sent (\(message.code ?? "error"): \(message.text)): \(own.text)")
+                isExplained = true
             }
-            quit()
-        } else {
-            loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in quitWhenSettled(deadline: deadline) }
         }
+        if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds())) }
+        if inputEnded { settle() }
     }
 
-    private func quit() {
-        if !everConnected {
-            Console.error("chat-client: could not reach \(options.host):\(options.port)\(lastProblem.map { " (\($0))" } ?? "")")
+    private func show(_ lines: [String]) {
+        for line in lines { Console.line(line) }
+    }
+
+    // MARK: Ending
+
+    private func endOfInput() {
+        guard !inputEnded else { return }
+        inputEnded = true
+        lastProgress = .now()
+        settle()
+    }
+
+    /// Quits once everything asked for is answered, or when nothing has moved for a minute.
+    private func settle() {
+        if let settleTimer { loop.cancel(settleTimer) }
+        settleTimer = nil
+        if session.isSettled { return stop() }
+        if QuicTime.now() - lastProgress >= Self.stallTimeout {
+            let count = session.pendingMessages.count
+            if count > 0 { complain("\(count) message(s) never acknowledged") }
             status = 1
+            return stop()
         }
+        settleTimer = loop.schedule(at: .now() + .milliseconds(200)) { [unowned self] in settle() }
+    }
+
+    private func stop() {
         guard session.isConnected else { return loop.stop() }
         session.quit()
         loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() }
     }
 
     private func changed(_ state: ResilientSession.State) {
+        lastProgress = .now()
+        let server = "\(options.host):\(options.port)"
         switch state {
+        case .reconnecting(attempt: 1, let reason):
+            complain("connection lost (\(reason)); reconnecting")
         case .reconnecting(let attempt, let reason):
-            lastProblem = reason
-            Console.error("chat-client: connection lost (\(reason)); reconnecting, attempt \(attempt)")
-        case .connected where everConnected:
-            Console.error("chat-client: reconnected")
+            complain("reconnect attempt \(attempt - 1) failed (\(reason)); trying again")
         case .connected:
-            everConnected = true
-        case .stopped(let reason) where reason != "quit":
-            Console.error("chat-client: connection closed: \(reason)")
+            if hasBeenConnected { complain("reconnected") }
+            hasBeenConnected = true
+            if inputEnded { settle() }
+        case .refused(let code, let text):
+            complain("\(server) refused the nick or room (\(code)): \(text)")
+            status = 1
+            stop()
+        case .stopped(let ending):
+            switch ending.kind {
+            case .quit: return
+            case .unreachable: complain("could not reach \(server) (\(ending.reason))")
+            case .untrusted: complain("cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)")
+            case .closed: complain("connection closed: \(ending.reason)")
+            }
             status = 1
             loop.stop()
-        default:
+        case .connecting:
             break
         }
     }
+
+    private var hasBeenConnected = false
+}
+
+/// The local time zone's offset from UTC now, in seconds.
+func localUTCOffset() -> Int {
+    var now = time(nil)
+    var local = tm()
+    localtime_r(&now, &local)
+    return local.tm_gmtoff
+}
+
+/// Wall-clock Unix milliseconds, as `ts` fields carry.
+func unixMilliseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000)
 }

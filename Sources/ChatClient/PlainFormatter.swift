@@ -1,42 +1,77 @@
+import ChatClientKit
 import ChatProtocol
+import ChatTUI
 
-/// One human-readable line per event for line mode. Text from the network is neutralised:
-/// control characters become visible escapes, so a message can never move the cursor, change
-/// colours or retitle the terminal.
-enum PlainFormatter {
-    static func line(for message: ChatMessage) -> String? {
-        let room = "#" + safe(message.room ?? "lobby")
-        let sender = safe(message.sender)
-        let text = safe(message.text)
+/// Line mode's output: each event as a timestamp and one line, the lines of a message with line
+/// breaks as continuation lines indented under its text. Text from the network is neutralised
+/// (``TextNeutralizer``): control characters and escapes become visible, so a message can never
+/// move the cursor, change colours or retitle the terminal.
+struct PlainFormatter {
+    var timestamp: TimestampFormat
+    var utcOffsetSeconds: Int
+
+    /// The lines of an event from the server; none for those line mode does not show (typing,
+    /// acknowledgements). `now` stamps events without a `ts`.
+    func lines(for message: ChatMessage, now: Int64) -> [String] {
+        let room = "#" + single(message.room ?? ChatLimits.defaultRoom)
+        let sender = single(message.sender)
+        let text = message.text
         let replay = message.replay == true ? " (history)" : ""
-        switch message.type {
-        case "welcome": return "* connected to \(text) as \(sender)"
-        case "msg": return "\(room) <\(sender)> \(text)\(replay)"
-        case "dm": return "*\(sender)* \(text)"
-        case "joined": return "\(room) * \(sender) joined\(replay)"
-        case "left": return "\(room) * \(sender) left (\(text))\(replay)"
-        case "nick": return "\(message.room.map { "#" + safe($0) + " " } ?? "")* \(sender) is now \(text)"
-        case "error": return "! \(safe(message.code ?? "error")): \(text)"
-        case "roster": return "\(room) members: \((message.members ?? []).map(safe).joined(separator: " "))"
-        case "status": return "* \(sender) is \(text)"
-        case "typing": return nil
-        case "history-end": return "\(room) (end of history)"
-        case "ack": return nil
-        default: return "? \(safe(message.type)) \(text)"
+        let body: (prefix: String, text: String)?
+        switch message.messageType {
+        case .welcome: body = ("", "* connected to \(single(text)) as \(sender)")
+        case .msg:
+            if let action = ChatAction.body(of: text) {
+                body = ("\(room) * \(sender) ", action + replay)
+            } else {
+                body = ("\(room) <\(sender)> ", text + replay)
+            }
+        case .dm:
+            if let action = ChatAction.body(of: text) {
+                body = ("* \(sender) ", action + " (private)")
+            } else {
+                body = ("*\(sender)* ", text)
+            }
+        case .joined: body = ("", "\(room) * \(sender) joined\(replay)")
+        case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
+        case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))")
+        case .error: body = ("", "! \(single(message.code ?? "error")): \(single(text))")
+        case .roster: body = ("", "\(room) members: \((message.members ?? []).map(single).joined(separator: " "))")
+        case .status: body = ("", "* \(sender) is \(single(text))")
+        case .historyEnd: body = ("", "\(room) (end of history)")
+        case .typing, .presence, .ack: body = nil
+        default: body = ("", "? \(single(message.type)) \(single(text))")
         }
+        guard let body else { return [] }
+        return format(prefix: body.prefix, text: body.text, at: message.ts ?? now)
     }
 
-    /// Replaces C0/C1 controls, DEL and bidi overrides with visible escapes.
-    static func safe(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default:
-                result.unicodeScalars.append(scalar)
-            }
+    /// The echo of our own `msg` or `dm` once the server acknowledged it.
+    func ownLines(for sent: ChatMessage, nick: String, at time: Int64) -> [String] {
+        let me = single(nick)
+        if sent.messageType == .dm {
+            let to = single(sent.to ?? "")
+            if let action = ChatAction.body(of: sent.text) { return format(prefix: "-> *\(to)* * \(me) ", text: action, at: time) }
+            return format(prefix: "-> *\(to)* ", text: sent.text, at: time)
         }
-        return result
+        let room = "#" + single(sent.room ?? ChatLimits.defaultRoom)
+        if let action = ChatAction.body(of: sent.text) { return format(prefix: "\(room) * \(me) ", text: action, at: time) }
+        return format(prefix: "\(room) <\(me)> ", text: sent.text, at: time)
     }
+
+    /// A line of our own (a note, the answer to /who), stamped now.
+    func note(_ text: String, at time: Int64) -> [String] {
+        format(prefix: "", text: text, at: time)
+    }
+
+    /// `time prefix text`, each further line of the text indented to where the text starts.
+    func format(prefix: String, text: String, at time: Int64) -> [String] {
+        let stamp = timestamp.isEmpty ? "" : timestamp.format(time, utcOffsetSeconds: utcOffsetSeconds) + " "
+        let lines = TextNeutralizer.multiLine.neutralize(text).split(separator: "\n", omittingEmptySubsequences: false)
+        let head = stamp + prefix
+        let indent = String(repeating: " ", count: max(2, DisplayWidth.columns(of: head)))
+        return lines.enumerated().map { index, line in (index == 0 ? head : indent) + line }
+    }
+
+    func single(_ text: String) -> String { TextNeutralizer.singleLine.neutralize(text) }
 }

@@ -5,8 +5,10 @@ import Glibc
 /// paste. `leave()` undoes all of it and runs on every exit path; a crash restores it from a C
 /// signal handler.
 final class RawTerminal {
-    static let enterSequence = "\u{1B}[?1049h\u{1B}[?2004h\u{1B}[H\u{1B}[2J"
-    static let leaveSequence = "\u{1B}[?2004l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    /// Saves the title (xterm's title stack, CSI 22;2 t), alternate screen, bracketed paste, clear.
+    static let enterSequence = "\u{1B}[22;2t\u{1B}[?1049h\u{1B}[?2004h\u{1B}[H\u{1B}[2J"
+    /// The reverse, the saved title restored (CSI 23;2 t).
+    static let leaveSequence = "\u{1B}[?2004l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l\u{1B}[23;2t"
 
     private var saved = termios()
     private(set) var isActive = false
@@ -40,6 +42,32 @@ final class RawTerminal {
         guard cterminal_window_size(1, &rows, &columns) == 0, rows > 0, columns > 0 else { return (80, 24) }
         return (Int(columns), Int(rows))
     }
+
+    /// Suspends the process as Ctrl-Z does in a cooked terminal: the terminal is given back to the
+    /// shell, the process stops, and when the shell continues it (`fg`) raw mode is back; the
+    /// caller redraws everything.
+    func suspend() {
+        guard isActive else { return }
+        leave()
+        kill(getpid(), SIGSTOP)
+        try? enter()
+    }
+
+    /// Raw mode and our screen modes again after something else may have changed them (a
+    /// SIGCONT after a stop we did not make); the title stays pushed once.
+    func reassert() {
+        guard isActive else { return }
+        var raw = saved
+        cfmakeraw(&raw)
+        tcsetattr(0, TCSANOW, &raw)
+        write("\u{1B}[?1049h\u{1B}[?2004h")
+    }
+
+    /// Rings the bell: terminals and multiplexers flag the window (urgency, tmux's bell flag).
+    func ringBell() { write("\u{07}") }
+
+    /// Sets the window title (OSC 2). `title` must be neutralised: no control characters.
+    func setTitle(_ title: String) { write("\u{1B}]2;\(title)\u{07}") }
 
     func write(_ text: String) { write(Array(text.utf8)) }
 

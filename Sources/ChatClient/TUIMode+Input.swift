@@ -4,17 +4,15 @@ import ChatTUI
 import Glibc
 import QuicEngine
 
-/// Keys and commands.
+/// Keys.
 extension TUIMode {
-    static let commands = ["/join", "/part", "/msg", "/nick", "/away", "/back", "/who", "/quit", "/help"]
-
     func readKeys() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(0, &buffer, buffer.count)
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard count > 0 else {
             exitMessage = "chat-client: terminal closed"
-            quit()
+            quitNow()
             return
         }
         for key in decoder.feed(buffer[..<count]) { handle(key) }
@@ -32,15 +30,26 @@ extension TUIMode {
     func handle(_ key: KeyEvent) {
         switch key {
         case .control("c"):
-            quit()
+            requestQuit()
         case .control("d") where editor.isEmpty:
-            quit()
+            requestQuit()
+        case .control("z"):
+            suspend()
+        case .control("l"):
+            redrawAll()
         case .control("n"):
             model.selectNextRoom()
         case .control("p"):
             model.selectPreviousRoom()
+        case .control("r"):
+            searchAgain()
+        case .alt("\t"), .alt("a"):
+            model.selectNextRoomWithActivity()
         case .alt(let character) where character.isNumber:
-            if let digit = character.wholeNumberValue, digit >= 1 { model.selectRoom(at: digit - 1) }
+            if let digit = character.wholeNumberValue {
+                // Alt-1..9 are the first nine, Alt-0 the tenth; /buffer N reaches the rest.
+                model.selectRoom(at: digit == 0 ? 9 : digit - 1)
+            }
         case .pageUp:
             let (columns, rows) = terminal.size
             if renderer.pageUp(&model, size: TerminalSize(columns: columns, rows: rows)) == .reachedOldest {
@@ -49,15 +58,19 @@ extension TUIMode {
         case .pageDown:
             let (columns, rows) = terminal.size
             renderer.pageDown(&model, size: TerminalSize(columns: columns, rows: rows))
+        case .end where editor.cursor == editor.characters.count:
+            // End with the cursor already at the end of the input: back to the newest line.
+            model.scrollToNewest()
         default:
             let room = model.currentRoom
-            let candidates = CompletionCandidates(nicks: room?.members ?? [], commands: TUIMode.commands)
+            let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
+            let candidates = CompletionCandidates(nicks: nicks, commands: ClientCommand.names)
             switch editor.handle(key, candidates: candidates) {
             case .submitted(let line):
                 stopTyping()
                 submit(line)
             case .edited:
-                editor.isEmpty ? stopTyping() : startTyping()
+                followTyping()
             case .ignored:
                 break
             }
@@ -66,70 +79,44 @@ extension TUIMode {
 
     // MARK: Typing indicators (PROTOCOL.md: start at most every 3 s while typing, stop when cleared or sent)
 
-    private func startTyping() {
+    /// Typing is announced only for a message to a room: never for a command (`/msg bob ...`
+    /// tells the room nothing), nor in a private conversation (typing is room-scoped).
+    func followTyping() {
+        let text = editor.text
+        guard !awaitingNick, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
+        if typingRoom != room { stopTyping() }
         let now = QuicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }
         lastTypingSent = now
-        sendTyping(true)
+        typingRoom = room
+        session.sendTyping(room: room, typing: true)
     }
 
-    private func stopTyping() {
-        guard lastTypingSent != nil else { return }
+    /// Text that will be sent as a message: not a command, but `//text` and `/me` are messages.
+    static func isMessageDraft(_ text: String) -> Bool {
+        !text.hasPrefix("/") || text.hasPrefix("//") || text.hasPrefix(ChatAction.prefix)
+    }
+
+    func stopTyping() {
+        guard lastTypingSent != nil, let room = typingRoom else { return }
         lastTypingSent = nil
-        sendTyping(false)
+        typingRoom = nil
+        session.sendTyping(room: room, typing: false)
     }
 
-    private func sendTyping(_ typing: Bool) {
-        if !session.sendTyping(room: currentRoomName, typing: typing) {
-            session.sendPresence(.typing(room: currentRoomName, isTyping: typing))
-        }
-    }
+    // MARK: Scrollback
 
-    // MARK: Commands
-
-    private func submit(_ line: String) {
-        guard line.hasPrefix("/") else {
-            let id = ChatSession.randomPeerID()
-            model.append(ChatLine(timestamp: unixMilliseconds(), nick: model.nick, text: line, kind: .ownPending, id: id), to: currentRoomName)
-            session.send(.msg(room: currentRoomName, text: line, id: id))
-            return
-        }
-        let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
-        switch words[0] {
-        case "/join" where words.count >= 2:
-            pendingJoin = words[1].lowercased()
-            session.send(.join(room: words[1]))
-        case "/part":
-            session.send(.part(room: words.count >= 2 ? words[1] : currentRoomName))
-        case "/msg" where words.count == 3:
-            let id = ChatSession.randomPeerID()
-            model.append(ChatLine(timestamp: unixMilliseconds(), nick: model.nick, text: "→ \(words[1]): \(words[2])", kind: .ownPending, id: id),
-                         to: currentRoomName)
-            session.send(.dm(to: words[1], text: words[2], id: id))
-        case "/nick" where words.count >= 2:
-            session.send(.nick(words[1]))
-        case "/away":
-            session.sendPresence(.status("away"))
-            model.setStatus(.away, of: model.nick)
-        case "/back":
-            session.sendPresence(.status("online"))
-            model.setStatus(.online, of: model.nick)
-        case "/who":
-            let members = model.currentRoom?.members ?? []
-            note("\(members.count) here: " + members.map { model.status(of: $0) == .away ? "~" + $0 : $0 }.joined(separator: " "), in: currentRoomName)
-        case "/quit":
-            quit()
-        default:
-            note("commands: /join ROOM, /part [ROOM], /msg NICK TEXT, /nick NEW, /away, /back, /who, /quit; "
-                 + "Alt-1..9 or Ctrl-N/Ctrl-P switch rooms, PgUp/PgDn scroll", in: currentRoomName)
-        }
-    }
-
-    private func requestOlderHistory() {
-        let room = currentRoomName
-        guard let index = model.roomIndex(named: room), !model.rooms[index].isHistoryExhausted,
+    func requestOlderHistory(limit: Int = 50) {
+        guard let room = currentChatRoom, let index = model.roomIndex(named: room), !model.rooms[index].isHistoryExhausted,
               !historyRequested.contains(room) else { return }
         historyRequested.insert(room)
-        session.send(.history(room: room, before: oldestSeq[room], limit: 50))
+        session.send(.history(room: room, before: oldestSeq[room], limit: limit))
+    }
+
+    /// Ctrl-R: the previous line with the last word searched for (or the input line's text).
+    func searchAgain() {
+        let term = model.lastSearchTerm ?? (editor.isEmpty ? nil : editor.text)
+        guard let term else { return note("Ctrl-R searches again after /search WORD", in: currentRoomName) }
+        if !model.search(term, older: model.lastSearchTerm == term) { note("no older line with '\(term)'", in: currentRoomName) }
     }
 }

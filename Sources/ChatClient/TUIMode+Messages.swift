@@ -2,57 +2,92 @@ import ChatClientKit
 import ChatProtocol
 import ChatTUI
 
-/// What arrives from the server, turned into the view model.
+/// What arrives from the server, turned into the view model. Member lists are not here: they
+/// follow the session's ``RoomMembers`` (onMembersChanged), which keeps them equal to the
+/// server's roster whatever order the streams deliver in.
 extension TUIMode {
     func received(_ message: ChatMessage, channel: ChatSession.Channel) {
-        let room = message.room ?? "lobby"
+        let room = message.roomOrDefault
         let time = message.ts ?? unixMilliseconds()
         let me = session.nick
+        let isLive = message.replay != true
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
-        switch message.type {
-        case "welcome":
+        switch message.messageType {
+        case .welcome:
             model.nick = message.sender
-            note("connected as \(message.sender)", in: currentRoomName)
-        case "joined":
-            if message.sender == me && message.replay != true {
+            highlights.nick = message.sender
+            model.serverName = message.text.isEmpty ? model.serverName : message.text
+            note("connected to \(message.text) as \(message.sender)", in: currentRoomName)
+        case .joined:
+            if isLive && same(message.sender, me) {
                 let index = model.openRoom(room)
-                if model.rooms.count == 1 || room == pendingJoin { model.selectRoom(at: index) }
+                if room == roomToShow {
+                    model.selectRoom(at: index)
+                    roomToShow = nil
+                }
             }
-            model.addMember(message.sender, to: room)
             add(ChatLine(timestamp: time, nick: message.sender, text: "joined", kind: .event), room: room, message: message)
-        case "left":
-            if message.sender == me && message.replay != true {
+        case .left:
+            if isLive && same(message.sender, me) {
                 model.closeRoom(room)
                 return
             }
-            if message.replay != true { model.removeMember(message.sender, from: room) }
+            if isLive { model.stopTyping(message.sender, in: room) }
             add(ChatLine(timestamp: time, nick: message.sender, text: "left (\(message.text))", kind: .event), room: room, message: message)
-        case "msg":
-            let kind: ChatLine.Kind = message.replay == true ? .history : .message
-            add(ChatLine(timestamp: time, nick: message.sender, text: message.text, kind: kind, id: message.id), room: room, message: message)
-        case "ack":
-            if let id = message.id { _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts) }
-        case "dm":
-            model.append(ChatLine(timestamp: time, nick: message.sender, text: "→ \(message.to ?? me): \(message.text)", kind: .directMessage),
-                         to: currentRoomName)
-        case "nick":
+        case .msg:
+            let action = ChatAction.body(of: message.text)
+            let highlight = !same(message.sender, me) && highlights.matches(action ?? message.text)
+            let line = ChatLine(timestamp: time, nick: message.sender, text: action ?? message.text, kind: isLive ? .message : .history,
+                                id: message.id, isAction: action != nil, isHighlight: highlight)
+            if isLive { model.stopTyping(message.sender, in: room) }
+            add(line, room: room, message: message)
+            if isLive && highlight { alert() }
+        case .ack:
+            guard let id = message.id else { break }
+            _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts)
+            if let sent = sentLines.removeValue(forKey: id) {
+                var line = sent.line
+                line.timestamp = message.ts ?? line.timestamp
+                line.kind = .ownConfirmed
+                log?.write(line, room: sent.buffer)
+                if sent.message.messageType == .dm, let to = sent.message.to {
+                    var stored = sent.message
+                    stored.sender = model.nick
+                    stored.ts = message.ts
+                    privateMessages.append(stored, conversationWith: to)
+                }
+            }
+            quitIfDelivered()
+        case .dm:
+            // A private message to us (or, written to ourselves, from us): its conversation.
+            let other = same(message.sender, me) ? (message.to ?? message.sender) : message.sender
+            if model.queryIndex(other) == nil { openConversation(with: other) }
+            let buffer = model.rooms[model.openQuery(other)].name
+            var line = privateLine(for: message)
+            line.isHighlight = !same(message.sender, me)
+            model.append(line, to: buffer)
+            log?.write(line, room: buffer)
+            privateMessages.append(message, conversationWith: other)
+            if line.isHighlight { alert() }
+        case .nick:
             model.renameUser(from: message.sender, to: message.text)
+            model.renameQuery(from: message.sender, to: message.text)
+            if same(message.sender, me) || same(message.text, model.nick) { highlights.nick = model.nick }
             if message.room != nil {
                 add(ChatLine(timestamp: time, nick: message.sender, text: "is now \(message.text)", kind: .event), room: room, message: message)
             } else {
                 note("\(message.sender) is now \(message.text)", in: currentRoomName)
             }
-        case "roster":
-            model.setMembers(message.members ?? [], in: room)
-        case "status":
+        case .status:
             model.setStatus(message.text == "away" ? .away : message.text == "offline" ? nil : .online, of: message.sender)
-        case "typing", "presence":
+        case .typing, .presence:
+            guard !same(message.sender, me) else { break }
             if message.text == "stop" {
                 model.stopTyping(message.sender, in: room)
             } else {
                 model.setTyping(message.sender, in: room, until: unixMilliseconds() + 6_000)
             }
-        case "history-end":
+        case .historyEnd:
             historyRequested.remove(room)
             let older = historyBuffer.removeValue(forKey: room) ?? []
             if older.isEmpty {
@@ -60,25 +95,31 @@ extension TUIMode {
             } else {
                 model.prependHistory(older, to: room)
             }
-        case "error":
-            if let id = message.id, model.updateOwnMessage(id: id, kind: .ownFailed) { }
-            model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(message.text)", kind: .error),
-                         to: currentRoomName)
+        case .error:
+            var target = currentRoomName
+            if let id = message.id, let sent = sentLines.removeValue(forKey: id) {
+                model.updateOwnMessage(id: id, kind: .ownFailed)
+                target = sent.buffer
+                quitIfDelivered()
+            }
+            model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(message.text)", kind: .error), to: target)
         default:
             break
         }
     }
 
-    /// Replayed events answering a `history` request are collected until `history-end`.
+    /// Replayed events answering a `history` request are collected until `history-end`; live
+    /// lines go to the log too.
     private func add(_ line: ChatLine, room: String, message: ChatMessage) {
         if message.replay == true, historyRequested.contains(room) {
             historyBuffer[room, default: []].append(line)
             return
         }
         model.append(line, to: room)
+        if message.replay != true { log?.write(line, room: room) }
     }
 
-    func note(_ text: String, in room: String) {
-        model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: text, kind: .event), to: room)
+    private func same(_ one: String, _ other: String) -> Bool {
+        ChatValidation.nickKey(one) == ChatValidation.nickKey(other)
     }
 }

@@ -6,7 +6,8 @@ import Glibc
 import QuicEngine
 
 /// The full-screen client: keys in, protocol events in, one frame drawn per batch of events (a
-/// tick of the loop), only the changed cells written. The terminal is restored on every exit.
+/// tick of the loop), only the changed cells written. The terminal is restored on every exit,
+/// and on Ctrl-Z until `fg`.
 final class TUIMode {
     let options: ClientOptions
     let loop: EventLoop
@@ -16,27 +17,46 @@ final class TUIMode {
     var editor = LineEditor(historyLimit: 500)
     var decoder = KeyDecoder()
     var renderer: Renderer
+    var highlights: HighlightMatcher
+    let privateMessages: PrivateMessageStore
+    let log: RoomLog?
     var lastFrame: Frame?
     var needsRender = true
     var escapeTimer: LoopTimerID?
     var typingTimer: LoopTimerID?
     var lastTypingSent: QuicTime?
+    var typingRoom: String?
     /// Per room, the lowest seq shown: `history` asks for what is before it.
     var oldestSeq: [String: Int64] = [:]
     var historyBuffer: [String: [ChatLine]] = [:]
     var historyRequested: Set<String> = []
-    /// The room of the last /join, selected when its `joined` arrives.
-    var pendingJoin: String?
+    /// The room to show once our own `joined` for it arrives (the first room, then each /join);
+    /// nil otherwise, so the re-joins of a reconnect never move the person.
+    var roomToShow: String?
+    /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
+    var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
+    /// The nick is being asked for (none given, an invalid one, or refused by the server).
+    var awaitingNick = false
+    /// The person asked to quit while messages were pending; the next Ctrl-C quits at once.
+    var quitRequested = false
+    var lastTitle = ""
     var status: Int32 = 0
     var exitMessage: String?
 
     init(options: ClientOptions) throws {
         self.options = options
         loop = try EventLoop()
-        session = try ClientConnection.open(options, on: loop)
-        model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: options.nick)
-        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
-        renderer = Renderer(options: RenderOptions(colors: !noColor, utcOffsetSeconds: TUIMode.utcOffset(), now: unixMilliseconds()))
+        let nick = options.nick ?? ""
+        session = try ClientConnection.open(options, nick: nick, on: loop)
+        model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
+        let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
+        renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
+                                                   timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.minutes.pattern)))
+        highlights = HighlightMatcher(nick: nick, words: options.highlightWords)
+        let server = "\(options.host)-\(options.port)"
+        privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
+        log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
+        roomToShow = options.rooms.first
         session.onMessage = { [unowned self] message, channel in
             received(message, channel: channel)
             needsRender = true
@@ -48,12 +68,22 @@ final class TUIMode {
             changed(state)
             needsRender = true
         }
-        try loop.handleSignals([SIGINT, SIGTERM, SIGWINCH, SIGHUP]) { [unowned self] signal in
-            if signal == SIGWINCH {
+        session.onMembersChanged = { [unowned self] room in
+            let members = session.members.members(of: room)
+            if model.roomIndex(named: room) != nil || !members.isEmpty { model.setMembers(members, in: room) }
+        }
+        try loop.handleSignals([SIGINT, SIGTERM, SIGWINCH, SIGHUP, SIGTSTP, SIGCONT]) { [unowned self] signal in
+            switch signal {
+            case SIGWINCH:
                 needsRender = true
-            } else {
+            case SIGTSTP:
+                suspend()
+            case SIGCONT:
+                terminal.reassert()
+                redrawAll()
+            default:
                 exitMessage = "chat-client: stopped by signal \(signal)"
-                quit()
+                quitNow()
             }
         }
         loop.addTick { [unowned self] in
@@ -68,6 +98,16 @@ final class TUIMode {
         let flags = fcntl(0, F_GETFL)
         _ = fcntl(0, F_SETFL, flags | O_NONBLOCK)
         try loop.watchReadable(0) { [unowned self] in readKeys() }
+        // The rooms joined at start first on the bar, then the conversations open last time.
+        for room in options.rooms { model.openRoom(room) }
+        reopenConversations()
+        let problem: String? = options.nick.map { ClientOptions.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
+        if let problem {
+            askForNick(because: problem)
+        } else {
+            try session.start()
+        }
+        updateTitle()
         scheduleStatusRefresh()
         loop.run()
         terminal.leave()
@@ -75,7 +115,42 @@ final class TUIMode {
         return status
     }
 
-    var currentRoomName: String { model.currentRoom?.name ?? options.room }
+    var currentRoomName: String { model.currentRoom?.name ?? options.rooms[0] }
+
+    /// The room shown, when it is a room (not a private conversation).
+    var currentChatRoom: String? {
+        guard let room = model.currentRoom else { return options.rooms[0] }
+        return room.isQuery ? nil : room.name
+    }
+
+    // MARK: The nick
+
+    func askForNick(because problem: String) {
+        awaitingNick = true
+        model.connection = .disconnected(reason: "choose a nick")
+        note("\(problem). Type the nick you want and press Enter.", in: currentRoomName)
+    }
+
+    /// A line typed while the nick is asked for.
+    func chose(nick: String) {
+        let wanted = String(nick.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        if let problem = ClientOptions.nickProblem(wanted) { return note("\(problem). Try another.", in: currentRoomName) }
+        awaitingNick = false
+        model.nick = wanted
+        highlights.nick = wanted
+        model.connection = .connecting
+        if case .refused = session.state {
+            session.retry(nick: wanted)
+            return
+        }
+        do {
+            try session.start(nick: wanted)
+        } catch {
+            exitMessage = "chat-client: \(error)"
+            status = 1
+            loop.stop()
+        }
+    }
 
     // MARK: Drawing
 
@@ -91,6 +166,7 @@ final class TUIMode {
         let frame = renderer.render(model, editor: editor, size: size)
         terminal.write(FrameDiff.bytes(from: lastFrame, to: frame))
         lastFrame = frame
+        updateTitle()
         // One timer for the next typist to expire, not one per frame.
         if let typingTimer { loop.cancel(typingTimer) }
         typingTimer = nil
@@ -102,13 +178,43 @@ final class TUIMode {
         }
     }
 
+    /// Ctrl-L, and after `fg`: the whole screen again, not a diff against what may be gone.
+    func redrawAll() {
+        lastFrame = nil
+        lastTitle = ""
+        terminal.write("\u{1B}[H\u{1B}[2J")
+        needsRender = true
+    }
+
+    /// Ctrl-Z (raw mode makes it a key) or SIGTSTP: back to the shell until `fg`.
+    func suspend() {
+        stopTyping()
+        terminal.suspend()
+        redrawAll()
+    }
+
+    /// `qchat: nick@server`, with the count of highlights waiting in other rooms first.
+    func updateTitle() {
+        let waiting = model.totalHighlights
+        let title = TextNeutralizer.singleLine.neutralize((waiting > 0 ? "(\(waiting)!) " : "") + "qchat: \(model.nick)@\(model.serverName)")
+        guard title != lastTitle, terminal.isActive else { return }
+        lastTitle = title
+        terminal.setTitle(title)
+    }
+
+    /// A highlight or a private message arrived live: the bell, which terminals and tmux turn
+    /// into the window's urgency or bell flag.
+    func alert() {
+        if options.bell { terminal.ringBell() }
+    }
+
     /// Refreshes the status bar's RTT once a second.
     private func scheduleStatusRefresh() {
         loop.schedule(at: .now() + .seconds(1)) { [unowned self] in
-            if session.isConnected {
-                let rtt = session.connection.statistics.smoothedRTT.milliseconds
-                if model.roundTripMilliseconds != Int(rtt.rounded()) {
-                    model.roundTripMilliseconds = Int(rtt.rounded())
+            if session.isConnected, let connection = session.connection {
+                let rtt = Int(connection.statistics.smoothedRTT.milliseconds.rounded())
+                if model.roundTripMilliseconds != rtt {
+                    model.roundTripMilliseconds = rtt
                     needsRender = true
                 }
             }
@@ -118,44 +224,63 @@ final class TUIMode {
 
     // MARK: Ending
 
-    func quit() {
+    /// Ctrl-C, Ctrl-D on an empty line, /quit: at once when everything was delivered; otherwise
+    /// says how many messages are pending and quits once they are acknowledged, or at the next
+    /// request (with status 1: something was not delivered).
+    func requestQuit() {
+        let pending = session.pendingMessages.count
+        guard pending > 0, !quitRequested else {
+            if pending > 0 {
+                exitMessage = "chat-client: \(pending) message\(pending == 1 ? "" : "s") not delivered"
+                status = 1
+            }
+            return quitNow()
+        }
+        quitRequested = true
+        note("\(pending) message\(pending == 1 ? "" : "s") not delivered yet: quitting once delivered. Ctrl-C again quits now.",
+             in: currentRoomName)
+    }
+
+    /// After an acknowledgement: a quit waiting for it can go ahead.
+    func quitIfDelivered() {
+        if quitRequested && session.pendingMessages.isEmpty { quitNow() }
+    }
+
+    func quitNow() {
+        privateMessages.setOpenConversations(model.rooms.compactMap(\.queryNick))
         if session.isConnected {
             session.quit()
             loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() }
         } else {
+            session.quit()
             loop.stop()
         }
     }
 
-    /// The status bar follows the connection; only a final close (kicked, replaced) ends the UI.
+    /// The status bar follows the connection; only a final ending closes the UI.
     private func changed(_ state: ResilientSession.State) {
+        let server = "\(options.host):\(options.port)"
         switch state {
-        case .connecting: model.connection = .connecting
-        case .connected: model.connection = .connected
+        case .connecting:
+            model.connection = .connecting
+        case .connected:
+            model.connection = .connected
+            model.serverName = session.serverName ?? model.serverName
         case .reconnecting(let attempt, let reason):
             model.connection = .reconnecting(attempt: attempt)
-            note("connection lost (\(reason)); reconnecting", in: currentRoomName)
-        case .stopped(let reason):
-            model.connection = .disconnected(reason: reason)
-            if reason != "quit" {
-                exitMessage = "chat-client: connection closed: \(reason)"
-                status = 1
+            if attempt == 1 { note("connection lost (\(reason)); reconnecting", in: currentRoomName) }
+        case .refused(let code, let text):
+            askForNick(because: "\(server) refused the nick \(session.nick) (\(code): \(text))")
+        case .stopped(let ending):
+            model.connection = .disconnected(reason: ending.reason)
+            switch ending.kind {
+            case .quit: return
+            case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
+            case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
+            case .closed: exitMessage = "chat-client: connection closed: \(ending.reason)"
             }
+            status = 1
             loop.stop()
         }
     }
-
-    private static func utcOffset() -> Int {
-        var now = time(nil)
-        var local = tm()
-        localtime_r(&now, &local)
-        return local.tm_gmtoff
-    }
-}
-
-/// Wall-clock Unix milliseconds, as `ts` fields carry.
-func unixMilliseconds() -> Int64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000)
 }

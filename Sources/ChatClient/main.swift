@@ -8,9 +8,12 @@ do {
         exit(try TUIMode(options: options).run())
     }
     exit(try LineMode(options: options).run())
+} catch let information as ClientOptions.Information {
+    Console.line(information.text)
+    exit(0)
 } catch let error as UsageError {
-    Console.error(error.message.hasPrefix("usage:") ? error.message : "chat-client: \(error.message)")
-    exit(error.message.hasPrefix("usage:") ? 0 : 2)
+    Console.error("chat-client: \(error.message)")
+    exit(2)
 } catch {
     Console.error("chat-client: \(error)")
     exit(2)

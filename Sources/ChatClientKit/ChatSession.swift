@@ -25,6 +25,8 @@ public final class ChatSession {
     public var onConnected: () -> Void = {}
     /// Sent instead of the default first `join` and `status` (tests of bad first messages).
     public var firstMessages: [[UInt8]]?
+    /// The status the presence stream opens with (a reconnecting client that was away stays away).
+    public var initialStatus = "online"
 
     private var chatDecoder = ChatStreamDecoder()
     private var presenceDecoder = ChatStreamDecoder()
@@ -50,7 +52,7 @@ public final class ChatSession {
             } else {
                 send(.join(nick: nick, peer: peer, room: room, since: since))
                 presenceStream = try? connection.openStream()
-                sendPresence(.status("online"))
+                sendPresence(.status(initialStatus))
             }
             onConnected()
         case .streamData(let stream, let bytes, let fin):

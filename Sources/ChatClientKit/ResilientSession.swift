@@ -1,80 +1,196 @@
 import ChatProtocol
 import QuicEngine
 
-/// A chat session that survives losing its connection without losing messages: it reconnects
-/// with backoff and jitter under the same peer id, re-joins every room with `since` set to the
-/// last seq it saw there, and resends every message the server has not acknowledged, with the
-/// same ids, so nothing is missed and nothing is delivered twice (PROTOCOL.md section 3).
+/// A chat session that survives losing its connection without losing anything the person did:
+/// it reconnects with backoff and jitter under the same peer id, re-joins every room with `since`
+/// set to the last seq it saw there, restores the person's status, and sends everything asked for
+/// and not yet answered (messages with the same ids, so nothing is delivered twice; joins, parts,
+/// nick changes typed during the outage) in the order it was asked for (PROTOCOL.md section 3).
+///
+/// Everything counted by the server's flood limit goes through one ``Outbox``, paced under the
+/// limit: what the server refuses with `rate-limited` is sent again, never lost. It also keeps
+/// each room's member list as the server's roster says (``RoomMembers``).
+///
+/// A failure before the first `welcome` is not retried: the person gets one clear ending
+/// (unreachable, untrusted certificate) or, when the server refuses the hello's nick or room,
+/// the ``State/refused(code:text:)`` state to pick another (``retry(nick:)``).
 public final class ResilientSession {
     public enum State: Equatable, Sendable {
+        /// The first connection, before its `welcome`.
         case connecting
         case connected
+        /// The connection was lost (attempt 1) or a reconnect failed (attempt 2, 3, ...).
         case reconnecting(attempt: Int, reason: String)
-        case stopped(reason: String)
+        /// The server refused the hello (`bad-nick`, `bad-room`, ...); the connection waits for
+        /// ``retry(nick:)`` or ``quit()``.
+        case refused(code: String, text: String)
+        case stopped(Ending)
+    }
+
+    /// Why the session ended.
+    public struct Ending: Equatable, Sendable {
+        public enum Kind: Equatable, Sendable {
+            /// The person quit.
+            case quit
+            /// The server was never reached.
+            case unreachable
+            /// The server's certificate is not trusted, or the TLS handshake was refused: not
+            /// transient, never retried.
+            case untrusted
+            /// The server ended the session for good (kicked, replaced by a newer connection) or
+            /// refused the hello and closed.
+            case closed
+        }
+
+        public let kind: Kind
+        public let reason: String
+
+        public init(_ kind: Kind, _ reason: String) {
+            self.kind = kind
+            self.reason = reason
+        }
     }
 
     public let pool: ChatSessionPool
     public let peer: String
     public private(set) var state: State = .connecting
-    public private(set) var current: ChatSession
+    public private(set) var current: ChatSession?
     public private(set) var nick: String
+    /// The server's name from the last `welcome`.
+    public private(set) var serverName: String?
+    /// True once any connection got its `welcome`.
+    public private(set) var everConnected = false
     /// Rooms joined, in joining order, with the last seq seen in each.
     public private(set) var rooms: [(name: String, lastSeq: Int64?)] = []
-    /// Messages sent and not yet acknowledged, oldest first.
-    public private(set) var unacknowledged: [ChatMessage] = []
+    /// What waits to be sent or to be answered.
+    public private(set) var outbox: Outbox
+    /// Each room's members, as the server's roster says.
+    public private(set) var members = RoomMembers()
+    /// The status the person chose: `online` or `away`.
+    public private(set) var status = "online"
 
     public var onMessage: (ChatMessage, ChatSession.Channel) -> Void = { _, _ in }
     public var onState: (State) -> Void = { _ in }
     public var onProblem: (String) -> Void = { _ in }
+    /// A room's member list changed (read it from ``members``).
+    public var onMembersChanged: (String) -> Void = { _ in }
 
     private let loop: EventLoop
     private var attempt = 0
     private var quitting = false
     private var random = SystemRandomNumberGenerator()
+    private var sendTimer: LoopTimerID?
+    /// The room the hello had to join although the person had left every room (a hello always
+    /// joins one): left again after the `welcome`.
+    private var unwantedHelloRoom: String?
 
-    public init(pool: ChatSessionPool, loop: EventLoop, nick: String, room: String) throws {
+    /// `rooms`: the rooms to be in, the first joined by the hello. Nothing happens before ``start()``.
+    public init(pool: ChatSessionPool, loop: EventLoop, nick: String, rooms wanted: [String]) {
         self.pool = pool
         self.loop = loop
         self.nick = nick
         peer = ChatSession.randomPeerID()
-        rooms = [(ChatValidation.normalizeRoom(room) ?? room, nil)]
-        current = try pool.connect(nick: nick, peer: peer, room: room)
-        wire(current)
+        outbox = Outbox(now: .now())
+        let names = wanted.map { ChatValidation.normalizeRoom($0) ?? $0 }
+        rooms = [(names.first ?? ChatLimits.defaultRoom, nil)]
+        for room in names.dropFirst() where room != rooms[0].name { outbox.enqueue(.join(room: room)) }
+    }
+
+    /// Connects (the first connection; later ones are made by the session itself), as `nick`
+    /// when given.
+    public func start(nick wanted: String? = nil) throws {
+        if let wanted { nick = wanted }
+        try connect()
     }
 
     public var isConnected: Bool { state == .connected }
 
-    /// Sends on the chat stream; a `msg` or `dm` with an id is kept until its `ack` and resent
-    /// after a reconnect.
-    public func send(_ message: ChatMessage) {
-        if message.id != nil && (message.type == "msg" || message.type == "dm") { unacknowledged.append(message) }
-        if isConnected { current.send(message) }
-    }
+    /// `msg` and `dm` not yet acknowledged by the server, oldest first.
+    public var pendingMessages: [ChatMessage] { outbox.pendingMessages }
 
-    public func sendPresence(_ message: ChatMessage) {
-        if isConnected { current.sendPresence(message) }
-    }
+    /// Connected, nothing waiting to be sent, nothing unanswered.
+    public var isSettled: Bool { isConnected && outbox.isEmpty }
 
+    /// The current connection (for its statistics).
+    public var connection: QuicConnection? { current?.connection }
+
+    /// Asks for a request on the chat stream (`msg`, `dm`, `join`, `part`, `nick`, `history`):
+    /// queued in order and sent as soon as the connection and the flood limit allow, again after
+    /// a reconnect if it was not answered. False (nothing queued) when ``Outbox/capacity``
+    /// requests wait already.
     @discardableResult
-    public func sendTyping(room: String, typing: Bool) -> Bool {
-        guard isConnected else { return false }
-        return current.sendTyping(room: room, typing: typing)
+    public func send(_ message: ChatMessage) -> Bool {
+        guard outbox.enqueue(message) != nil else { return false }
+        flush()
+        return true
+    }
+
+    /// Sets the person's status (`online`, `away`): sent now if connected, and restored on every
+    /// new connection.
+    public func setStatus(_ word: String) {
+        guard word != status else { return }
+        status = word
+        guard isConnected else { return }
+        outbox.enqueue(.status(word), on: .presence)
+        flush()
+    }
+
+    /// A typing indicator for a room: a datagram, or on the presence stream when the server takes
+    /// no datagrams. Typing is not counted by the flood limit and not queued: stale typing is
+    /// worthless.
+    public func sendTyping(room: String, typing: Bool) {
+        guard isConnected, let current else { return }
+        if !current.sendTyping(room: room, typing: typing) {
+            current.sendPresence(.typing(room: room, isTyping: typing))
+        }
+    }
+
+    /// In ``State/refused(code:text:)``: says hello again with another nick.
+    public func retry(nick wanted: String) {
+        guard case .refused = state, let current else { return }
+        nick = wanted
+        let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
+        current.send(.join(nick: wanted, peer: peer, room: first.name, since: first.lastSeq))
+        setState(.connecting)
     }
 
     public func quit() {
         quitting = true
-        current.quit()
-        setState(.stopped(reason: "quit"))
+        current?.quit()
+        setState(.stopped(Ending(.quit, "quit")))
     }
 
-    public var connection: QuicConnection { current.connection }
+    // MARK: Sending
+
+    private func flush() {
+        if let sendTimer { loop.cancel(sendTimer) }
+        sendTimer = nil
+        guard isConnected, let current else { return }
+        let now = QuicTime.now()
+        for entry in outbox.takeDue(now: now) {
+            switch entry.channel {
+            case .chat: current.send(entry.message)
+            case .presence: current.sendPresence(entry.message)
+            }
+        }
+        guard let deadline = outbox.nextDeadline(now: now) else { return }
+        sendTimer = loop.schedule(at: deadline) { [weak self] in
+            self?.sendTimer = nil
+            self?.flush()
+        }
+    }
 
     // MARK: Wiring one connection
 
-    private func wire(_ session: ChatSession) {
-        session.onMessage = { [unowned self] message, channel in
-            track(message)
-            onMessage(message, channel)
+    private func connect() throws {
+        let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
+        unwantedHelloRoom = rooms.isEmpty ? first.name : nil
+        let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq)
+        session.initialStatus = status
+        current = session
+        session.onMessage = { [unowned self, unowned session] message, channel in
+            guard session === current else { return }
+            if track(message) { onMessage(message, channel) }
         }
         session.onProblem = { [unowned self] problem in onProblem(problem) }
         session.onClose = { [unowned self, unowned session] reason in
@@ -83,45 +199,95 @@ public final class ResilientSession {
         }
     }
 
-    private func track(_ message: ChatMessage) {
+    /// Follows what the server says; false for a message the session handled itself (a
+    /// `rate-limited` refusal of something it sends again).
+    private func track(_ message: ChatMessage) -> Bool {
+        for room in members.apply(message, ownNick: nick) { onMembersChanged(room) }
         if let seq = message.seq, let room = message.room, let index = rooms.firstIndex(where: { $0.name == room }) {
             rooms[index].lastSeq = max(rooms[index].lastSeq ?? seq, seq)
         }
-        switch message.type {
-        case "welcome":
-            nick = message.sender
-            attempt = 0
-            setState(.connected)
-            // Rejoin every other room from where we left it; the first rode on the hello.
-            for room in rooms.dropFirst() { current.send(.join(room: room.name, since: room.lastSeq)) }
-            resend(where: { $0.type == "dm" })
-        case "joined" where message.sender == nick && message.replay != true:
-            if let room = message.room {
-                if !rooms.contains(where: { $0.name == room }) { rooms.append((room, message.seq)) }
-                resend(where: { $0.type == "msg" && $0.room == room })
-            }
-        case "left" where message.sender == nick && message.replay != true:
-            rooms.removeAll { $0.name == message.room }
-        case "nick" where message.sender == nick:
+        let isLive = message.replay != true
+        let room = message.roomOrDefault
+        switch message.messageType {
+        case .welcome:
+            welcomed(message)
+        case .joined where isLive && same(message.sender, nick):
+            if !rooms.contains(where: { $0.name == room }) { rooms.append((room, message.seq)) }
+            answered { $0.type == MessageType.join.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .left where isLive && same(message.sender, nick):
+            rooms.removeAll { $0.name == room }
+            members.forget(room)
+            answered { $0.type == MessageType.part.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .nick where same(message.sender, nick):
             nick = message.text
-        case "ack", "error":
-            if let id = message.id { unacknowledged.removeAll { $0.id == id } }
+            answered { $0.type == MessageType.nick.rawValue && same($0.text, message.text) }
+        case .historyEnd:
+            answered { $0.type == MessageType.history.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .ack:
+            if let id = message.id { outbox.answered(id: id) }
+            flush()
+        case .error:
+            if message.code == ErrorCode.rateLimited.rawValue, let id = message.id, outbox.refused(id: id, now: .now()) {
+                flush()
+                return false
+            }
+            if let id = message.id, outbox.answered(id: id) != nil {
+                flush()
+            } else if !isConnected, Self.helloRefusals.contains(message.code ?? "") {
+                setState(.refused(code: message.code ?? "error", text: message.text))
+                return false
+            }
         default:
             break
         }
+        return true
     }
 
-    private func resend(where matches: (ChatMessage) -> Bool) {
-        for message in unacknowledged where matches(message) { current.send(message) }
+    /// Errors that answer a hello (PROTOCOL.md sections 3 and 7): the connection stays open for
+    /// another `join`.
+    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required"]
+
+    private func welcomed(_ message: ChatMessage) {
+        nick = message.sender
+        serverName = message.text
+        attempt = 0
+        everConnected = true
+        outbox.connected(now: .now(), spent: 2)
+        var first: [ChatMessage] = rooms.dropFirst().map { .join(room: $0.name, since: $0.lastSeq) }
+        if let room = unwantedHelloRoom { first.insert(.part(room: room), at: 0) }
+        outbox.enqueueFirst(first)
+        setState(.connected)
+        flush()
+    }
+
+    private func answered(where matches: (ChatMessage) -> Bool) {
+        outbox.answered(where: matches)
+        flush()
+    }
+
+    private func same(_ one: String, _ other: String) -> Bool {
+        ChatValidation.nickKey(one) == ChatValidation.nickKey(other)
     }
 
     // MARK: Reconnecting
 
     private func connectionLost(_ reason: QuicCloseReason) {
         guard !quitting else { return }
-        // An operator's kick or a newer connection of ours is final; anything else is retried.
-        if reason.byPeer, let code = reason.applicationCode, code == CloseCode.kicked.rawValue || code == CloseCode.replaced.rawValue {
-            setState(.stopped(reason: reason.description))
+        if let sendTimer { loop.cancel(sendTimer) }
+        sendTimer = nil
+        // A status is not sent again: the next hello opens with the current one. Nor a join of
+        // a room the session is in: the next welcome re-joins every such room anyway.
+        let joinedRooms = Set(rooms.map(\.name))
+        let isRedundant: (ChatMessage) -> Bool = { message in
+            message.type == MessageType.status.rawValue
+                || (message.type == MessageType.join.rawValue
+                    && joinedRooms.contains(ChatValidation.normalizeRoom(message.roomOrDefault) ?? message.roomOrDefault))
+        }
+        outbox.connectionLost { !isRedundant($0) }
+        outbox.removeWaiting(where: isRedundant)
+        members.connectionLost()
+        if let ending = Self.finalEnding(reason, everConnected: everConnected, state: state) {
+            setState(.stopped(ending))
             return
         }
         attempt += 1
@@ -132,12 +298,29 @@ public final class ResilientSession {
         loop.schedule(at: .now() + .milliseconds(UInt64(delay))) { [weak self] in self?.reconnect() }
     }
 
+    /// The closes that end the session instead of a reconnect.
+    static func finalEnding(_ reason: QuicCloseReason, everConnected: Bool, state: State) -> Ending? {
+        switch reason.kind {
+        case .tlsFailure:
+            return Ending(.untrusted, reason.description)
+        case .transport(let code) where reason.byPeer && (0x100...0x1FF).contains(code):
+            // The server's TLS stack refused the handshake (a client certificate it requires, ALPN).
+            return Ending(.untrusted, reason.description)
+        default:
+            break
+        }
+        if reason.byPeer, let code = reason.applicationCode, code == CloseCode.kicked.rawValue || code == CloseCode.replaced.rawValue {
+            return Ending(.closed, reason.description)
+        }
+        if case .refused(let code, let text) = state { return Ending(.closed, "\(code): \(text)") }
+        if !everConnected { return Ending(.unreachable, reason.description) }
+        return nil
+    }
+
     private func reconnect() {
         guard !quitting, case .reconnecting = state else { return }
-        let first = rooms.first ?? ("lobby", nil)
         do {
-            current = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq)
-            wire(current)
+            try connect()
         } catch {
             connectionLost(QuicCloseReason(kind: .dropped, reason: "\(error)", byPeer: false))
         }

@@ -18,6 +18,8 @@ public struct ChatLine: Sendable, Equatable {
         case directMessage
         /// A message replayed from the server's history.
         case history
+        /// The read marker: where new lines began while the person was in another room.
+        case readMarker
 
         /// True for the three states of our own messages.
         public var isOwn: Bool {
@@ -32,12 +34,26 @@ public struct ChatLine: Sendable, Equatable {
     public var kind: Kind
     /// The message id (`id` on the wire) for own messages, so an `ack` can find its line.
     public var id: String?
+    /// A `/me` action: `text` is what the action says, shown as `* nick text`.
+    public var isAction: Bool
+    /// A private message (ours or the other side's): shown as `*nick* text`.
+    public var isPrivate: Bool
+    /// Mentions our nick or a highlight word (or is a private message to us): shown emphasised,
+    /// counted apart.
+    public var isHighlight: Bool
 
-    public init(timestamp: Int64, nick: String, text: String, kind: Kind, id: String? = nil) {
+    public init(timestamp: Int64, nick: String, text: String, kind: Kind, id: String? = nil, isAction: Bool = false,
+                isPrivate: Bool = false, isHighlight: Bool = false) {
         self.timestamp = timestamp
         self.nick = nick
         self.text = text
         self.kind = kind
         self.id = id
+        self.isAction = isAction
+        self.isPrivate = isPrivate || kind == .directMessage
+        self.isHighlight = isHighlight
     }
+
+    /// True for what counts as unread in a room not shown: others' messages, private or not.
+    public var isUnreadable: Bool { kind == .message || kind == .directMessage }
 }

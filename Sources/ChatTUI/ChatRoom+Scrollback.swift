@@ -60,6 +60,9 @@ extension ChatRoom {
         let excess = lines.count - max(1, limit)
         guard excess > 0 else { return }
         lines.removeFirst(excess)
+        if let match = searchMatch {
+            searchMatch = match.lineIndex >= excess ? (match.lineIndex - excess, match.term) : nil
+        }
         if let anchor = scrollAnchor {
             scrollAnchor = anchor.lineIndex >= excess
                 ? ScrollAnchor(lineIndex: anchor.lineIndex - excess, hiddenRows: anchor.hiddenRows)

@@ -1,5 +1,5 @@
 extension ChatViewModel {
-    /// Replaces a room's member list with a `roster`.
+    /// Replaces a room's member list (with the session's, which follows the server's roster).
     public mutating func setMembers(_ nicks: [String], in roomName: String) {
         let index = openRoom(roomName)
         var seen = Set<String>()
@@ -22,7 +22,14 @@ extension ChatViewModel {
     public mutating func renameUser(from oldNick: String, to newNick: String) {
         let oldKey = oldNick.lowercased()
         for index in rooms.indices {
-            if let memberIndex = rooms[index].memberIndex(of: oldNick) { rooms[index].members[memberIndex] = newNick }
+            if let memberIndex = rooms[index].memberIndex(of: oldNick) {
+                // Listed already under the new nick (the roster came first): one entry, not two.
+                if let existing = rooms[index].memberIndex(of: newNick), existing != memberIndex {
+                    rooms[index].members.remove(at: memberIndex)
+                } else {
+                    rooms[index].members[memberIndex] = newNick
+                }
+            }
             for typistIndex in rooms[index].typists.indices where rooms[index].typists[typistIndex].nick.lowercased() == oldKey {
                 rooms[index].typists[typistIndex].nick = newNick
             }

@@ -1,12 +1,18 @@
 extension ChatViewModel {
-    /// Adds a line at the bottom of a room (opening the room if needed). A message or private
-    /// message in a room other than the current one counts as unread.
+    /// Adds a line at the bottom of a room (opening the room if needed). Another person's message
+    /// in a room other than the current one counts as unread (and as a highlight when it is one),
+    /// and the first one after the person left the room gets the read marker above it.
     public mutating func append(_ line: ChatLine, to roomName: String) {
         let index = openRoom(roomName)
-        rooms[index].lines.append(line)
-        if index != currentRoomIndex, line.kind == .message || line.kind == .directMessage {
+        if index != currentRoomIndex, line.isUnreadable {
+            if rooms[index].isAwaitingReadMarker {
+                rooms[index].isAwaitingReadMarker = false
+                rooms[index].lines.append(ChatLine(timestamp: line.timestamp, nick: "", text: "", kind: .readMarker))
+            }
             rooms[index].unreadCount += 1
+            if line.isHighlight { rooms[index].highlightCount += 1 }
         }
+        rooms[index].lines.append(line)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
 
@@ -19,6 +25,9 @@ extension ChatViewModel {
         if let anchor = rooms[index].scrollAnchor {
             rooms[index].scrollAnchor = ScrollAnchor(lineIndex: anchor.lineIndex + older.count,
                                                      hiddenRows: anchor.hiddenRows)
+        }
+        if let match = rooms[index].searchMatch {
+            rooms[index].searchMatch = (match.lineIndex + older.count, match.term)
         }
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
@@ -34,5 +43,20 @@ extension ChatViewModel {
             return true
         }
         return false
+    }
+
+    /// `/clear`: forgets the lines shown in a room (the server still has them: PgUp at the top
+    /// brings them back).
+    public mutating func clearLines(in roomName: String) {
+        guard let index = roomIndex(named: roomName) else { return }
+        rooms[index].lines.removeAll()
+        rooms[index].scrollAnchor = nil
+        rooms[index].searchMatch = nil
+        rooms[index].isHistoryExhausted = false
+    }
+
+    /// Unread lines and highlights in every room but the current one, for the terminal title.
+    public var totalHighlights: Int {
+        rooms.enumerated().filter { $0.offset != currentRoomIndex }.reduce(0) { $0 + $1.element.highlightCount }
     }
 }

@@ -13,10 +13,11 @@ extension ChatViewModel {
         rooms[currentRoomIndex].scrollDown(rows: rows, rowCount: rowCount)
     }
 
-    /// Follows the newest line of the current room again.
+    /// Follows the newest line of the current room again (and ends a search).
     public mutating func scrollToNewest() {
         guard rooms.indices.contains(currentRoomIndex) else { return }
         rooms[currentRoomIndex].scrollAnchor = nil
+        rooms[currentRoomIndex].searchMatch = nil
     }
 }
 

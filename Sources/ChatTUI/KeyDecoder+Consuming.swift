@@ -44,6 +44,10 @@ extension KeyDecoder {
         case 0x20...0x7E:
             emit(.alt(Character(Unicode.Scalar(byte))))
             state = .ground
+        case 0x09:
+            // Alt-Tab, as terminals that do not take it for themselves send it.
+            emit(.alt("\t"))
+            state = .ground
         default:
             emit(.escape)
             state = .ground

@@ -18,6 +18,7 @@ public enum KeyEvent: Sendable, Hashable {
     /// Ctrl plus a letter (lower case, `a`...`z`) or `@`, `\`, `]`, `^`, `_`. Ctrl-H, Ctrl-I,
     /// Ctrl-J and Ctrl-M arrive as ``backspace``, ``tab`` and ``enter`` instead.
     case control(Character)
-    /// Alt (Meta) plus a printable ASCII character, sent by terminals as ESC then the character.
+    /// Alt (Meta) plus a printable ASCII character (or Tab), sent by terminals as ESC then the
+    /// character.
     case alt(Character)
 }

@@ -1,9 +1,11 @@
 extension LineEditor {
-    /// Inserts typed or pasted text at the cursor. Line breaks and tabs become spaces (the input
-    /// is one line); other controls and invisible format characters are dropped, so nothing the
-    /// user pastes can act on the terminal or hide in the sent message.
-    public mutating func insert(_ typed: String) {
-        let clean = Self.sanitized(typed)
+    /// Inserts typed or pasted text at the cursor. Tabs become spaces, and line breaks too unless
+    /// `keepingLineBreaks` (a bracketed paste of several lines: they are sent as one message with
+    /// its line breaks, and the input line shows them as `↵`); other controls and invisible
+    /// format characters are dropped, so nothing the user pastes can act on the terminal or hide
+    /// in the sent message.
+    public mutating func insert(_ typed: String, keepingLineBreaks: Bool = false) {
+        let clean = Self.sanitized(typed, keepingLineBreaks: keepingLineBreaks)
         guard !clean.isEmpty else { return }
         completion = nil
         replace(cursor..<cursor, with: clean)
@@ -89,10 +91,14 @@ extension LineEditor {
         scrollOffset = 0
     }
 
-    static func sanitized(_ typed: String) -> String {
+    static func sanitized(_ typed: String, keepingLineBreaks: Bool = false) -> String {
         var clean = ""
         for character in typed {
-            if character.isNewline || character == "\t" {
+            if character.isNewline {
+                clean.append(keepingLineBreaks ? "\n" : " ")
+                continue
+            }
+            if character == "\t" {
                 clean.append(" ")
                 continue
             }

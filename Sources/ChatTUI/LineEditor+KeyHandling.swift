@@ -3,8 +3,10 @@ extension LineEditor {
     /// for Tab.
     public mutating func handle(_ key: KeyEvent, candidates: CompletionCandidates = CompletionCandidates()) -> EditorAction {
         switch key {
-        case .text(let typed), .paste(let typed):
+        case .text(let typed):
             insert(typed)
+        case .paste(let pasted):
+            insert(pasted, keepingLineBreaks: true)
         case .enter:
             guard let line = submit() else { return .ignored }
             return .submitted(line)

@@ -1,50 +1,79 @@
-/// Turns a chat line into wrapped rows: `HH:MM` then, by kind, `<nick> text`, `*nick* text`
-/// (private), `-- nick text` (event) or `!! text` (error). Rows after the first are indented to
-/// the text after the timestamp. The number of rows never depends on colours, so scrolling can
-/// count rows without knowing them.
+/// Turns a chat line into wrapped rows: the timestamp then, by kind, `<nick> text`, `* nick text`
+/// (an action), `*nick* text` (private), `-- nick text` (event) or `!! text` (error); the read
+/// marker is a rule across the pane. Rows after the first are indented to the text after the
+/// timestamp. The number of rows never depends on colours or emphasis, so scrolling can count rows
+/// without knowing them.
 struct MessageFormatter: Sendable {
     var colors: Bool
     var utcOffsetSeconds: Int
+    var timestamp: TimestampFormat = .minutes
 
-    static let timestampWidth = 6
     static let failedMarker = " [not sent]"
+    static let readMarkerLabel = " new "
 
-    func rows(for line: ChatLine, width: Int) -> [WrappedRow] {
-        let (glyphs, prefixCount) = glyphs(for: line)
-        return TextWrapper(width: width, indent: Self.timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount)
+    /// Columns of the timestamp and the space after it.
+    var timestampWidth: Int { timestamp.isEmpty ? 0 : timestamp.width + 1 }
+
+    /// `emphasized` marks the line a search found.
+    func rows(for line: ChatLine, width: Int, emphasized: Bool = false) -> [WrappedRow] {
+        if line.kind == .readMarker { return [readMarkerRow(width: width)] }
+        let (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
+        return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount)
     }
 
     func rowCount(for line: ChatLine, width: Int) -> Int {
-        rows(for: line, width: width).count
+        line.kind == .readMarker ? 1 : rows(for: line, width: width).count
+    }
+
+    /// `───── new ─────` across the pane.
+    func readMarkerRow(width: Int) -> WrappedRow {
+        let label = Self.readMarkerLabel.count + 2 <= width ? Self.readMarkerLabel : ""
+        let left = max(0, (width - label.count) / 2)
+        let right = max(0, width - label.count - left)
+        let text = String(repeating: "─", count: left) + label + String(repeating: "─", count: right)
+        return WrappedRow(indent: 0, glyphs: Glyph.glyphs(text, style: CellStyle(foreground: colorIndex(Palette.marker), bold: true)))
     }
 
     /// The line's glyphs, and how many of them come before the body (no word breaks there).
-    func glyphs(for line: ChatLine) -> (glyphs: [Glyph], prefixCount: Int) {
+    func glyphs(for line: ChatLine, emphasized: Bool = false) -> (glyphs: [Glyph], prefixCount: Int) {
         let nick = TextNeutralizer.singleLine.neutralize(line.nick)
         let text = TextNeutralizer.multiLine.neutralize(line.text)
-        var glyphs = Glyph.glyphs(Self.clock(line.timestamp, utcOffsetSeconds: utcOffsetSeconds) + " ",
-                                  style: color(Palette.dim))
+        var glyphs = timestamp.isEmpty ? []
+            : Glyph.glyphs(timestamp.format(line.timestamp, utcOffsetSeconds: utcOffsetSeconds) + " ", style: color(Palette.dim))
         var prefixCount = glyphs.count
-        let nickStyle = CellStyle(foreground: colors ? NickPalette.color(for: line.nick) : nil, bold: line.kind.isOwn)
+        var nickStyle = CellStyle(foreground: colors ? NickPalette.color(for: line.nick) : nil, bold: line.kind.isOwn)
+        if line.isHighlight {
+            nickStyle = CellStyle(foreground: colorIndex(Palette.highlight), bold: true, reverse: true)
+        }
+        var bodyStyle = textStyle(for: line.kind)
+        if line.isHighlight { bodyStyle.bold = true }
+        if emphasized { bodyStyle.reverse = true }
         switch line.kind {
-        case .message, .history, .ownPending, .ownConfirmed, .ownFailed:
-            glyphs += Glyph.glyphs("<", style: .plain) + Glyph.glyphs(nick, style: nickStyle)
-                + Glyph.glyphs("> ", style: .plain)
+        case .message, .history, .ownPending, .ownConfirmed, .ownFailed, .directMessage:
+            let privateStyle = CellStyle(foreground: colorIndex(Palette.privateMessage))
+            if line.isAction {
+                glyphs += Glyph.glyphs("* ", style: line.isPrivate ? privateStyle : .plain)
+                    + Glyph.glyphs(nick, style: nickStyle) + Glyph.glyphs(" ", style: .plain)
+            } else if line.isPrivate {
+                glyphs += Glyph.glyphs("*", style: privateStyle) + Glyph.glyphs(nick, style: nickStyle)
+                    + Glyph.glyphs("* ", style: privateStyle)
+            } else {
+                glyphs += Glyph.glyphs("<", style: .plain) + Glyph.glyphs(nick, style: nickStyle) + Glyph.glyphs("> ", style: .plain)
+            }
             prefixCount = glyphs.count
-            glyphs += Glyph.glyphs(text, style: textStyle(for: line.kind))
+            glyphs += Glyph.glyphs(text, style: bodyStyle)
             if line.kind == .ownFailed {
                 glyphs += Glyph.glyphs(Self.failedMarker, style: CellStyle(foreground: colorIndex(Palette.error), bold: true))
             }
-        case .directMessage:
-            glyphs += Glyph.glyphs("*", style: .plain) + Glyph.glyphs(nick, style: nickStyle)
-                + Glyph.glyphs("* ", style: .plain)
-            prefixCount = glyphs.count
-            glyphs += Glyph.glyphs(text, style: .plain)
         case .event:
             let subject = nick.isEmpty ? "" : nick + " "
-            glyphs += Glyph.glyphs("-- " + subject + text, style: color(Palette.dim))
+            var style = color(Palette.dim)
+            if emphasized { style.reverse = true }
+            glyphs += Glyph.glyphs("-- " + subject + text, style: style)
         case .error:
-            glyphs += Glyph.glyphs("!! " + text, style: CellStyle(foreground: colorIndex(Palette.error), bold: true))
+            glyphs += Glyph.glyphs("!! " + text, style: CellStyle(foreground: colorIndex(Palette.error), bold: true, reverse: emphasized))
+        case .readMarker:
+            break
         }
         return (glyphs, prefixCount)
     }
@@ -66,15 +95,6 @@ struct MessageFormatter: Sendable {
 
     /// `HH:MM` of a Unix millisecond time shifted by the zone offset; negative times wrap.
     static func clock(_ milliseconds: Int64, utcOffsetSeconds: Int) -> String {
-        let seconds = floorDivision(milliseconds, 1000) + Int64(utcOffsetSeconds)
-        let minuteOfDay = Int(floorDivision(seconds, 60) % 1440 + 1440) % 1440
-        let hours = minuteOfDay / 60
-        let minutes = minuteOfDay % 60
-        return (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes)
-    }
-
-    static func floorDivision(_ dividend: Int64, _ divisor: Int64) -> Int64 {
-        let quotient = dividend / divisor
-        return dividend % divisor < 0 ? quotient - 1 : quotient
+        TimestampFormat.minutes.format(milliseconds, utcOffsetSeconds: utcOffsetSeconds)
     }
 }

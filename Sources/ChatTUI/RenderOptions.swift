@@ -10,8 +10,12 @@ public struct RenderOptions: Sendable, Equatable {
     public var now: Int64
     /// The member list shows only from this many columns on.
     public var memberListMinimumColumns: Int
+    /// How message times are shown (the configuration's `timestamp`).
+    public var timestamp: TimestampFormat
 
-    public init(colors: Bool = true, utcOffsetSeconds: Int = 0, now: Int64 = 0, memberListMinimumColumns: Int = 60) {
+    public init(colors: Bool = true, utcOffsetSeconds: Int = 0, now: Int64 = 0, memberListMinimumColumns: Int = 60,
+                timestamp: TimestampFormat = .minutes) {
+        self.timestamp = timestamp
         self.colors = colors
         self.utcOffsetSeconds = utcOffsetSeconds
         self.now = now

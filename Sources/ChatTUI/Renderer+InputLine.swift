@@ -1,9 +1,11 @@
 extension Renderer {
-    /// Who is typing, and `-- more below --` at the right while the room is scrolled back.
+    /// Who is typing, and `-- 12 more below --` at the right while the room is scrolled back
+    /// (`End` on an empty input line, or sending, jumps back down).
     func drawTypingLine(_ model: ChatViewModel, row: Int, into frame: inout Frame) {
         var limit = frame.columns
-        if model.currentRoom?.isScrolledBack == true {
-            let marker = Glyph.glyphs("-- more below --", style: style(bold: true))
+        if let room = model.currentRoom, room.isScrolledBack {
+            let below = room.linesBelow
+            let marker = Glyph.glyphs(below > 0 ? "-- \(below) more below --" : "-- more below --", style: style(bold: true))
             if marker.count < frame.columns {
                 frame.write(marker, row: row, column: frame.columns - marker.count, limit: frame.columns)
                 limit = frame.columns - marker.count - 1

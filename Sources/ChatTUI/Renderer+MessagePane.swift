@@ -12,7 +12,7 @@ extension Renderer {
         var lineIndex = anchor.lineIndex
         var hidden = anchor.hiddenRows
         while bottomUp.count < paneRows, lineIndex >= 0 {
-            let rows = formatter.rows(for: room.lines[lineIndex], width: width)
+            let rows = formatter.rows(for: room.lines[lineIndex], width: width, emphasized: room.searchMatch?.lineIndex == lineIndex)
             bottomUp += rows.dropLast(hidden).reversed().prefix(paneRows - bottomUp.count)
             hidden = 0
             lineIndex -= 1

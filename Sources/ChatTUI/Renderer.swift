@@ -11,7 +11,7 @@ public struct Renderer: Sendable {
     }
 
     var formatter: MessageFormatter {
-        MessageFormatter(colors: options.colors, utcOffsetSeconds: options.utcOffsetSeconds)
+        MessageFormatter(colors: options.colors, utcOffsetSeconds: options.utcOffsetSeconds, timestamp: options.timestamp)
     }
 
     public func layout(for size: TerminalSize) -> ScreenLayout {

@@ -62,7 +62,7 @@ struct EscapeCorpusTests {
                        "bot eve lobby {", "  expect msg from mallory \"END-OF-CORPUS\" within 20s",
                        #"  send-raw {"type":"msg","room":"lobby","id":"bad-utf8","text":"C99 \xff\xfe \xc0\xaf E99"}"#,
                        "  wait 10s", "}"]).joined(separator: "\n")
-        let bots = try runScript(script, port: server.port)
+        let bots = try runBotScript(script, port: server.port)
         let shown = bob.waitFor(timeout: 20) { $0.joined().contains("END-OF-CORPUS") }
         #expect(shown, "\(bots.finish(timeout: 1))\n\(bob.screen().joined(separator: "\n"))")
         #expect(bob.waitFor(timeout: 20) { $0.contains { $0.contains("eve") && $0.contains("left") } })
@@ -114,13 +114,6 @@ struct EscapeCorpusTests {
         #expect(bob.waitFor { screen in dev.allSatisfy { screen.joined().contains($0.endMarker) } })
         expectIntact(bob, baseline, showing: dev)
         expectShown(["<U+009B>2J", "^H^H^Hback^Mreturn^Kvt^Lff^Gbell^?del^@nul", "^[Ptmux;^[^[]0;pwned"])
-    }
-
-    private func runScript(_ script: String, port: UInt16) throws -> ChildProcess {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).bot").path
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        return try ChildProcess(BuildPaths.product("chat-bot"),
-                                ["script", path, "--port", String(port), "--ca", TestCertificates.ca])
     }
 
     private func runSQLite(_ database: String, _ sql: String) throws {

@@ -20,14 +20,14 @@ struct MigrationTests {
         #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
         let alice = try LineModeTests.client(port: proxyPort, nick: "alice")
         alice.write("one\n")
-        #expect(bob.waitForLine(timeout: 10) { $0 == "#lobby <alice> one" } != nil)
+        #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> one" } != nil)
         proxy.write("rebind\n")
         #expect(proxy.waitForLine(timeout: 5) { $0.hasPrefix("OK") } != nil)
         alice.write("two\n")
-        #expect(bob.waitForLine(timeout: 10) { $0 == "#lobby <alice> two" } != nil)
+        #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> two" } != nil)
         proxy.write("rebind-address\n")
         alice.write("three\n")
-        #expect(bob.waitForLine(timeout: 10) { $0 == "#lobby <alice> three" } != nil)
+        #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> three" } != nil)
         #expect(server.process.waitForLine(timeout: 10) { $0.contains("client moved") } != nil)
         alice.closeInput()
         let result = alice.finish(timeout: 20)
@@ -36,7 +36,7 @@ struct MigrationTests {
         bob.closeInput()
         let lines = bob.finish(timeout: 10).output.split(separator: "\n")
         for text in ["one", "two", "three"] {
-            #expect(lines.filter { $0 == "#lobby <alice> \(text)" }.count == 1)
+            #expect(lines.filter { untimed(String($0)) == "#lobby <alice> \(text)" }.count == 1)
         }
     }
 }

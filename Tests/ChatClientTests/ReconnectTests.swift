@@ -34,7 +34,7 @@ struct ReconnectTests {
         #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
         let alice = try LineModeTests.client(port: port, nick: "alice")
         alice.write("before the crash\n")
-        #expect(bob.waitForLine(timeout: 10) { $0 == "#lobby <alice> before the crash" } != nil)
+        #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> before the crash" } != nil)
 
         server.process.signal(SIGKILL)
         _ = server.process.finish(timeout: 5)
@@ -44,16 +44,16 @@ struct ReconnectTests {
 
         // Bob learns of the restart at his next keep-alive (a stateless reset answers it) and gets
         // what he missed as replay, marked "(history)", or live if alice resends after his re-join.
-        #expect(bob.waitForLine(timeout: 30) { $0.hasPrefix("#lobby <alice> during the outage 2") } != nil)
+        #expect(bob.waitForLine(timeout: 30) { untimed($0).hasPrefix("#lobby <alice> during the outage 2") } != nil)
         alice.closeInput()
         #expect(alice.finish(timeout: 30).status == 0)
         bob.closeInput()
         let lines = bob.finish(timeout: 10).output.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.hasPrefix("#lobby <alice> before the crash") }.count == 1)
-        #expect(lines.filter { $0.hasPrefix("#lobby <alice> during the outage 1") }.count == 1)
-        #expect(lines.filter { $0.hasPrefix("#lobby <alice> during the outage 2") }.count == 1)
-        let first = lines.firstIndex { $0.hasPrefix("#lobby <alice> during the outage 1") } ?? 0
-        let second = lines.firstIndex { $0.hasPrefix("#lobby <alice> during the outage 2") } ?? 0
+        #expect(lines.filter { untimed($0).hasPrefix("#lobby <alice> before the crash") }.count == 1)
+        #expect(lines.filter { untimed($0).hasPrefix("#lobby <alice> during the outage 1") }.count == 1)
+        #expect(lines.filter { untimed($0).hasPrefix("#lobby <alice> during the outage 2") }.count == 1)
+        let first = lines.firstIndex { untimed($0).hasPrefix("#lobby <alice> during the outage 1") } ?? 0
+        let second = lines.firstIndex { untimed($0).hasPrefix("#lobby <alice> during the outage 2") } ?? 0
         #expect(first < second)
     }
 }

@@ -6,8 +6,12 @@ import Testing
 /// read with capture-pane.
 @Suite("chat-client full-screen UI under tmux", .serialized)
 struct TerminalUITests {
+    /// One home (configuration, private-message store) for the run's full-screen clients, never
+    /// the developer's own.
+    static let home = try! ClientHome()
+
     static func clientCommand(port: UInt16, nick: String) -> String {
-        "\(BuildPaths.product("chat-client")) --port \(port) --nick \(nick) --ca \(TestCertificates.ca) --host localhost; echo EXITED $?; sleep 60"
+        home.fullScreenCommand(port: port, nick: nick)
     }
 
     /// Typing in one client shows "alice is typing…" in the other, then the message itself.

@@ -172,4 +172,10 @@ struct KeyDecoderTests {
         }
         #expect(events.last == .text("ok"))
     }
+
+    /// Alt-Tab (ESC TAB) is a key of its own, not Esc then Tab.
+    @Test func altTab() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("\u{1B}\tx".utf8)) == [.alt("\t"), .text("x")])
+    }
 }

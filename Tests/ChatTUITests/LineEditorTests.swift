@@ -142,11 +142,15 @@ struct LineEditorTests {
         #expect(editor.cursor == 1)
     }
 
-    /// Pasted newlines and tabs become spaces; ESC, other controls and bidi characters are dropped.
+    /// A paste keeps its line breaks (CR LF and CR become LF); typed text turns them into spaces;
+    /// tabs become spaces; ESC, other controls and bidi characters are dropped.
     @Test func pastedTextIsSanitised() {
         var editor = LineEditor()
-        _ = editor.handle(.paste("one\ntwo\r\nthree\tfour\u{1B}[31m\u{202E}\u{9B}\u{7}"))
-        #expect(editor.text == "one two three four[31m")
+        _ = editor.handle(.paste("one\ntwo\r\nthree\tfour\u{1B}[31m\u{202E}\u{9B}\u{7}\rfive"))
+        #expect(editor.text == "one\ntwo\nthree four[31m\nfive")
+        var typed = LineEditor()
+        typed.insert("one\ntwo\r\nthree\tfour")
+        #expect(typed.text == "one two three four")
     }
 
     /// Keys that are not editing keys are left to the caller and change nothing.

@@ -99,7 +99,7 @@ struct RendererContentTests {
         #expect(screen.textLines[0].contains("2:dev(3)"))
     }
 
-    /// PgUp shows older lines and marks the typing line; PgDn returns to the newest.
+    /// PgUp shows older lines and says on the typing line how many are below; PgDn returns to the newest.
     @Test func pagingThroughHistory() {
         var model = ChatViewModel(serverName: "s", nick: "me")
         for index in 0..<30 {
@@ -110,7 +110,7 @@ struct RendererContentTests {
         #expect(renderer.pageUp(&model, size: size) == .scrolled)
         var screen = renderOnScreen(model, editor: LineEditor(), size: size).screen
         #expect(screen.textLines[7] == "12:34 <n> line 23")
-        #expect(screen.textLines[8] == "                        -- more below --")
+        #expect(screen.textLines[8] == "                      -- 6 more below --")
         #expect(renderer.pageUp(&model, size: size) == .scrolled)
         #expect(renderer.pageUp(&model, size: size) == .scrolled)
         #expect(renderer.pageUp(&model, size: size) == .reachedOldest)

@@ -37,14 +37,15 @@ struct RendererLayoutTests {
         #expect(screen.frame == frame)
     }
 
-    /// At 40x10: no member list, no RTT, and a long message wrapped at words with a hanging indent.
+    /// At 40x10: no member list, no RTT, no server name (the rooms and their counts need the
+    /// room), and a long message wrapped at words with a hanging indent.
     @Test func layoutAt40x10() {
         var model = sampleModel()
         model.append(ChatLine(timestamp: sampleTime, nick: "bob", text: String(repeating: "word ", count: 12), kind: .message),
                      to: "lobby")
         let (_, screen, _) = renderOnScreen(model, editor: makeEditor("hi"), size: TerminalSize(columns: 40, rows: 10))
         let lines = screen.textLines
-        #expect(lines[0] == " qchat.example | alice | [1:l connected")
+        #expect(lines[0] == " alice | [1:lobby] 2:dev(3)   connected")
         #expect(lines[5] == "12:36 -- carol joined")
         #expect(lines[6] == "12:34 <bob> word word word word word")
         #expect(lines[7] == "      word word word word word word word")
@@ -53,10 +54,10 @@ struct RendererLayoutTests {
         #expect(!lines.contains { $0.contains("|") && $0.contains("Members") })
     }
 
-    /// At 10x3 the status bar, one message row and the input line still show.
+    /// At 10x3 the status bar (the current room), one message row and the input line still show.
     @Test func layoutAt10x3() {
         let (frame, screen, _) = renderOnScreen(sampleModel(), editor: makeEditor("draft"), size: TerminalSize(columns: 10, rows: 3))
-        #expect(screen.textLines == [" qchat.exa", "joined", "> draft"])
+        #expect(screen.textLines == [" [1:lobby]", "joined", "> draft"])
         #expect(screen.visibleCursor == CursorPosition(row: 2, column: 7))
         #expect(screen.frame == frame)
         #expect(screen.violations.isEmpty)
@@ -93,6 +94,6 @@ struct RendererLayoutTests {
         #expect(one.textLines == ["[lobby] ab"])
         let two = renderOnScreen(sampleModel(), editor: makeEditor("ab"), size: TerminalSize(columns: 30, rows: 2)).screen
         #expect(two.textLines[1] == "[lobby] ab")
-        #expect(two.textLines[0].hasPrefix(" qchat"))
+        #expect(two.textLines[0].hasPrefix(" [1:lobby] 2(3) "))
     }
 }

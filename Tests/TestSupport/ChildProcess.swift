@@ -30,12 +30,30 @@ public final class ChildProcess: @unchecked Sendable {
     private var partialOutput: [UInt8] = []
     private var partialError: [UInt8] = []
 
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// `environment` is added to this process's environment; `standardInput` names a file to
+    /// read instead of a pipe the test writes to (a regular file or `/dev/null`).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                standardInput: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = input
+        if let standardInput {
+            guard let file = FileHandle(forReadingAtPath: standardInput) else { throw CocoaError(.fileReadNoSuchFile) }
+            process.standardInput = file
+        } else {
+            process.standardInput = input
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        // Our ends of the pipes must not leak into programs started later (tmux is started with
+        // posix_spawn, which keeps every descriptor without FD_CLOEXEC): a leaked write end of
+        // this child's stdin would keep closeInput() from ever reaching it as end of input.
+        for descriptor in [input.fileHandleForWriting.fileDescriptor, output.fileHandleForReading.fileDescriptor,
+                           errors.fileHandleForReading.fileDescriptor] {
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -98,6 +116,13 @@ public final class ChildProcess: @unchecked Sendable {
         return (lines + errorLines).filter(matches).count
     }
 
+    /// Lines written to stdout so far.
+    public var outputLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
     /// Lines written to stderr so far.
     public var errorOutput: [String] {
         lock.lock()
@@ -115,6 +140,14 @@ public final class ChildProcess: @unchecked Sendable {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
+    /// Waits up to `timeout` seconds (scaled by `TestTime`) for the process to exit by itself;
+    /// false if it still runs (it is left running).
+    public func waitForExit(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return !process.isRunning
+    }
+
     /// Waits for exit (killing the process after `timeout`, scaled by `TestTime`) and returns
     /// status and stdout.
     public func finish(timeout: TimeInterval) -> (status: Int32, output: String, errors: String) {
@@ -123,10 +156,15 @@ public final class ChildProcess: @unchecked Sendable {
         if process.isRunning { stop() }
         output.fileHandleForReading.readabilityHandler = nil
         errors.fileHandleForReading.readabilityHandler = nil
+        // What the handlers had not read yet: a program that exits at once (a usage error) can
+        // be gone before its stderr handler ever ran.
         let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let restOfErrors = errors.fileHandleForReading.readDataToEndOfFile()
         lock.lock()
         defer { lock.unlock() }
         lines += ChildProcess.completeLines(of: rest + Data([10]), after: &partialOutput)
+        errorText += String(decoding: restOfErrors, as: UTF8.self)
+        errorLines += ChildProcess.completeLines(of: restOfErrors + Data([10]), after: &partialError)
         return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
     }
 

@@ -19,9 +19,28 @@ public final class TmuxSession: @unchecked Sendable {
     /// Presses named keys (Enter, C-c, PageUp, M-2, ...).
     public func press(_ keys: String...) throws { try TmuxSession.tmux(socket, ["send-keys", "-t", name] + keys) }
 
+    /// Pastes text as a terminal does: with `bracketed`, wrapped in the bracketed-paste markers
+    /// (when the program asked for them), otherwise as typed keys, each line feed an Enter.
+    public func paste(_ text: String, bracketed: Bool) throws {
+        let buffer = "qchat-\(UUID().uuidString.prefix(8))"
+        try TmuxSession.tmux(socket, ["set-buffer", "-b", buffer, "--", text])
+        try TmuxSession.tmux(socket, ["paste-buffer", "-d", "-b", buffer, "-t", name] + (bracketed ? ["-p"] : []))
+    }
+
+    /// True once the program rang the terminal bell (tmux's `window_bell_flag`).
+    public func bellRang() -> Bool {
+        let text = (try? TmuxSession.tmux(socket, ["display-message", "-p", "-t", name, "#{window_bell_flag}"])) ?? ""
+        return text.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
     public func screen() -> [String] {
         let output = (try? TmuxSession.tmux(socket, ["capture-pane", "-p", "-t", name])) ?? ""
         return output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The screen with its colours and attributes as SGR escape sequences (`capture-pane -e`).
+    public func styledScreen() -> String {
+        (try? TmuxSession.tmux(socket, ["capture-pane", "-e", "-p", "-t", name])) ?? ""
     }
 
     public func title() -> String {
@@ -103,8 +122,22 @@ public final class TmuxSession: @unchecked Sendable {
             envp.forEach { free($0) }
             cargv.forEach { free($0) }
         }
+        // tmux (whose server runs every pane's program) starts with no signal blocked and the
+        // job-control signals at their defaults, as from a login shell: the test's thread may
+        // block or ignore some, and a shell in a pane would inherit that (no Ctrl-Z, no SIGCHLD).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGHUP, SIGWINCH] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, nil, cargv, envp)
+        let result = posix_spawn(&pid, argv[0], &actions, &attributes, cargv, envp)
         if capture { close(pipeEnds[1]) }
         guard result == 0 else {
             if capture { close(pipeEnds[0]) }

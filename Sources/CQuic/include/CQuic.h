@@ -12,7 +12,6 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/eventfd.h>
 

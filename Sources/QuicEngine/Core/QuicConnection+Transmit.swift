@@ -38,37 +38,68 @@ extension QuicConnection {
             batch = TransmitBatch(destination: stash.remote, source: stash.local, byteCount: offset,
                                   segmentSize: offset, segmentCount: 1)
         }
+        isDrained = false
+        let pathLimit = Int(ngtcp2_conn_get_path_max_tx_udp_payload_size(raw))
         while (batch?.segmentCount ?? 0) < segmentLimit && offset + packetLimit <= buffer.count {
             let destination = buffer.baseAddress! + offset
             let written = writePacket(into: destination, capacity: packetLimit, applicationData: pendingClose == nil)
             guard written > 0 else { break }
             let scratch = endpoint.scratch
-            guard var current = batch else {
+            if var current = batch {
+                if written > current.segmentSize || !scratch.writtenPathEqualsBatchPath() {
+                    // Cannot join this GSO batch: keep the packet for the next one.
+                    stash = (Array(UnsafeRawBufferPointer(start: destination, count: written)),
+                             scratch.writtenLocal ?? localAddress, scratch.writtenRemote ?? remoteAddress)
+                    break
+                }
+                current.byteCount += written
+                current.segmentCount += 1
+                offset += written
+                batch = current
+                if written < current.segmentSize { break }
+            } else {
                 guard let local = scratch.writtenLocal, let remote = scratch.writtenRemote else { break }
                 batch = TransmitBatch(destination: remote, source: local, byteCount: written, segmentSize: written,
                                       segmentCount: 1)
                 offset = written
                 scratch.rememberBatchPath()
-                continue
             }
-            if written > current.segmentSize || !scratch.writtenPathEqualsBatchPath() {
-                // Cannot join this GSO batch: keep the packet for the next one.
-                stash = (Array(UnsafeRawBufferPointer(start: destination, count: written)),
-                         scratch.writtenLocal ?? localAddress, scratch.writtenRemote ?? remoteAddress)
+            // A packet short of the path's size with nothing of ours left to send means ngtcp2 had
+            // nothing more for it either (it fills packets with what is pending, ACKs and
+            // retransmissions included): asking again would be a write that writes nothing.
+            if written < pathLimit && isEstablished && hasNoQueuedData {
+                isDrained = true
                 break
             }
-            current.byteCount += written
-            current.segmentCount += 1
-            offset += written
-            batch = current
-            if written < current.segmentSize { break }
         }
-        if batch != nil { ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds) }
+        if batch != nil {
+            ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds)
+            if isDrained { dropIdlePacingDeadline(raw) }
+        }
         if batch == nil && pendingClose != nil {
             sendPendingClose()
             return writeBatch(into: buffer, maxSegments: maxSegments)
         }
         return batch
+    }
+
+    /// Nothing of the application's waits to be sent: no stream data, datagram, stashed packet or close.
+    var hasNoQueuedData: Bool { sendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil }
+
+    /// After a write that left nothing to send, the pacer's next-send time (usually well under a
+    /// millisecond away at chat rates) is still ngtcp2's earliest deadline, and waking up for it
+    /// is a timer, a `handle_expiry` and a write that writes nothing, per packet. ngtcp2 lets a
+    /// packet go up to 1 ms before its pacing time anyway, so a pacing deadline that close is
+    /// cleared at once; one further away stays, as does every other timer. If anything is due
+    /// after that, the connection is not drained: it will be written again.
+    private func dropIdlePacingDeadline(_ raw: OpaquePointer) {
+        let result = ngtcp2_conn_handle_expiry(raw, now.nanoseconds)
+        if result != 0 {
+            isDrained = false
+            handleLibraryError(result, during: "timer")
+        } else if ngtcp2_conn_get_expiry(raw) <= now.nanoseconds {
+            isDrained = false
+        }
     }
 
     /// Writes one packet: queued datagrams first (typing must not wait behind chat), then stream

@@ -48,6 +48,9 @@ public final class QuicConnection {
     var pendingClose: (code: UInt64, reason: [UInt8])?
     var routingIDs: Set<ConnectionID> = []
     var stash: (bytes: [UInt8], local: SocketAddress, remote: SocketAddress)?
+    /// The last `writeBatch` ended with nothing left to send: the endpoint need not ask again
+    /// until something new (input, a timer, the application) makes the connection dirty.
+    var isDrained = false
 
     // Endpoint bookkeeping.
     var scheduledDeadline: UInt64 = .max

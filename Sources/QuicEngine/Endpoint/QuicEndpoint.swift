@@ -166,7 +166,7 @@ public final class QuicEndpoint {
         let destination = ConnectionID(UnsafeRawBufferPointer(start: dcidPointer, count: header.dcidlen))
         if let connection = routes[destination] {
             connection.receive(datagram, local: local, remote: remote)
-            afterCall(connection)
+            afterReceive(connection, onPath: local == connection.localAddress && remote == connection.remoteAddress)
             return
         }
         guard server != nil else {
@@ -212,13 +212,13 @@ public final class QuicEndpoint {
 
     /// When `handleTimeout` should run next; nil when no connection has a timer.
     public var nextTimeout: QuicTime? {
-        while let earliest = timers.earliest {
-            if let entry = timers.popFirst() {
-                if !entry.connection.isRemoved && entry.deadline == entry.connection.scheduledDeadline {
-                    timers.push(entry)
-                    return QuicTime(nanoseconds: earliest)
-                }
+        // Asked after every input: look at the top, and pop only the stale entries above the
+        // first live one.
+        while let top = timers.first {
+            if !top.connection.isRemoved && top.deadline == top.connection.scheduledDeadline {
+                return QuicTime(nanoseconds: top.deadline)
             }
+            _ = timers.popFirst()
         }
         return nil
     }
@@ -252,9 +252,13 @@ public final class QuicEndpoint {
         }
         while let connection = dirty.first {
             if !connection.isRemoved, let batch = connection.writeBatch(into: buffer, maxSegments: maxSegments) {
-                // Serve the others before this connection sends its next batch.
                 _ = dirty.popFirst()
-                dirty.append(connection)
+                if connection.isDrained {
+                    connection.isDirty = false
+                } else {
+                    // Serve the others before this connection sends its next batch.
+                    dirty.append(connection)
+                }
                 afterWrite(connection)
                 return batch
             }
@@ -323,6 +327,19 @@ public final class QuicEndpoint {
             return
         }
         markDirty(connection)
+        reschedule(connection)
+    }
+
+    /// After a datagram was read into a connection. Most packets a server reads are ACKs of what
+    /// it sent: they leave nothing to send unless data of ours was waiting for the window they
+    /// open. So an established connection with nothing queued that heard on its current path is
+    /// not written at once; if the packet asked for an ACK, ngtcp2's ACK-delay deadline (an
+    /// eighth of the RTT at most) brings the write. Everything else is written as after any call.
+    private func afterReceive(_ connection: QuicConnection, onPath: Bool) {
+        guard onPath, connection.isEstablished, connection.hasNoQueuedData, case .established = connection.phase else {
+            afterCall(connection)
+            return
+        }
         reschedule(connection)
     }
 

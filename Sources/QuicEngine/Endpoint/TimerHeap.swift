@@ -10,6 +10,7 @@ struct TimerHeap {
     private var entries: [Entry] = []
 
     var earliest: UInt64? { entries.first?.deadline }
+    var first: Entry? { entries.first }
     var count: Int { entries.count }
 
     mutating func push(_ entry: Entry) {

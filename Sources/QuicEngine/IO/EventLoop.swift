@@ -2,36 +2,35 @@ internal import CQuic
 import Glibc
 import Synchronization
 
-/// One thread's loop over epoll: descriptors, a timerfd for the earliest deadline, wake-ups from
-/// other threads, and signals. All QUIC state of a process is touched only from inside `run()`.
+/// One thread's loop over epoll: descriptors, the earliest deadline as the wait's own timeout,
+/// wake-ups from other threads, and signals. All QUIC state of a process is touched only from
+/// inside `run()`.
 ///
 /// After every batch of input the loop runs its tick handlers (the QUIC drivers), which handle due
 /// timers, deliver events, transmit, and report their next deadline.
 public final class EventLoop {
     public let waker: LoopWaker
     private let epoll: Int32
-    private let timer: Int32
     private var readHandlers: [Int32: () -> Void] = [:]
     private var writeHandlers: [Int32: () -> Void] = [:]
     private var ticks: [() -> (deadline: QuicTime?, busy: Bool)] = []
     private var channelDrains: [() -> Void] = []
     private var timers = LoopTimers()
-    private var armedDeadline: QuicTime?
+    /// False once the kernel refused `epoll_pwait2` (before Linux 5.11): waits then time out in
+    /// whole milliseconds, rounded up.
+    private var hasNanosecondWait = true
     private var signalDescriptor: Int32 = -1
     private var signalHandler: ((Int32) -> Void)?
     private var stopped = false
 
     public init() throws {
         epoll = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
-        timer = try systemCall("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC)) }
         waker = try LoopWaker()
         try add(descriptor: waker.descriptor, events: EPOLLIN.rawValue)
-        try add(descriptor: timer, events: EPOLLIN.rawValue)
     }
 
     deinit {
         close(epoll)
-        close(timer)
         if signalDescriptor >= 0 { close(signalDescriptor) }
     }
 
@@ -98,9 +97,9 @@ public final class EventLoop {
     public func run() {
         stopped = false
         var events = [epoll_event](repeating: epoll_event(), count: 64)
-        runTicks()
+        var deadline = runTicks()
         while !stopped && !waker.isStopRequested {
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            let count = events.withUnsafeMutableBufferPointer { wait(into: $0, until: deadline) }
             if count < 0 {
                 if errno == EINTR { continue }
                 break
@@ -108,8 +107,23 @@ public final class EventLoop {
             for index in 0..<Int(count) {
                 dispatch(events[index])
             }
-            runTicks()
+            deadline = runTicks()
         }
+    }
+
+    /// Waits for events until `deadline` (nil: no deadline). The deadline is the wait's timeout,
+    /// not a timerfd: a deadline that moves with every packet then costs no system call.
+    private func wait(into events: UnsafeMutableBufferPointer<epoll_event>, until deadline: QuicTime?) -> Int32 {
+        guard let deadline else { return epoll_wait(epoll, events.baseAddress, Int32(events.count), -1) }
+        let remaining = deadline - QuicTime.now()
+        if hasNanosecondWait {
+            var timeout = timespec(tv_sec: Int(remaining.nanoseconds / 1_000_000_000), tv_nsec: Int(remaining.nanoseconds % 1_000_000_000))
+            let count = epoll_pwait2(epoll, events.baseAddress, Int32(events.count), &timeout, nil)
+            if count >= 0 || errno != ENOSYS { return count }
+            hasNanosecondWait = false
+        }
+        let milliseconds = (remaining.nanoseconds + 999_999) / 1_000_000
+        return epoll_wait(epoll, events.baseAddress, Int32(events.count), Int32(clamping: milliseconds))
     }
 
     private func dispatch(_ event: epoll_event) {
@@ -117,10 +131,6 @@ public final class EventLoop {
         if descriptor == waker.descriptor {
             waker.drain()
             for drain in channelDrains { drain() }
-        } else if descriptor == timer {
-            var expirations: UInt64 = 0
-            _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
-            armedDeadline = nil
         } else if descriptor == signalDescriptor {
             var info = signalfd_siginfo()
             while read(signalDescriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
@@ -132,7 +142,8 @@ public final class EventLoop {
         }
     }
 
-    private func runTicks() {
+    /// Runs the due application timers and the tick handlers; returns the earliest deadline.
+    private func runTicks() -> QuicTime? {
         for body in timers.takeDue(now: QuicTime.now()) { body() }
         var earliest: QuicTime?
         for _ in 0..<8 {
@@ -145,20 +156,7 @@ public final class EventLoop {
             }
             if !busy { break }
         }
-        arm(earliest)
-    }
-
-    private func arm(_ deadline: QuicTime?) {
-        guard deadline != armedDeadline else { return }
-        armedDeadline = deadline
-        var spec = itimerspec()
-        if let deadline {
-            // A zero it_value disarms the timer, so a deadline already passed becomes 1 ns.
-            let nanoseconds = max(deadline.nanoseconds, 1)
-            spec.it_value.tv_sec = Int(nanoseconds / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(nanoseconds % 1_000_000_000)
-        }
-        timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        return earliest
     }
 
     private func add(descriptor: Int32, events: UInt32) throws {

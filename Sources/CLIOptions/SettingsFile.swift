@@ -1,0 +1,65 @@
+/// A configuration file of `key = value` lines: a line starting with `#` is a comment (only a
+/// whole line: `rooms = #dev` means the room `#dev`), blank lines are ignored, keys are case-insensitive, a later line wins over an earlier one. A
+/// program declares the keys it reads, so a misspelled one is an error with its line number, as
+/// an unknown flag is.
+public struct SettingsFile: Sendable, Equatable {
+    /// The file's name as messages show it.
+    public let name: String
+    private var values: [String: (value: String, line: Int)] = [:]
+
+    public init(text: String, name: String, keys: Set<String>) throws(UsageError) {
+        self.name = name
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            let line = rawLine.trimmingWhitespace()
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw UsageError("\(name) line \(number): expected 'key = value', not '\(line)'")
+            }
+            let key = line[..<equals].trimmingWhitespace().lowercased()
+            guard keys.contains(key) else {
+                throw UsageError("\(name) line \(number): unknown setting '\(key)' (known: \(keys.sorted().joined(separator: ", ")))")
+            }
+            values[key] = (line[line.index(after: equals)...].trimmingWhitespace(), number)
+        }
+    }
+
+    public static func == (lhs: SettingsFile, rhs: SettingsFile) -> Bool {
+        lhs.name == rhs.name && lhs.values.mapValues(\.value) == rhs.values.mapValues(\.value)
+    }
+
+    public func string(_ key: String) -> String? { values[key]?.value }
+
+    /// A comma-separated list, each item trimmed, empty items dropped.
+    public func list(_ key: String) -> [String]? {
+        string(key).map { $0.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty } }
+    }
+
+    /// `on`/`off` (also `yes`/`no`, `true`/`false`, `1`/`0`).
+    public func bool(_ key: String) throws(UsageError) -> Bool? {
+        guard let entry = values[key] else { return nil }
+        switch entry.value.lowercased() {
+        case "on", "yes", "true", "1": return true
+        case "off", "no", "false", "0": return false
+        default: throw UsageError("\(name) line \(entry.line): \(key) must be on or off, not '\(entry.value)'")
+        }
+    }
+
+    /// A whole number within `range`.
+    public func integer(_ key: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let entry = values[key] else { return nil }
+        guard let value = Int(entry.value), range.contains(value) else {
+            throw UsageError("\(name) line \(entry.line): \(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(entry.value)'")
+        }
+        return value
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+}

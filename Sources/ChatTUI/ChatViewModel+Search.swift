@@ -1,0 +1,24 @@
+extension ChatViewModel {
+    /// `/search WORD` (and Ctrl-R again): shows the newest line of the current room that contains
+    /// `term` (ignoring case, in the text or the nick), older than the line found last time when
+    /// `older` is true; the line is emphasised and the pane ends at it. False when there is no
+    /// (older) line with it: the view is left as it was.
+    @discardableResult
+    public mutating func search(_ term: String, older: Bool) -> Bool {
+        guard rooms.indices.contains(currentRoomIndex), !term.isEmpty else { return false }
+        let room = rooms[currentRoomIndex]
+        let sameTerm = room.searchMatch.map { $0.term.lowercased() == term.lowercased() } ?? false
+        let end = older && sameTerm ? room.searchMatch?.lineIndex ?? room.lines.count : room.lines.count
+        let needle = term.lowercased()
+        guard let found = room.lines[..<min(end, room.lines.count)].lastIndex(where: { line in
+            line.kind != .readMarker && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
+        }) else { return false }
+        rooms[currentRoomIndex].searchMatch = (found, term)
+        rooms[currentRoomIndex].scrollAnchor = found == room.lines.count - 1 ? nil : ScrollAnchor(lineIndex: found, hiddenRows: 0)
+        return true
+    }
+
+    /// The word of the last search in the current room, for Ctrl-R (and to tell "again" from
+    /// "anew": the same word in any case).
+    public var lastSearchTerm: String? { currentRoom?.searchMatch?.term }
+}

@@ -45,10 +45,13 @@ let package = Package(
         // User-space network impairment (loss, delay, reordering, duplication, corruption, bandwidth,
         // blackholes, NAT rebinding): the kernel here has no netem.
         .target(name: "Impairment"),
-        .executableTarget(name: "UDPImpair", dependencies: ["Impairment"]),
+        .executableTarget(name: "UDPImpair", dependencies: ["Impairment", "CLIOptions"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"], swiftSettings: hotPath),
+        // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
+        .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "Prometheus"],
+                          swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
@@ -59,6 +62,7 @@ let package = Package(
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport", "SplitMix"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "SplitMix"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
+        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),

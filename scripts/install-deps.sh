@@ -7,6 +7,7 @@ packages=(
     libsqlite3-dev sqlite3 pkg-config tmux
     ngtcp2-server ngtcp2-client
     iproute2 procps util-linux
+    prometheus lintian dpkg-dev fakeroot man-db systemd patchelf
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -45,6 +45,18 @@ public struct SettingsFile: Sendable, Equatable {
         }
     }
 
+    /// A decimal number within `range` (rates, seconds).
+    public func double(_ key: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let entry = values[key] else { return nil }
+        guard let value = Double(entry.value), value.isFinite, range.contains(value) else {
+            throw UsageError("\(name) line \(entry.line): \(key) must be a number in \(range.lowerBound)...\(range.upperBound), not '\(entry.value)'")
+        }
+        return value
+    }
+
+    /// The line that set `key`, for messages about its value.
+    public func line(of key: String) -> Int? { values[key]?.line }
+
     /// A whole number within `range`.
     public func integer(_ key: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let entry = values[key] else { return nil }

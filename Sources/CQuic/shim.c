@@ -160,6 +160,10 @@ int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int f
     return sendmmsg(fd, (struct mmsghdr *)msgs, count, flags);
 }
 
+int cquic_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
+    return accept4(fd, address, length, flags);
+}
+
 struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg) { return CMSG_FIRSTHDR(msg); }
 struct cmsghdr *cquic_cmsg_nxthdr(struct msghdr *msg, struct cmsghdr *cmsg) {
     return CMSG_NXTHDR(msg, cmsg);

@@ -1,22 +1,17 @@
+import CLIOptions
 import Glibc
 
 /// Whole files for the command line, without Foundation.
 enum FileInput {
     /// The contents of `path` (`-` is standard input) as UTF-8, or nil with errno set.
     static func read(_ path: String) -> String? {
-        let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { if descriptor != 0 { close(descriptor) } }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { break }
-            bytes += buffer[..<count]
+        let result = path == "-" ? TextFile.read(descriptor: 0) : TextFile.read(path)
+        switch result {
+        case .success(let text): return text
+        case .failure(let failure):
+            if case .system(let code) = failure { errno = code }
+            return nil
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes `text` to `path`, replacing it; false on failure.

@@ -1,5 +1,6 @@
 import CLIOptions
 import Glibc
+import QuicEngine
 
 // chat-bot: scripted bots (`script`), the load generators (`load`, and `irc-load` for an IRC server) and a flooder (`flood`), every bot of the process on
 // one event loop. Exit status: 0 done, 1 a failed expectation or load run, 2 bad usage or script.
@@ -8,6 +9,7 @@ let usage = """
            chat-bot load [options]              measure the server under load (chat-bot load --help)
            chat-bot irc-load [options]          the same load against an IRC server over TLS (chat-bot irc-load --help)
            chat-bot flood [options]             one client flooding a room (chat-bot flood --help)
+           chat-bot --version
     """
 
 func runScript(_ arguments: [String]) throws -> Int32 {
@@ -33,6 +35,9 @@ do {
     case "irc-load": exit(try IRCLoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()), irc: true)).run())
     case "flood": exit(try FloodBot(options: try FloodOptions(Array(arguments.dropFirst()))).run())
     case "--help", "-h", "help": throw UsageError(usage)
+    case "--version":
+        Console.line(ProgramVersion.line(program: "chat-bot", libraries: QuicLibraryVersions.all))
+        exit(0)
     default: throw UsageError("expected a command\n" + usage)
     }
 } catch let error as UsageError {

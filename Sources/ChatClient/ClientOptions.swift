@@ -1,12 +1,13 @@
 import CLIOptions
 import ChatProtocol
 import Glibc
+import QuicEngine
 
 /// What `chat-client` takes from its command line and its configuration file
 /// (`$XDG_CONFIG_HOME/qchat/client.conf`); a flag wins over the file. The defaults reach
 /// `make run`'s server.
 struct ClientOptions {
-    static let version = "chat-client 1.0.0 (qchat protocol 1, ALPN qchat/1)"
+    static var version: String { ProgramVersion.line(program: "chat-client", libraries: QuicLibraryVersions.all) }
     static let usage = """
         usage: chat-client [--host H] [--port P] [--nick NICK] [--room ROOM ...] [--ca FILE | --insecure]
                            [--cert FILE --key FILE] [--plain] [--json] [--config FILE] [--logs] [--no-color]

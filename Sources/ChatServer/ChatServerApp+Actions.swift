@@ -11,13 +11,22 @@ extension ChatServerApp {
             switch action {
             case .send(let client, let kind, let payload, let live):
                 guard let link = links[client], !link.closedByServer else { continue }
+                metrics.delivered.add(payload.type)
+                metrics.deliveredTotal &+= 1
                 send(engineBytes(payload), live: live, on: kind == .chat ? ClientLink.chatStream : ClientLink.presenceStream, link: link)
             case .datagram(let client, let payload):
                 // Typing is best effort: a full queue or a vanished client loses it silently.
-                try? links[client]?.connection.sendDatagram(payload.bytes)
+                guard let link = links[client] else { continue }
+                do {
+                    try link.connection.sendDatagram(payload.bytes)
+                    metrics.datagramsRelayed += 1
+                } catch {
+                    metrics.datagramsDropped += 1
+                }
             case .close(let client, let code, let reason):
                 guard let link = links[client] else { continue }
                 link.closedByServer = true
+                metrics.closes[code, default: 0] += 1
                 closeAfterReplies(link, code: code, reason: reason, deadline: .now() + ChatServerApp.closeGrace)
                 logger.log(.info, "closing", ["client": "\(client)", "code": code.name, "reason": reason])
             case .log(let level, let event, let fields):
@@ -85,6 +94,7 @@ extension ChatServerApp {
         let connection = link.connection
         link.closedByServer = true
         link.waiting.removeAll()
+        metrics.closes[.slowConsumer, default: 0] += 1
         connection.close(applicationCode: CloseCode.slowConsumer.rawValue, reason: reason)
         logger.log(.warning, "closing", ["client": "\(connection.id)", "code": CloseCode.slowConsumer.name, "reason": reason])
         slowConsumersToDepart.append(connection.id)

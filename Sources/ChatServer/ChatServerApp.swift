@@ -1,6 +1,7 @@
 import ChatProtocol
 import ChatServerCore
 import Glibc
+import Prometheus
 import QuicEngine
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core
@@ -9,8 +10,11 @@ final class ChatServerApp {
     let loop: EventLoop
     let driver: QuicDriver
     let state: ChatServerState
-    let logger: Logger
-    let options: ServerOptions
+    /// Both replaced by a configuration reload (SIGHUP).
+    var logger: Logger
+    var options: ServerOptions
+    let metrics: ServerMetrics
+    var metricsEndpoint: MetricsEndpoint?
     var links: [UInt64: ClientLink] = [:]
     var shuttingDown = false
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
@@ -21,40 +25,34 @@ final class ChatServerApp {
 
     init(options: ServerOptions) throws {
         self.options = options
-        logger = Logger(threshold: options.logLevel)
-        let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
-        state = try ChatServerState(configuration: options.core, history: history)
-        var tls = QuicTLSConfiguration(certificateChainPath: options.certificate, privateKeyPath: options.key,
-                                       alpn: ["qchat/1", "chat"])
-        tls.trustedCAPath = options.clientCA
-        var connection = QuicConfiguration(tls: tls)
-        connection.idleTimeout = .seconds(30)
-        // A client on a very lossy link can need more than 10 s for its handshake (Initials back
-        // off exponentially); half-open connections stay bounded by --max-clients.
-        connection.handshakeTimeout = .seconds(30)
-        connection.maxDatagramFrameSize = 1200
-        connection.maxBidirectionalStreams = 8
-        connection.streamSendBufferLimit = 256 << 10
-        var server = QuicServerConfiguration(connection: connection)
-        server.maxConnections = options.maxClients
-        server.maxConnectionsPerAddress = options.maxPerAddress
-        server.addressLimitExemptions = options.exemptAddresses
-        server.requireRetry = options.retry
-        server.retryAboveHandshakes = options.retryAboveHandshakes
+        logger = Logger(threshold: options.logLevel, format: options.logFormat)
+        let metrics = ServerMetrics(startTime: Double(unixMilliseconds()) / 1000)
+        self.metrics = metrics
+        let store: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
+        state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(store, metrics: metrics))
         loop = try EventLoop()
-        driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: server, now: .now()))
+        driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: ChatServerApp.serverConfiguration(options), now: .now()))
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw ServerStartError("cannot resolve --host \(options.host)")
         }
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
-        try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] signal in shutdown(signal: signal) }
+        try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
+            if signal == SIGHUP { reload() } else { shutdown(signal: signal) }
+        }
+        // After the driver's tick: the round's packets have just been flushed.
+        loop.addTick {
+            metrics.recordFlush()
+            return (nil, false)
+        }
         OperatorConsole.attach(to: self)
-        logger.log(.info, "listening", ["address": "\(bound)", "alpn": "qchat/1,chat",
-                                        "history": options.databasePath ?? "memory",
-                                        "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
-                                        "per_address": "\(options.maxPerAddress)",
-                                        "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ",")])
+        var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
+                      "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
+                      "per_address": "\(options.maxPerAddress)",
+                      "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ",")]
+        if let configuration = options.configurationFile { fields["config"] = configuration }
+        if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
+        logger.log(.info, "listening", fields)
     }
 
     func run() { loop.run() }
@@ -90,12 +88,14 @@ final class ChatServerApp {
             receive(bytes, fin: fin, on: stream, link: link, now: now)
         case .datagram(let bytes):
             guard links[connection.id]?.helloReported == true else { return }
+            metrics.datagramsReceived += 1
             perform(state.receivedDatagram(bytes, from: connection.id, now: now))
         case .streamWritable(let stream):
             if let link = links[connection.id] { drainWaiting(link, stream: stream) }
         case .closed(let reason):
             guard let link = links.removeValue(forKey: connection.id) else { return }
             logger.log(.info, "closed", ["client": "\(connection.id)", "reason": reason.description])
+            if !link.helloReported { metrics.handshakeFailures[ServerMetrics.handshakeFailure(reason), default: 0] += 1 }
             if !link.closedByServer && link.helloReported {
                 perform(state.disconnected(connection.id, reason: ChatServerApp.departureReason(reason), now: now))
             }
@@ -119,20 +119,32 @@ final class ChatServerApp {
             }
         default: return
         }
+        let receivedAt = QuicTime.now()
+        let deliveredBefore = metrics.deliveredTotal
         var actions: [ServerAction] = []
         let client = link.connection.id
         bytes.withUnsafeBytes { raw in
             if kind == .chat {
-                link.chatDecoder.feed(raw) { actions += state.received($0, from: client, on: kind, now: now) }
+                link.chatDecoder.feed(raw) {
+                    metrics.count($0)
+                    actions += state.received($0, from: client, on: kind, now: now)
+                }
             } else {
-                link.presenceDecoder.feed(raw) { actions += state.received($0, from: client, on: kind, now: now) }
+                link.presenceDecoder.feed(raw) {
+                    metrics.count($0)
+                    actions += state.received($0, from: client, on: kind, now: now)
+                }
             }
         }
         if fin {
             let rest = kind == .chat ? link.chatDecoder.finish() : link.presenceDecoder.finish()
-            for event in rest { actions += state.received(event, from: client, on: kind, now: now) }
+            for event in rest {
+                metrics.count(event)
+                actions += state.received(event, from: client, on: kind, now: now)
+            }
         }
         perform(actions)
+        metrics.noteDeliveries(since: deliveredBefore, receivedAt: receivedAt)
     }
 
     static func departureReason(_ reason: QuicCloseReason) -> String {

@@ -2,17 +2,62 @@ import CLIOptions
 import ChatServerCore
 import Glibc
 
-/// Log lines on stderr: time, level, a constant event name, then key=value details.
+/// Log lines on stderr, one event a line: time, level, a constant event name, then key/value
+/// details, as text or JSON. Under systemd (stderr is the journal) each line starts with its
+/// syslog priority, `<6>`, which the journal takes as the entry's priority and strips.
 struct Logger {
-    let threshold: LogLevel
+    var threshold: LogLevel
+    var format: LogFormat
+    let journalPriorities: Bool
+
+    init(threshold: LogLevel, format: LogFormat, journalPriorities: Bool = Logger.stderrIsJournal()) {
+        self.threshold = threshold
+        self.format = format
+        self.journalPriorities = journalPriorities
+    }
 
     func log(_ level: LogLevel, _ event: String, _ fields: [String: String] = [:]) {
         guard level >= threshold else { return }
-        var line = "\(Logger.timestamp()) \(level.name) \(event)"
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(Logger.quoted(value))"
+        let prefix = journalPriorities ? "<\(Logger.syslogPriority(level))>" : ""
+        Console.error(prefix + line(level, event, fields, time: Logger.timestamp()))
+    }
+
+    /// One line without its journal prefix.
+    func line(_ level: LogLevel, _ event: String, _ fields: [String: String], time: String) -> String {
+        let sorted = fields.sorted(by: { $0.key < $1.key })
+        switch format {
+        case .text:
+            var line = "\(time) \(level.name) \(event)"
+            for (key, value) in sorted { line += " \(key)=\(Logger.quoted(value))" }
+            return line
+        case .json:
+            var line = "{\"time\":\(Logger.jsonString(time)),\"level\":\(Logger.jsonString(level.name)),\"event\":\(Logger.jsonString(event))"
+            for (key, value) in sorted where key != "time" && key != "level" && key != "event" {
+                line += ",\(Logger.jsonString(key)):\(Logger.jsonString(value))"
+            }
+            return line + "}"
         }
-        Console.error(line)
+    }
+
+    /// RFC 5424 severities: error 3, warning 4, info 6, debug 7.
+    static func syslogPriority(_ level: LogLevel) -> Int {
+        switch level {
+        case .error: 3
+        case .warning: 4
+        case .info: 6
+        case .debug: 7
+        }
+    }
+
+    /// systemd sets JOURNAL_STREAM to the device and inode of the journal stream it connected
+    /// stderr to; a shell redirect later would give stderr another inode.
+    static func stderrIsJournal() -> Bool {
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var status = stat()
+        guard fstat(2, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 
     private static func quoted(_ value: String) -> String {
@@ -24,6 +69,25 @@ struct Logger {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
             case _ where scalar.value < 32 || scalar.value == 127: escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped (DEL too, so a
+    /// terminal showing the log is never driven by it).
+    static func jsonString(_ value: String) -> String {
+        var escaped = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 32 || scalar.value == 127 || (0x80..<0xA0).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: escaped.unicodeScalars.append(scalar)
             }
         }

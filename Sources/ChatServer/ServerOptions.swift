@@ -2,10 +2,13 @@ import CLIOptions
 import ChatServerCore
 import QuicEngine
 
-/// Everything `chat-server` takes from its command line.
+/// Everything `chat-server` takes from its command line and its configuration file.
 struct ServerOptions {
     static let usage = """
         usage: chat-server --cert FILE --key FILE [options]
+               chat-server --config FILE [options]
+          --config FILE        read settings from FILE: `key = value` lines, the keys named as these flags
+                               (`flood-burst = 20`, `retry = on`); a flag given here wins; SIGHUP reloads it
           --host ADDR          address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)
           --port N             UDP port (default 4433; 0 picks a free one, see the log)
           --cert FILE          server certificate chain (PEM)
@@ -30,9 +33,33 @@ struct ServerOptions {
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
           --log-level LEVEL    debug, info, warning or error (default info)
+          --log-format FORMAT  text (default) or json: one event a line on stderr
+          --metrics [HOST:]PORT  serve Prometheus metrics at http://HOST:PORT/metrics (HOST default 127.0.0.1;
+                               [::1]:PORT for IPv6); off by default
+          --metrics-connections N  scrape connections at once (default 64); more are answered 503 and closed
+          --metrics-request-bytes N  bytes of one request's head at most (default 8192); more: 431
+          --metrics-timeout S  seconds a scrape connection may take, request and response (default 10)
+          --metrics-cache S    seconds a built page is served again before it is rebuilt (default 1)
+          --version            versions of chat-server, ngtcp2 and GnuTLS
           --help               this text
         Operator commands on standard input: who | kick NICK [REASON] | stats
+        SIGHUP reloads the configuration file (limits, name, log level and format, certificate and key);
+        a file with a mistake is logged and the running settings stay.
         """
+
+    /// Every flag that takes a value; all but `config` are keys of the configuration file too.
+    static let valued: Set<String> = [
+        "host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
+        "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
+        "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
+        "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
+    ]
+    static let switches: Set<String> = ["help", "version", "retry"]
+    static let onlyOnCommandLine: Set<String> = ["config", "help", "version"]
+
+    /// The command line as given: a reload parses it again over the file's new contents.
+    let arguments: [String]
+    var configurationFile: String?
 
     var host = "127.0.0.1"
     var port: UInt16 = 4433
@@ -48,18 +75,26 @@ struct ServerOptions {
     var retry = false
     var retryAboveHandshakes = 256
     var logLevel = LogLevel.info
+    var logFormat = LogFormat.text
+    var metrics = MetricsOptions()
     var core = ChatServerConfiguration()
 
-    init(_ arguments: [String]) throws(UsageError) {
-        let options = try Options(arguments,
-                                  valued: ["host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
-                                           "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "retry-above",
-                                           "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms"],
-                                  flags: ["help", "retry"])
-        if options.flag("help") { throw UsageError(ServerOptions.usage) }
+    /// `--help` or `--version`: printed on standard output, status 0.
+    struct Information: Error { let text: String }
+
+    init(_ arguments: [String]) throws {
+        self.arguments = arguments
+        let options = try ServerSettings(arguments, valued: ServerOptions.valued, switches: ServerOptions.switches,
+                                         onlyOnCommandLine: ServerOptions.onlyOnCommandLine)
+        if options.commandLine.flag("help") { throw Information(text: ServerOptions.usage) }
+        if options.commandLine.flag("version") {
+            throw Information(text: ProgramVersion.line(program: "chat-server", libraries: QuicLibraryVersions.all))
+        }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
+        configurationFile = options.commandLine.string("config")
         guard let certificate = options.string("cert"), let key = options.string("key") else {
-            throw UsageError("--cert and --key are required (make certs creates certs/server.pem and certs/server.key)")
+            throw UsageError("--cert and --key (cert and key in a configuration file) are required "
+                + "(make certs creates certs/server.pem and certs/server.key)")
         }
         self.certificate = certificate
         self.key = key
@@ -71,10 +106,10 @@ struct ServerOptions {
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))
         maxPerAddress = try options.integer("max-per-address", default: maxPerAddress, in: 1...1_000_000)
-        exemptAddresses = try ServerOptions.exemptions(options.strings("exempt"))
+        exemptAddresses = try ServerOptions.exemptions(options)
         core.maxRoomsPerClient = try options.integer("max-rooms-per-client", default: core.maxRoomsPerClient, in: 1...1_000_000)
         core.idleRoomLimit = try options.integer("idle-rooms", default: core.idleRoomLimit, in: 0...10_000_000)
-        retry = options.flag("retry")
+        retry = try options.flag("retry")
         retryAboveHandshakes = try options.integer("retry-above", default: retryAboveHandshakes, in: 0...1_000_000)
         core.historyPerRoom = try options.integer("history", default: core.historyPerRoom, in: 1...10_000_000)
         core.floodBurst = try options.integer("flood-burst", default: core.floodBurst, in: 1...1_000_000)
@@ -84,19 +119,25 @@ struct ServerOptions {
         core.serverName = options.string("name", default: core.serverName)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
-                throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")
+                throw options.invalid("log-level", "must be debug, info, warning or error, not '\(level)'")
             }
             logLevel = parsed
         }
+        if let format = options.string("log-format") {
+            guard let parsed = LogFormat(rawValue: format) else { throw options.invalid("log-format", "must be text or json, not '\(format)'") }
+            logFormat = parsed
+        }
+        metrics = try MetricsOptions(options)
     }
 
     /// `--exempt` values: CIDR blocks, or `none` for no exemption at all; none given means loopback.
-    private static func exemptions(_ values: [String]) throws(UsageError) -> [AddressRange] {
+    private static func exemptions(_ options: ServerSettings) throws(UsageError) -> [AddressRange] {
+        let values = options.strings("exempt")
         guard !values.isEmpty else { return AddressRange.loopback }
         var ranges: [AddressRange] = []
         for value in values where value != "none" {
             guard let range = AddressRange(value) else {
-                throw UsageError("--exempt must be an address or CIDR block such as 10.0.0.0/8 or ::1/128, or none, not '\(value)'")
+                throw options.invalid("exempt", "must be an address or CIDR block such as 10.0.0.0/8 or ::1/128, or none, not '\(value)'")
             }
             ranges.append(range)
         }

@@ -7,6 +7,9 @@ do {
     let app = try ChatServerApp(options: options)
     app.run()
     exit(0)
+} catch let information as ServerOptions.Information {
+    Console.line(information.text)
+    exit(0)
 } catch let error as UsageError {
     Console.error(error.message.contains("\n") ? error.message : "chat-server: \(error.message)")
     exit(error.message.hasPrefix("usage:") ? 0 : 2)

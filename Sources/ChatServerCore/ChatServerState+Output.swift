@@ -45,6 +45,7 @@ extension ChatServerState {
     /// Client input quoted in `text` must go through ``ChatValidation/excerpt(_:)``.
     func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, to session: ClientSession, into out: inout [ServerAction]) {
         let echoedID = id.flatMap { ChatValidation.isValidMessageID($0) ? $0 : nil }
+        statistics.errorsSent[code, default: 0] += 1
         sendChat(.error(code: code, text: text, id: echoedID), to: session, into: &out)
         out.append(.log(.debug, "error reply", ["client": String(session.id), "code": code.rawValue, "text": text]))
     }

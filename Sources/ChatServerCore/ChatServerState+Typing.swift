@@ -23,9 +23,12 @@ extension ChatServerState {
         let text = isLegacyPresence ? "start" : message.text
         guard text == "start" || text == "stop",
             let room = ChatValidation.normalizeRoom(roomName), session.isMember(of: room),
-            let members = rooms[room]?.members, members.count > 1,
-            session.typingBucket.take(now: now)
+            let members = rooms[room]?.members, members.count > 1
         else { return }
+        guard session.typingBucket.take(now: now) else {
+            statistics.typingDropped += 1
+            return
+        }
 
         let relayed = ChatMessage.typing(room: room, isTyping: text == "start", sender: session.nick)
         var datagram: SharedPayload?

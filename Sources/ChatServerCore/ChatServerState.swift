@@ -7,8 +7,10 @@ import ChatProtocol
 /// rule of PROTOCOL.md sections 2 to 5 that is not about transport lives here; the feature
 /// extensions (`+Hello`, `+Rooms`, `+Messages`, ...) each implement one part.
 public final class ChatServerState {
-    public let configuration: ChatServerConfiguration
+    /// Replaced by ``reconfigure(_:now:)``.
+    public internal(set) var configuration: ChatServerConfiguration
     let history: any HistoryStore
+    public internal(set) var statistics = ChatServerStatistics()
 
     /// Every connection the core still serves, said hello or not.
     var clients: [ClientID: ClientSession] = [:]

@@ -1,13 +1,20 @@
 /// Counts events within a sliding time window: "10 rate-limited errors within 10 s".
 struct StrikeWindow {
-    let limit: Int
-    let windowMilliseconds: Int64
+    private(set) var limit: Int
+    private(set) var windowMilliseconds: Int64
     /// Times of the latest strikes, at most `limit`, oldest first.
     private var times: [Int64] = []
 
     init(limit: Int, windowMilliseconds: Int64) {
         self.limit = limit
         self.windowMilliseconds = windowMilliseconds
+    }
+
+    /// New limits; the latest strikes are kept, as many as the new limit counts.
+    mutating func reconfigure(limit: Int, windowMilliseconds: Int64) {
+        self.limit = limit
+        self.windowMilliseconds = windowMilliseconds
+        if times.count > limit { times.removeFirst(times.count - limit) }
     }
 
     /// Records a strike and tells whether `limit` strikes now lie within the window.

@@ -1,8 +1,8 @@
 /// A token bucket on the caller's millisecond clock: `capacity` tokens at most, refilled at
 /// `refillPerSecond`. The clock is passed in, so tests control time exactly.
 struct TokenBucket {
-    let capacity: Double
-    let refillPerMillisecond: Double
+    private(set) var capacity: Double
+    private(set) var refillPerMillisecond: Double
     private(set) var tokens: Double
     private var lastRefill: Int64
 
@@ -19,6 +19,15 @@ struct TokenBucket {
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
+    }
+
+    /// New limits from `now` on: what was earned at the old rate until now is kept, up to the
+    /// new capacity.
+    mutating func reconfigure(capacity: Int, refillPerSecond: Double, now: Int64) {
+        refill(now: now)
+        self.capacity = Double(capacity)
+        refillPerMillisecond = refillPerSecond / 1_000
+        tokens = min(tokens, self.capacity)
     }
 
     private mutating func refill(now: Int64) {

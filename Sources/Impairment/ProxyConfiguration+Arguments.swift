@@ -106,6 +106,7 @@ extension ProxyConfiguration {
           --rebind-every D          give every client a new upstream source port every D
           --rebind-address          scheduled rebinds also change the source IP (127.0.0.2, .3, ...)
           --exit-on-stdin-close     stop (printing stats) when stdin reaches end of file
+          --version                 the version, then exit
 
         Commands on stdin, one per line, each answered with one line (OK ..., ERROR ..., or JSON):
           stats | rebind [CLIENT] | rebind-address [CLIENT] | blackhole D | [up-|down-]NAME VALUE | quit | help

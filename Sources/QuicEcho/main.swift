@@ -11,6 +11,7 @@ let usage = """
            quic-echo client --host H --port P [--alpn A] (--ca FILE | --insecure) [--server-name NAME]
                             [--cert FILE --key FILE] [--bytes N] [--datagrams K] [--timeout S]
                             [--download N] [--handshakes N --concurrency C] [--idle N --hold S]
+           quic-echo --version
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -19,6 +20,10 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--version" {
+    Console.line(ProgramVersion.line(program: "quic-echo", libraries: QuicLibraryVersions.all))
+    exit(0)
+}
 guard let mode = arguments.first, mode == "server" || mode == "client" else {
     Console.error(usage)
     exit(2)

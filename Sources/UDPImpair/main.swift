@@ -1,3 +1,4 @@
+import CLIOptions
 import Glibc
 import Impairment
 
@@ -14,6 +15,11 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0, descriptorLi
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     LineWriter.standardOutput.write(ProxyConfiguration.usage)
+    exit(0)
+}
+if arguments.contains("--version") {
+    // The proxy uses neither ngtcp2 nor GnuTLS.
+    LineWriter.standardOutput.write(ProgramVersion.line(program: "udp-impair", libraries: [], speaksProtocol: false))
     exit(0)
 }
 

@@ -73,6 +73,8 @@ struct cquic_mmsghdr {
 };
 int cquic_recvmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
 int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
+// accept4 (non-blocking and close-on-exec in the same call) is _GNU_SOURCE too.
+int cquic_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
 // CMSG_* are macros.
 struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg);

@@ -29,6 +29,22 @@ extension QuicConnection {
 }
 
 extension QuicConnection {
+    /// Packets carrying STREAM frames of this connection's open streams that ngtcp2 declared
+    /// lost (spurious losses included): ngtcp2 0.12.1 counts losses per stream and no other way,
+    /// and forgets a stream's count when the stream closes.
+    var lostStreamPackets: Int {
+        guard let raw else { return 0 }
+        var lost = 0
+        for stream in streams.keys { lost += ngtcp2_conn_get_stream_loss_count(raw, stream) }
+        return lost
+    }
+
+    /// The handshake resumed an earlier TLS session (a session ticket) instead of a full one.
+    var resumedTLSSession: Bool {
+        guard let tls else { return false }
+        return gnutls_session_is_resumed(tls.handle) != 0
+    }
+
     /// Client side: whether the server made us prove our address with a Retry first.
     public var usedRetry: Bool {
         guard let raw else { return false }

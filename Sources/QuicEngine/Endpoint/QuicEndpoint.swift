@@ -18,6 +18,15 @@ public struct QuicEndpointStatistics: Sendable {
     public var connectionsAccepted = 0
     /// Initials whose header parsed but whose first packet did not (bad protection, garbage).
     public var initialsDropped = 0
+    /// UDP datagrams (GSO segments counted one by one) and their bytes handed to the driver.
+    public var datagramsSent = 0
+    public var bytesSent = 0
+    /// Handshakes that completed, and of them those that resumed an earlier TLS session.
+    public var handshakesCompleted = 0
+    public var handshakesResumed = 0
+    /// Packets with STREAM frames declared lost, of connections already removed (see
+    /// ``QuicEndpoint/streamPacketsLost``).
+    public var streamPacketsLostByRemovedConnections = 0
 }
 
 /// Every connection of one process side, client or server, and the routing between them:
@@ -26,8 +35,9 @@ public struct QuicEndpointStatistics: Sendable {
 public final class QuicEndpoint {
     static let connectionIDLength = 18
 
-    let server: QuicServerConfiguration?
-    let serverCredentials: TLSCredentials?
+    /// Both replaced by ``reconfigure(server:)``; a connection keeps the credentials it started with.
+    var server: QuicServerConfiguration?
+    var serverCredentials: TLSCredentials?
     private var clientCredentials: [String: TLSCredentials] = [:]
     let staticSecret: [UInt8]
     let scratch = PathScratch()
@@ -253,6 +263,8 @@ public final class QuicEndpoint {
         self.now = max(self.now, now)
         if let packet = statelessPackets.popFirst() {
             packet.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            statistics.datagramsSent += 1
+            statistics.bytesSent += packet.bytes.count
             return TransmitBatch(destination: packet.destination, source: packet.source, byteCount: packet.bytes.count,
                                  segmentSize: packet.bytes.count, segmentCount: 1)
         }
@@ -266,6 +278,8 @@ public final class QuicEndpoint {
                     dirty.append(connection)
                 }
                 afterWrite(connection)
+                statistics.datagramsSent += batch.segmentCount
+                statistics.bytesSent += batch.byteCount
                 return batch
             }
             _ = dirty.popFirst()
@@ -291,7 +305,11 @@ public final class QuicEndpoint {
     }
 
     func enqueue(_ event: QuicEvent, for connection: QuicConnection) {
-        if case .handshakeCompleted = event { handshakeEnded(connection) }
+        if case .handshakeCompleted = event {
+            handshakeEnded(connection)
+            statistics.handshakesCompleted += 1
+            if connection.resumedTLSSession { statistics.handshakesResumed += 1 }
+        }
         events.append((connection, event))
     }
 
@@ -377,6 +395,7 @@ public final class QuicEndpoint {
         for id in connection.routingIDs where routes[id] === connection { routes[id] = nil }
         connection.routingIDs.removeAll()
         connections[connection.id] = nil
+        statistics.streamPacketsLostByRemovedConnections += connection.lostStreamPackets
         connection.release()
     }
 }

@@ -1,9 +1,10 @@
+internal import CQuic
 import Glibc
 
-/// A non-blocking TCP client socket with Nagle's algorithm off (TCP_NODELAY: a chat line goes out
-/// at once instead of waiting for the previous segment's ACK). Watch `descriptor` on an
-/// `EventLoop`: writable once the connect completes (then call `finishConnect`), readable when
-/// bytes or the end of the stream arrived.
+/// A non-blocking TCP socket with Nagle's algorithm off (TCP_NODELAY: a chat line goes out at
+/// once instead of waiting for the previous segment's ACK): one we connect, or one a
+/// ``TCPListener`` accepted. Watch `descriptor` on an `EventLoop`: writable once the connect
+/// completes (then call `finishConnect`), readable when bytes or the end of the stream arrived.
 public final class TCPStream {
     public let descriptor: Int32
     public let remote: SocketAddress
@@ -35,7 +36,22 @@ public final class TCPStream {
         }
     }
 
+    /// A connection a listener accepted (already non-blocking).
+    init(accepted descriptor: Int32, remote: SocketAddress) {
+        self.descriptor = descriptor
+        self.remote = remote
+        var one: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     deinit { close() }
+
+    /// Sends FIN after what was written: the peer reads to the end, and we can still read what
+    /// it sends (closing with unread bytes would send a reset that can destroy our last reply).
+    public func shutdownWrite() {
+        guard !isClosed else { return }
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
 
     /// After the socket became writable: throws the connect's error (refused, unreachable, ...).
     public func finishConnect() throws {

@@ -1,0 +1,141 @@
+import CLIOptions
+import ChatProtocol
+import ChatServerCore
+import Prometheus
+import QuicEngine
+
+/// The Prometheus page (`--metrics`): built on the loop thread when a scrape asks for it, from
+/// the counters the glue keeps and what the engine, the core and /proc know at that moment.
+extension ChatServerApp {
+    func startMetricsEndpoint() throws -> MetricsEndpoint? {
+        guard let address = options.metrics.address else { return nil }
+        let endpoint = try MetricsEndpoint(loop: loop, address: address, limits: options.metrics.limits) { [unowned self] in
+            metricsPage().bytes
+        }
+        metricsEndpoint = endpoint
+        return endpoint
+    }
+
+    func metricsPage() -> MetricsPage {
+        var page = MetricsPage()
+        page.gauge("qchat_build_info", "The qchat release and the libraries in use; always 1.",
+                   [MetricSample(["version": ProgramVersion.release, "ngtcp2": QuicLibraryVersions.ngtcp2, "gnutls": QuicLibraryVersions.gnutls], 1)])
+        addConnectionFamilies(to: &page)
+        addMessageFamilies(to: &page)
+        addTrafficFamilies(to: &page)
+        addOperationFamilies(to: &page)
+        addProcessFamilies(to: &page)
+        return page
+    }
+
+    private func addConnectionFamilies(to page: inout MetricsPage) {
+        let endpoint = driver.endpoint
+        var handshaking = 0, established = 0, closing = 0
+        var rtts: [Double] = []
+        rtts.reserveCapacity(endpoint.connectionCount)
+        for connection in endpoint.connections.values {
+            if connection.isClosed {
+                closing += 1
+            } else if connection.isEstablished {
+                established += 1
+                rtts.append(connection.statistics.smoothedRTT.seconds)
+            } else {
+                handshaking += 1
+            }
+        }
+        page.gauge("qchat_connections", "QUIC connections by state.",
+                   [MetricSample(["state": "handshake"], handshaking), MetricSample(["state": "established"], established),
+                    MetricSample(["state": "closing"], closing)])
+        page.gauge("qchat_clients", "Chat clients that said hello and are served.", state.activeClientCount)
+        page.gauge("qchat_rooms", "Rooms with at least one member.", state.roomCount)
+        page.gauge("qchat_room_members", "Room memberships: a client in three rooms counts three times.", state.roomMembershipCount)
+        page.gauge("qchat_idle_rooms", "Rooms without members still held in memory.", state.idleRoomCount)
+
+        let seen = endpoint.statistics
+        page.counter("qchat_handshakes_total", "Completed TLS handshakes, full or resuming a session.",
+                     [MetricSample(["mode": "full"], seen.handshakesCompleted - seen.handshakesResumed),
+                      MetricSample(["mode": "resumed"], seen.handshakesResumed)])
+        var failures: [MetricSample] = ["timeout", "tls", "transport", "closed", "reset", "dropped"].map {
+            MetricSample(["reason": $0], metrics.handshakeFailures[$0] ?? 0)
+        }
+        failures += [MetricSample(["reason": "refused"], seen.connectionsRefused - seen.connectionsRefusedPerAddress),
+                     MetricSample(["reason": "refused_per_address"], seen.connectionsRefusedPerAddress),
+                     MetricSample(["reason": "invalid_token"], seen.invalidTokens), MetricSample(["reason": "bad_initial"], seen.initialsDropped)]
+        page.counter("qchat_handshakes_failed_total", "Connection attempts that did not complete a handshake, by why.", failures)
+        page.counter("qchat_retries_sent_total", "QUIC Retry packets sent (address validation).", seen.retriesSent)
+        page.counter("qchat_stateless_resets_sent_total", "Stateless resets sent for unknown connections.", seen.statelessResetsSent)
+        page.counter("qchat_version_negotiations_sent_total", "Version Negotiation packets sent.", seen.versionNegotiationsSent)
+
+        rtts.sort()
+        let quantiles = [0.5, 0.9, 0.99].map { quantile in
+            (quantile, rtts.isEmpty ? Double.nan : rtts[min(rtts.count - 1, Int((quantile * Double(rtts.count)).rounded(.down)))])
+        }
+        page.summary("qchat_quic_smoothed_rtt_seconds", "Smoothed RTT of the established connections, now.",
+                     quantiles: quantiles, sum: rtts.reduce(0, +), count: rtts.count)
+        page.counter("qchat_quic_stream_packets_lost_total",
+                     "Packets carrying chat or presence stream data declared lost, and so retransmitted (ngtcp2 counts losses per stream).",
+                     endpoint.streamPacketsLost)
+    }
+
+    private func addMessageFamilies(to page: inout MetricsPage) {
+        page.counter("qchat_messages_received_total", "Messages clients sent, by type.",
+                     metrics.received.samples([.join, .msg, .dm, .nick, .part, .history, .status, .typing, .presence]))
+        page.counter("qchat_messages_malformed_total", "Messages that did not decode (each answered with an error, or a close).",
+                     metrics.malformedReceived)
+        page.counter("qchat_deliveries_total", "Messages queued to clients, by type.",
+                     metrics.delivered.samples([.welcome, .msg, .ack, .dm, .joined, .left, .nick, .historyEnd, .error, .roster, .status,
+                                                .typing]))
+        page.counter("qchat_errors_sent_total", "Error replies by code; rate-limited counts the messages the flood limit dropped.",
+                     ErrorCode.allCases.map { MetricSample(["code": $0.rawValue], state.statistics.errorsSent[$0] ?? 0) })
+        page.counter("qchat_closes_total", "Connections the server closed, by close code.",
+                     CloseCode.allCases.filter { $0 != .noError }.map { MetricSample(["code": $0.name], metrics.closes[$0] ?? 0) })
+        page.counter("qchat_typing_datagrams_received_total", "Typing datagrams clients sent.", metrics.datagramsReceived)
+        page.counter("qchat_datagrams_relayed_total", "Typing datagrams relayed to room members.", metrics.datagramsRelayed)
+        page.counter("qchat_datagrams_dropped_total", "Typing not relayed: over the sender's rate, or refused by the connection.",
+                     [MetricSample(["reason": "rate_limited"], state.statistics.typingDropped),
+                      MetricSample(["reason": "send_failed"], metrics.datagramsDropped)])
+        page.histogram("qchat_delivery_latency_seconds",
+                       "From a message's arrival to the flush of the packets carrying what it caused, per message queued.",
+                       [HistogramSeries(metrics.deliveryLatency)])
+        page.histogram("qchat_history_store_seconds", "Duration of history store calls.",
+                       [HistogramSeries(["operation": "append"], metrics.historyAppend),
+                        HistogramSeries(["operation": "read"], metrics.historyRead)])
+    }
+
+    private func addTrafficFamilies(to page: inout MetricsPage) {
+        let seen = driver.endpoint.statistics
+        page.counter("qchat_udp_received_bytes_total", "UDP payload bytes received.", seen.bytesReceived)
+        page.counter("qchat_udp_sent_bytes_total", "UDP payload bytes sent.", seen.bytesSent)
+        page.counter("qchat_udp_datagrams_received_total", "UDP datagrams received.", seen.datagramsReceived)
+        page.counter("qchat_udp_datagrams_sent_total", "UDP datagrams sent.", seen.datagramsSent)
+        page.counter("qchat_udp_datagrams_ignored_total", "Received datagrams no connection could use, by why.",
+                     [MetricSample(["reason": "empty"], seen.emptyDatagrams), MetricSample(["reason": "undecodable"], seen.undecodableDatagrams),
+                      MetricSample(["reason": "unroutable"], seen.unroutableDatagrams)])
+        page.counter("qchat_udp_send_errors_total", "sendmmsg calls that failed.", driver.sendErrors)
+    }
+
+    private func addOperationFamilies(to page: inout MetricsPage) {
+        page.counter("qchat_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
+                     [MetricSample(["result": "success"], metrics.reloadsSucceeded), MetricSample(["result": "failure"], metrics.reloadsFailed)])
+        page.gauge("qchat_config_last_reload_success_timestamp_seconds", "When the running settings took effect (start or reload).",
+                   metrics.lastReloadTime)
+        guard let endpoint = metricsEndpoint else { return }
+        let served = endpoint.statistics
+        page.counter("qchat_metrics_answers_total", "Answers of this endpoint by HTTP status.",
+                     HTTPStatus.allCases.map { MetricSample(["code": String($0.rawValue)], served.answers[$0] ?? 0) })
+        page.counter("qchat_metrics_timeouts_total", "Scrape connections closed when their time was up.", served.timeouts)
+        page.counter("qchat_metrics_abandoned_total", "Scrape connections that ended before a whole request.", served.abandoned)
+        page.counter("qchat_metrics_pages_built_total", "Pages built (the others came from the cache).", served.pagesBuilt)
+        page.gauge("qchat_metrics_connections", "Scrape connections open.", endpoint.openConnections)
+    }
+
+    private func addProcessFamilies(to page: inout MetricsPage) {
+        let process = ProcessFigures.current()
+        page.counter("process_cpu_seconds_total", "User and system CPU time spent, in seconds.", seconds: process.cpuSeconds)
+        page.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", process.residentBytes)
+        page.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", process.virtualBytes)
+        page.gauge("process_open_fds", "Open file descriptors.", process.openDescriptors)
+        page.gauge("process_max_fds", "The limit of open file descriptors.", process.maxDescriptors)
+        page.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", process.startTime)
+    }
+}

@@ -1,0 +1,36 @@
+/// The settings as their flags name them, to say what a reload changed and what it cannot.
+extension ServerOptions {
+    /// Every setting by its flag's name, as text.
+    var settingsSummary: [String: String] {
+        [
+            "host": host, "port": "\(port)", "cert": certificate, "key": key, "client-ca": clientCA ?? "",
+            "db": databasePath ?? "", "history": "\(core.historyPerRoom)", "max-clients": "\(maxClients)",
+            "sendq": "\(sendQueueLimit)", "replay-limit": "\(replayLimit)", "max-per-address": "\(maxPerAddress)",
+            "exempt": exemptAddresses.map(\.description).joined(separator: ","),
+            "max-rooms-per-client": "\(core.maxRoomsPerClient)", "idle-rooms": "\(core.idleRoomLimit)",
+            "retry": "\(retry)", "retry-above": "\(retryAboveHandshakes)",
+            "flood-burst": "\(core.floodBurst)", "flood-rate": "\(core.floodPerSecond)", "typing-rate": "\(core.typingPerSecond)",
+            "name": core.serverName, "log-level": logLevel.name, "log-format": logFormat.rawValue,
+            "metrics": metrics.address.map { "\($0)" } ?? "",
+            "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
+            "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
+        ]
+    }
+
+    /// Settings bound to sockets and files opened at start: a reload cannot change them.
+    static let restartOnly = ["host", "port", "db", "metrics"]
+
+    /// The restart-only settings that differ in `other`.
+    func restartOnlyDifferences(from other: ServerOptions) -> [String] {
+        let mine = settingsSummary, theirs = other.settingsSummary
+        return ServerOptions.restartOnly.filter { mine[$0] != theirs[$0] }
+    }
+
+    /// Takes the restart-only settings of the running server.
+    mutating func keepRestartOnlySettings(of running: ServerOptions) {
+        host = running.host
+        port = running.port
+        databasePath = running.databasePath
+        metrics.address = running.metrics.address
+    }
+}

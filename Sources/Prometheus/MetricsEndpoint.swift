@@ -1,0 +1,221 @@
+import QuicEngine
+
+/// A small, strict HTTP/1.1 server for `GET /metrics` on the process's event loop: one
+/// request per connection (`Connection: close`), every connection bounded in number, request
+/// size and time (``MetricsEndpointLimits``). The page is built on the loop thread when a
+/// scrape asks for it, at most once per cache lifetime, so the figures it reads are the loop's
+/// own, without locks, and a thousand scrapers cost one page.
+public final class MetricsEndpoint {
+    /// Changeable while running (a configuration reload); applies to connections accepted later.
+    public var limits: MetricsEndpointLimits
+    public private(set) var statistics = MetricsEndpointStatistics()
+    public let localAddress: SocketAddress
+
+    private let loop: EventLoop
+    private let listener: TCPListener
+    private let buildPage: () -> [UInt8]
+    private var connections: [Int32: ScrapeConnection] = [:]
+    private var cached: (built: QuicTime, answer: [UInt8])?
+    /// One read buffer for every connection: reads happen one at a time on the loop.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+    private var acceptingPaused = false
+
+    /// Listens on `address`; `page` returns the page's body (the exposition text).
+    public init(loop: EventLoop, address: SocketAddress, limits: MetricsEndpointLimits, page: @escaping () -> [UInt8]) throws {
+        self.loop = loop
+        self.limits = limits
+        buildPage = page
+        listener = try TCPListener(bindingTo: address)
+        localAddress = listener.localAddress
+        try loop.watchReadable(listener.descriptor) { [unowned self] in acceptWaiting() }
+    }
+
+    deinit {
+        for connection in connections.values { close(connection) }
+        loop.unwatch(listener.descriptor)
+        scratch.deallocate()
+    }
+
+    /// Connections open now.
+    public var openConnections: Int { connections.count }
+
+    // MARK: Accepting
+
+    private func acceptWaiting() {
+        // A bounded number per wake-up: a connection storm must not hold the loop.
+        for _ in 0..<64 {
+            let stream: TCPStream?
+            do {
+                stream = try listener.accept()
+            } catch {
+                // Out of descriptors: the listener stays readable, so stop watching it for a
+                // moment instead of spinning.
+                statistics.acceptErrors += 1
+                pauseAccepting()
+                return
+            }
+            guard let stream else { return }
+            guard connections.count < limits.maxConnections else {
+                refuseAtOnce(stream)
+                continue
+            }
+            open(stream)
+        }
+    }
+
+    private func pauseAccepting() {
+        guard !acceptingPaused else { return }
+        acceptingPaused = true
+        loop.unwatch(listener.descriptor)
+        loop.schedule(at: .now() + .milliseconds(100)) { [weak self] in
+            guard let self else { return }
+            acceptingPaused = false
+            try? loop.watchReadable(listener.descriptor) { [unowned self] in acceptWaiting() }
+            acceptWaiting()
+        }
+    }
+
+    /// One connection too many: a 503 if the socket takes it at once, then closed.
+    private func refuseAtOnce(_ stream: TCPStream) {
+        count(.serviceUnavailable)
+        let answer = MetricsEndpoint.answer(.serviceUnavailable)
+        _ = try? answer.withUnsafeBytes { try stream.write($0) }
+        stream.shutdownWrite()
+        stream.close()
+    }
+
+    private func open(_ stream: TCPStream) {
+        let connection = ScrapeConnection(stream: stream, requestLimit: limits.maxRequestBytes)
+        do {
+            try loop.watchReadable(stream.descriptor) { [unowned self, unowned connection] in readable(connection) }
+        } catch {
+            stream.close()
+            return
+        }
+        connections[stream.descriptor] = connection
+        connection.deadline = loop.schedule(at: .now() + limits.timeout) { [unowned self, weak connection] in
+            guard let connection else { return }
+            connection.deadline = nil
+            timedOut(connection)
+        }
+    }
+
+    // MARK: Reading
+
+    private func readable(_ connection: ScrapeConnection) {
+        // Bounded per wake-up, like the accepts; the rest waits for the next round.
+        for _ in 0..<16 {
+            let received: Int?
+            do {
+                received = try connection.stream.read(into: scratch)
+            } catch {
+                if connection.phase == .reading { statistics.abandoned += 1 }
+                close(connection)
+                return
+            }
+            guard let received else { return }
+            guard received > 0 else {
+                if connection.phase == .reading { statistics.abandoned += 1 }
+                close(connection)
+                return
+            }
+            // After the request, whatever the scraper still sends is read and dropped.
+            guard connection.phase == .reading else { continue }
+            switch connection.request.append(UnsafeRawBufferPointer(rebasing: scratch[..<received])) {
+            case .incomplete: continue
+            case .metrics:
+                count(.ok)
+                send(page(), to: connection)
+            case .refuse(let status):
+                count(status)
+                send(MetricsEndpoint.answer(status), to: connection)
+            }
+        }
+    }
+
+    private func timedOut(_ connection: ScrapeConnection) {
+        switch connection.phase {
+        case .reading:
+            statistics.timeouts += 1
+            count(.requestTimeout)
+            let answer = MetricsEndpoint.answer(.requestTimeout)
+            _ = try? answer.withUnsafeBytes { try connection.stream.write($0) }
+        case .answering:
+            // A scraper that stopped reading its answer.
+            statistics.timeouts += 1
+        case .lingering:
+            break
+        }
+        close(connection)
+    }
+
+    // MARK: Answering
+
+    /// The page with its status line and headers, rebuilt once the cached one is too old.
+    private func page() -> [UInt8] {
+        let now = QuicTime.now()
+        if let cached, now - cached.built < limits.cacheLifetime { return cached.answer }
+        statistics.pagesBuilt += 1
+        let body = buildPage()
+        let answer = MetricsEndpoint.head(.ok, contentType: MetricsPage.contentType, length: body.count) + body
+        cached = (now, answer)
+        return answer
+    }
+
+    private func send(_ answer: [UInt8], to connection: ScrapeConnection) {
+        connection.phase = .answering
+        connection.answer = answer
+        connection.written = 0
+        writeMore(connection)
+    }
+
+    private func writeMore(_ connection: ScrapeConnection) {
+        while connection.written < connection.answer.count {
+            let written: Int
+            do {
+                written = try connection.answer.withUnsafeBytes { try connection.stream.write(UnsafeRawBufferPointer(rebasing: $0[connection.written...])) }
+            } catch {
+                close(connection)
+                return
+            }
+            guard written > 0 else {
+                loop.watchWritable(connection.stream.descriptor) { [unowned self, unowned connection] in writeMore(connection) }
+                return
+            }
+            connection.written += written
+        }
+        loop.watchWritable(connection.stream.descriptor, nil)
+        connection.answer = []
+        connection.phase = .lingering
+        connection.stream.shutdownWrite()
+    }
+
+    private func close(_ connection: ScrapeConnection) {
+        if let deadline = connection.deadline {
+            loop.cancel(deadline)
+            connection.deadline = nil
+        }
+        let descriptor = connection.stream.descriptor
+        loop.unwatch(descriptor)
+        connections[descriptor] = nil
+        connection.stream.close()
+    }
+
+    private func count(_ status: HTTPStatus) {
+        statistics.answers[status, default: 0] += 1
+    }
+
+    // MARK: Answers
+
+    static func head(_ status: HTTPStatus, contentType: String, length: Int, extra: String = "") -> [UInt8] {
+        Array(("HTTP/1.1 \(status.rawValue) \(status.reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
+            + extra + "Connection: close\r\n\r\n").utf8)
+    }
+
+    /// An error answer: the status, why, and for 405 the one method served.
+    static func answer(_ status: HTTPStatus) -> [UInt8] {
+        let body = Array(status.explanation.utf8)
+        let extra = status == .methodNotAllowed ? "Allow: GET\r\n" : ""
+        return head(status, contentType: "text/plain; charset=utf-8", length: body.count, extra: extra) + body
+    }
+}

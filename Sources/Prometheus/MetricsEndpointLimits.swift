@@ -1,0 +1,34 @@
+import QuicEngine
+
+/// What bounds the metrics endpoint, so scrapers can cost the chat nothing measurable: beyond
+/// `maxConnections` a connection is answered 503 and closed at once; a request head over
+/// `maxRequestBytes` is answered 431; a connection still open `timeout` after it was accepted is
+/// closed (408 if its request never completed); a page is rebuilt at most once per `cacheLifetime`.
+public struct MetricsEndpointLimits: Equatable, Sendable {
+    public var maxConnections: Int
+    public var maxRequestBytes: Int
+    public var timeout: QuicDuration
+    public var cacheLifetime: QuicDuration
+
+    public init(maxConnections: Int = 64, maxRequestBytes: Int = 8192, timeout: QuicDuration = .seconds(10),
+                cacheLifetime: QuicDuration = .seconds(1)) {
+        self.maxConnections = maxConnections
+        self.maxRequestBytes = maxRequestBytes
+        self.timeout = timeout
+        self.cacheLifetime = cacheLifetime
+    }
+}
+
+/// What the metrics endpoint did since it started; it appears on its own page.
+public struct MetricsEndpointStatistics: Sendable {
+    /// Answers by status (200 for pages served).
+    public internal(set) var answers: [HTTPStatus: Int] = [:]
+    /// Connections closed when their time was up.
+    public internal(set) var timeouts = 0
+    /// Connections that ended before a whole request arrived.
+    public internal(set) var abandoned = 0
+    /// Pages built (the others were served from the cache).
+    public internal(set) var pagesBuilt = 0
+    /// accept failures (out of descriptors); accepting pauses briefly after one.
+    public internal(set) var acceptErrors = 0
+}

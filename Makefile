@@ -6,8 +6,12 @@ PORT ?= 4433
 DB ?= qchat.db
 FUZZ_SECONDS ?= 60
 RELEASE_BIN := .build/release
+# make install / make deb: where to, and from which built binaries (PRODUCTS set: no build).
+PREFIX ?= /usr/local
+DESTDIR ?=
+PRODUCTS ?=
 
-.PHONY: deps build build-debug test test-sanitize test-asan test-tsan certs run demo bench bench-irc fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug install deb test test-sanitize test-asan test-tsan certs run demo bench bench-irc fuzz fuzz-smoke clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -17,6 +21,16 @@ build: deps
 
 build-debug: deps
 	$(SWIFT) build --build-tests
+
+# chat-server, chat-client and chat-bot with their Swift runtime, man pages, the example and
+# installed configuration and the systemd unit under DESTDIR/PREFIX (scripts/install.sh);
+# PORT below 1024 gives the unit CAP_NET_BIND_SERVICE.
+install: $(if $(PRODUCTS),,build)
+	PRODUCTS=$(or $(PRODUCTS),$(RELEASE_BIN)) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) PORT=$(PORT) scripts/install.sh
+
+# The Debian package in .build/deb (scripts/make-deb.sh); check it with `lintian .build/deb/*.deb`.
+deb: $(if $(PRODUCTS),,build)
+	PRODUCTS=$(or $(PRODUCTS),$(RELEASE_BIN)) scripts/make-deb.sh
 
 # The suite starts the real binaries, so they are built before the tests run. Then a short fuzz
 # smoke run: the crash regressions, and a few seconds of fuzzing for each target.

@@ -4,11 +4,18 @@ import Foundation
 public final class ChatServerProcess: Sendable {
     public let process: ChildProcess
     public let port: UInt16
+    /// The metrics endpoint's port, when started with `--metrics`.
+    public let metricsPort: UInt16?
 
-    public init(_ extra: [String] = []) throws {
-        process = try ChildProcess(BuildPaths.product("chat-server"),
-                                   ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
-                                    "--log-level", "debug"] + extra)
+    /// On a free port with the test certificates, logging at debug, plus `extra`.
+    public convenience init(_ extra: [String] = []) throws {
+        try self.init(exactly: ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
+                                "--log-level", "debug"] + extra)
+    }
+
+    /// With these arguments only (a configuration file may give the rest).
+    public init(exactly arguments: [String]) throws {
+        process = try ChildProcess(BuildPaths.product("chat-server"), arguments)
         guard let line = process.waitForLine(timeout: 20, where: { $0.contains(" listening ") }),
               let address = line.split(separator: " ").first(where: { $0.hasPrefix("address=") }),
               let port = UInt16(address.split(separator: ":").last ?? "") else {
@@ -16,6 +23,8 @@ public final class ChatServerProcess: Sendable {
             throw ServerDidNotStart(output: errors)
         }
         self.port = port
+        metricsPort = line.split(separator: " ").first(where: { $0.hasPrefix("metrics=") })
+            .flatMap { UInt16($0.split(separator: ":").last ?? "") }
     }
 
     public func stop() { process.terminate() }

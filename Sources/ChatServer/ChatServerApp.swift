@@ -164,7 +164,8 @@ final class ChatServerApp {
                 "version_negotiations": seen.versionNegotiationsSent, "stateless_resets": seen.statelessResetsSent,
                 "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
                 "accepted": seen.connectionsAccepted,
-                "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress]
+                "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
+                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed]
     }
 
     // MARK: Shutdown

@@ -27,20 +27,15 @@ extension QuicConnection {
         callbacks.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb
         callbacks.version_negotiation = ngtcp2_crypto_version_negotiation_cb
 
+        // ngtcp2's `rand` has no user data; it is called for PATH_CHALLENGE data and the like,
+        // rarely, so the system generator serves it directly.
         callbacks.rand = { destination, length, _ in
             guard let destination else { return }
-            var generator = SystemRandomNumberGenerator()
-            var index = 0
-            while index < length {
-                var word: UInt64 = generator.next()
-                let take = min(8, length - index)
-                withUnsafeBytes(of: &word) { (destination + index).update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: take) }
-                index += take
-            }
+            arc4random_buf(destination, length)
         }
         callbacks.get_new_connection_id = { _, cid, token, length, userData in
             let connection = QuicConnection.from(userData)
-            let fresh = ConnectionID.random(length: length)
+            let fresh = ConnectionID.random(length: length, from: connection.endpoint.random)
             cid!.pointee = fresh.ngtcp2
             let resetToken = connection.endpoint.statelessResetToken(for: fresh)
             resetToken.withUnsafeBufferPointer { token!.update(from: $0.baseAddress!, count: $0.count) }

@@ -53,7 +53,7 @@ extension ChatServerApp {
 
         let seen = endpoint.statistics
         page.counter("qchat_handshakes_total", "Completed TLS handshakes, full or resuming a session.",
-                     [MetricSample(["mode": "full"], seen.handshakesCompleted - seen.handshakesResumed),
+                     [MetricSample(["mode": "full"], seen.handshakesFull),
                       MetricSample(["mode": "resumed"], seen.handshakesResumed)])
         var failures: [MetricSample] = ["timeout", "tls", "transport", "closed", "reset", "dropped"].map {
             MetricSample(["reason": $0], metrics.handshakeFailures[$0] ?? 0)

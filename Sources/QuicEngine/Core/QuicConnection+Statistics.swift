@@ -39,12 +39,6 @@ extension QuicConnection {
         return lost
     }
 
-    /// The handshake resumed an earlier TLS session (a session ticket) instead of a full one.
-    var resumedTLSSession: Bool {
-        guard let tls else { return false }
-        return gnutls_session_is_resumed(tls.handle) != 0
-    }
-
     /// Client side: whether the server made us prove our address with a Retry first.
     public var usedRetry: Bool {
         guard let raw else { return false }

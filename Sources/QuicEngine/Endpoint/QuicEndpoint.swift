@@ -24,9 +24,6 @@ public struct QuicEndpointStatistics: Sendable {
     /// UDP datagrams (GSO segments counted one by one) and their bytes handed to the driver.
     public var datagramsSent = 0
     public var bytesSent = 0
-    /// Handshakes that completed, and of them those that resumed an earlier TLS session.
-    public var handshakesCompleted = 0
-    public var handshakesResumed = 0
     /// Packets with STREAM frames declared lost, of connections already removed (see
     /// ``QuicEndpoint/streamPacketsLost``).
     public var streamPacketsLostByRemovedConnections = 0
@@ -70,10 +67,7 @@ public final class QuicEndpoint {
         staticSecret = try server.map { try QuicEndpoint.keyMaterial(derivedFrom: $0, label: "qchat stateless reset and retry secret v1", length: 32) }
             ?? QuicEndpoint.randomBytes(32)
         resetTokens = try StatelessResetTokens(secret: staticSecret)
-        serverCredentials = try server.map { server in
-            try TLSCredentials(server.connection.tls,
-                               ticketKeyMaterial: try QuicEndpoint.keyMaterial(derivedFrom: server, label: "qchat session ticket key v1", length: 64))
-        }
+        serverCredentials = try server.map(QuicEndpoint.credentials)
     }
 
     public var connectionCount: Int { connections.count }
@@ -103,6 +97,13 @@ public final class QuicEndpoint {
         input.removeAll()
         guard result == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(result)) }
         return digest
+    }
+
+    /// A server's certificate, key and client CA from their files, with the session ticket key
+    /// derived from that private key.
+    static func credentials(for server: QuicServerConfiguration) throws -> TLSCredentials {
+        try TLSCredentials(server.connection.tls,
+                           ticketKeyMaterial: try QuicEndpoint.keyMaterial(derivedFrom: server, label: "qchat session ticket key v1", length: 64))
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {
@@ -320,8 +321,6 @@ public final class QuicEndpoint {
     func enqueue(_ event: QuicEvent, for connection: QuicConnection) {
         if case .handshakeCompleted = event {
             handshakeEnded(connection)
-            statistics.handshakesCompleted += 1
-            if connection.resumedTLSSession { statistics.handshakesResumed += 1 }
         }
         events.append((connection, event))
     }

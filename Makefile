@@ -10,6 +10,7 @@ RELEASE_BIN := .build/release
 PREFIX ?= /usr/local
 DESTDIR ?=
 PRODUCTS ?=
+DEBDIR ?= .build/deb
 
 .PHONY: deps build build-debug install deb test test-sanitize test-asan test-tsan certs run demo bench bench-irc fuzz fuzz-smoke clean interop-venv
 
@@ -30,7 +31,7 @@ install: $(if $(PRODUCTS),,build)
 
 # The Debian package in .build/deb (scripts/make-deb.sh); check it with `lintian .build/deb/*.deb`.
 deb: $(if $(PRODUCTS),,build)
-	PRODUCTS=$(or $(PRODUCTS),$(RELEASE_BIN)) scripts/make-deb.sh
+	PRODUCTS=$(or $(PRODUCTS),$(RELEASE_BIN)) DEBDIR=$(DEBDIR) scripts/make-deb.sh
 
 # The suite starts the real binaries, so they are built before the tests run. Then a short fuzz
 # smoke run: the crash regressions, and a few seconds of fuzzing for each target.

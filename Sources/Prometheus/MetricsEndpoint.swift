@@ -42,8 +42,9 @@ public final class MetricsEndpoint {
     // MARK: Accepting
 
     private func acceptWaiting() {
-        // A bounded number per wake-up: a connection storm must not hold the loop.
-        for _ in 0..<64 {
+        // A few per wake-up: between two batches the loop serves the chat, so a storm of
+        // scrapers delays a delivery by a few accepts at most.
+        for _ in 0..<16 {
             let stream: TCPStream?
             do {
                 stream = try listener.accept()

@@ -85,7 +85,22 @@ public final class HTTPProbe {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Answer(status: status, headers: headers, body: String(text[split.upperBound...]))
+        var body = String(text[split.upperBound...])
+        if headers["transfer-encoding"] == "chunked" { body = dechunked(body) }
+        return Answer(status: status, headers: headers, body: body)
+    }
+
+    /// A chunked body (RFC 9112 section 7.1) put back together.
+    private static func dechunked(_ body: String) -> String {
+        var rest = Substring(body)
+        var whole = ""
+        while let end = rest.range(of: "\r\n"), let size = Int(rest[..<end.lowerBound].split(separator: ";")[0], radix: 16), size > 0 {
+            let start = rest.utf8.index(end.upperBound, offsetBy: 0)
+            let chunkEnd = rest.utf8.index(start, offsetBy: size, limitedBy: rest.utf8.endIndex) ?? rest.utf8.endIndex
+            whole += rest[start..<chunkEnd]
+            rest = rest[chunkEnd...].dropFirst(2)
+        }
+        return whole
     }
 
     /// Sends `request` on a new connection and parses the answer.
@@ -101,7 +116,7 @@ public final class HTTPProbe {
 
     /// `GET path` as a scraper sends it.
     public static func get(port: UInt16, _ path: String = "/metrics") throws -> Answer {
-        try exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/plain\r\n\r\n")
+        try exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: */*\r\nConnection: close\r\n\r\n")
     }
 }
 

@@ -11,19 +11,21 @@ public enum TestCertificates {
         try! process.run()
         process.waitUntilExit()
         precondition(process.terminationStatus == 0, "make-certs.sh failed")
-        makeSecondServerCertificate(in: folder)
+        makeServerCertificate("server2", signedBy: "ca", in: folder)
+        makeServerCertificate("renewed", signedBy: "other-ca", in: folder)
         return folder
     }()
 
-    /// A second server identity signed by the same CA (another key, the same names), for tests of
-    /// what one server must not accept from another, such as its session tickets.
-    private static func makeSecondServerCertificate(in folder: String) {
-        let template = folder + "/server2.tmpl"
+    /// Another server identity (another key, the same names) signed by the CA `ca`: `server2` by
+    /// the same CA, for tests of what one server must not accept from another, such as its
+    /// session tickets; `renewed` by the other CA, so a client can tell which one a server serves.
+    private static func makeServerCertificate(_ name: String, signedBy ca: String, in folder: String) {
+        let template = folder + "/\(name).tmpl"
         try! "cn = \"localhost\"\ndns_name = \"localhost\"\nip_address = \"127.0.0.1\"\ntls_www_server\nsigning_key\nexpiration_days = 30\n"
             .write(toFile: template, atomically: true, encoding: .utf8)
-        for arguments in [["--generate-privkey", "--key-type=ecdsa", "--curve=secp256r1", "--outfile", folder + "/server2.key"],
-                          ["--generate-certificate", "--load-privkey", folder + "/server2.key", "--load-ca-certificate", folder + "/ca.pem",
-                           "--load-ca-privkey", folder + "/ca.key", "--template", template, "--outfile", folder + "/server2.pem"]] {
+        for arguments in [["--generate-privkey", "--key-type=ecdsa", "--curve=secp256r1", "--outfile", folder + "/\(name).key"],
+                          ["--generate-certificate", "--load-privkey", folder + "/\(name).key", "--load-ca-certificate", folder + "/\(ca).pem",
+                           "--load-ca-privkey", folder + "/\(ca).key", "--template", template, "--outfile", folder + "/\(name).pem"]] {
             let certtool = Process()
             certtool.executableURL = URL(fileURLWithPath: "/usr/bin/certtool")
             certtool.arguments = arguments
@@ -41,6 +43,9 @@ public enum TestCertificates {
     public static var serverKey: String { directory + "/server.key" }
     public static var secondServerCertificate: String { directory + "/server2.pem" }
     public static var secondServerKey: String { directory + "/server2.key" }
+    /// A server certificate for the same names signed by ``otherCA``.
+    public static var renewedServerCertificate: String { directory + "/renewed.pem" }
+    public static var renewedServerKey: String { directory + "/renewed.key" }
     public static var clientCertificate: String { directory + "/client.pem" }
     public static var clientKey: String { directory + "/client.key" }
 }

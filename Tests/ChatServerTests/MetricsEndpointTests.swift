@@ -1,0 +1,167 @@
+import Foundation
+import Glibc
+import SplitMix
+import TestSupport
+import Testing
+
+/// The `--metrics` endpoint: GET /metrics in the Prometheus format, a plain HTTP error for
+/// anything else, and every scraper bounded in number, size and time, so none can disturb the chat.
+@Suite("chat-server metrics endpoint")
+struct MetricsEndpointTests {
+    private static func server(_ extra: [String] = []) throws -> (ChatServerProcess, UInt16) {
+        let server = try ChatServerProcess(["--metrics", "127.0.0.1:0", "--log-level", "info"] + extra)
+        return (server, try #require(server.metricsPort))
+    }
+
+    /// GET /metrics answers 200 with the Prometheus text format (promtool's lint passes); Connection: close, the length exact.
+    @Test func servesThePage() throws {
+        let (server, port) = try Self.server()
+        defer { server.stop() }
+        let answer = try HTTPProbe.get(port: port)
+        #expect(answer.status == 200)
+        #expect(answer.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(answer.headers["connection"] == "close")
+        #expect(answer.headers["content-length"] == String(answer.body.utf8.count))
+        for family in ["qchat_connections", "qchat_clients", "qchat_rooms", "qchat_room_members", "qchat_handshakes_total",
+                       "qchat_handshakes_failed_total", "qchat_messages_received_total", "qchat_deliveries_total",
+                       "qchat_errors_sent_total", "qchat_closes_total", "qchat_datagrams_relayed_total", "qchat_datagrams_dropped_total",
+                       "qchat_udp_received_bytes_total", "qchat_udp_sent_bytes_total", "qchat_history_store_seconds",
+                       "qchat_delivery_latency_seconds", "qchat_quic_smoothed_rtt_seconds", "qchat_quic_stream_packets_lost_total",
+                       "qchat_retries_sent_total", "qchat_stateless_resets_sent_total", "process_cpu_seconds_total",
+                       "process_resident_memory_bytes", "process_open_fds"] {
+            #expect(answer.body.contains("# TYPE \(family) "), "no \(family)")
+        }
+        let lint = try PromTool.checkMetrics(answer.body)
+        #expect(lint.status == 0, "\(lint.output)")
+    }
+
+    /// Another path is 404, another method 405 with Allow: GET, another version 505, a malformed head 400, one too large 431; each a plain-text answer, then closed.
+    @Test func refusesWhatIsNotGetMetrics() throws {
+        let (server, port) = try Self.server(["--metrics-request-bytes", "1024"])
+        defer { server.stop() }
+        let cases: [(request: String, status: Int)] = [
+            ("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+            ("GET /metrics.json HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+            ("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
+            ("HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 405),
+            ("GET /metrics HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+            ("GET /metrics HTTP/1.1\r\n\r\n", 400),
+            ("GET /metrics HTTP/1.1\nHost: x\n\n", 400),
+            ("hello there\r\n\r\n", 400),
+            ("GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+            ("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: 2000) + "\r\n\r\n", 431),
+        ]
+        for (request, status) in cases {
+            let answer = try HTTPProbe.exchange(port: port, request)
+            #expect(answer.status == status, "\(request.prefix(60).debugDescription): \(answer.status)")
+            #expect(answer.headers["content-type"] == "text/plain; charset=utf-8")
+            #expect(answer.headers["connection"] == "close")
+            #expect(!answer.body.isEmpty)
+            if status == 405 { #expect(answer.headers["allow"] == "GET") }
+        }
+        // Still serving.
+        #expect(try HTTPProbe.get(port: port).status == 200)
+    }
+
+    /// A scraper that sends half a request, or nothing, is answered 408 and closed when its time is up; meanwhile others are served at once.
+    @Test func slowClientsAreTimedOut() throws {
+        let (server, port) = try Self.server(["--metrics-timeout", "1", "--metrics-cache", "0"])
+        defer { server.stop() }
+        let half = try HTTPProbe(port: port)
+        try half.send("GET /metr")
+        let silent = try HTTPProbe(port: port)
+        #expect(try HTTPProbe.get(port: port).status == 200)
+        let halfAnswer = half.readToEnd(timeout: 10).flatMap(HTTPProbe.parse)
+        let silentAnswer = silent.readToEnd(timeout: 10).flatMap(HTTPProbe.parse)
+        #expect(halfAnswer?.status == 408)
+        #expect(silentAnswer?.status == 408)
+        let metrics = ScrapedMetrics(try HTTPProbe.get(port: port).body)
+        #expect(metrics["qchat_metrics_timeouts_total"] == 2)
+        #expect(metrics[#"qchat_metrics_answers_total{code="408"}"#] == 2)
+    }
+
+    /// Beyond --metrics-connections open at once, a connection is answered 503 and closed at once; once the others are gone, scrapes are served again.
+    @Test func connectionsBeyondTheLimitAreRefused() throws {
+        let (server, port) = try Self.server(["--metrics-connections", "3", "--metrics-cache", "0"])
+        defer { server.stop() }
+        var holders = try (0..<3).map { _ in try HTTPProbe(port: port) }
+        // The server has accepted the three when it answers a fourth with 503.
+        var refused: HTTPProbe.Answer?
+        for _ in 0..<50 {
+            refused = try HTTPProbe.get(port: port)
+            if refused?.status == 503 { break }
+            usleep(20_000)
+        }
+        #expect(refused?.status == 503)
+        holders.removeAll()
+        var served: HTTPProbe.Answer?
+        for _ in 0..<100 {
+            served = try HTTPProbe.get(port: port)
+            if served?.status == 200 { break }
+            usleep(20_000)
+        }
+        #expect(served?.status == 200)
+        #expect(ScrapedMetrics(served?.body ?? "")[#"qchat_metrics_answers_total{code="503"}"#].map { $0 >= 1 } == true)
+    }
+
+    /// Random bytes, NULs, endless headers and resets from 300 connections get 400s, 431s or a close, and leave the endpoint and the chat serving.
+    @Test func garbageLeavesItServing() async throws {
+        let (server, port) = try Self.server(["--metrics-timeout", "2"])
+        defer { server.stop() }
+        var random = SplitMix64(seed: 17)
+        var statuses: [Int: Int] = [:]
+        for index in 0..<300 {
+            let probe = try HTTPProbe(port: port)
+            let length = Int(random.next() % 12_000) + 1
+            var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            if index % 3 == 0 { bytes = Array("GET /metrics HTTP/1.1\r\nHost: x\r\n".utf8) + bytes }
+            try? probe.send(bytes)
+            if index % 10 == 0 { continue }  // dropped without reading: a reset, or a close with unread data
+            if let answer = probe.readToEnd(timeout: 10).flatMap(HTTPProbe.parse) { statuses[answer.status, default: 0] += 1 }
+        }
+        #expect(Set(statuses.keys).isSubset(of: [400, 408, 431]), "\(statuses)")
+        #expect(try HTTPProbe.get(port: port).status == 200)
+        let joined = try await onDedicatedThread { () -> Bool in
+            let world = try ChatTestWorld(port: server.port)
+            let alice = try world.connectAndJoin("alice")
+            return world.joined(alice)
+        }
+        #expect(joined)
+        #expect(server.process.isRunning)
+    }
+
+    /// 1,000 scrapers at once, twice, while ten clients chat: every scraper gets 200 or 503, the chat loses nothing, and the pages built stay few (the cache).
+    @Test func thousandConcurrentScrapersDuringChat() async throws {
+        let (server, port) = try Self.server(["--flood-burst", "1000", "--flood-rate", "1000"])
+        defer { server.stop() }
+        let quiet = try BotRun.run("load", port: server.port, ["--clients", "10", "--rooms", "1", "--rate", "40", "--duration", "4", "--warmup", "1"])
+        let load = try BotRun("load", port: server.port, ["--clients", "10", "--rooms", "1", "--rate", "40", "--duration", "4", "--warmup", "1"])
+        _ = load.waitForLine(timeout: 30) { $0.contains("joined") || $0.contains("sent") }
+        let storms = [ScrapeStorm.run(port: port, connections: 1000), ScrapeStorm.run(port: port, connections: 1000)]
+        load.finish()
+        let metrics = ScrapedMetrics(try HTTPProbe.get(port: port).body)
+        print("quiet: \(quiet.summary)")
+        print("scraped: \(load.summary); storms: \(storms.map(\.description).joined(separator: "; "))")
+        #expect(quiet.lostNothing, "\(quiet.text)")
+        #expect(load.status == 0 && load.lostNothing, "\(load.text)")
+        for storm in storms {
+            #expect(storm.failures == 0 && storm.unfinished == 0, "\(storm)")
+            #expect(storm.statuses.keys.allSatisfy { $0 == 200 || $0 == 503 }, "\(storm)")
+            #expect((storm.statuses[200] ?? 0) >= 1, "\(storm)")
+        }
+        let built = try #require(metrics["qchat_metrics_pages_built_total"])
+        let served = try #require(metrics[#"qchat_metrics_answers_total{code="200"}"#])
+        #expect(built < served, "built \(built) pages for \(served) answers")
+    }
+}
+
+/// `promtool check metrics` (Debian's prometheus package) on a page.
+enum PromTool {
+    static func checkMetrics(_ page: String) throws -> (status: Int32, output: String) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try ChildProcess("/usr/bin/promtool", ["check", "metrics"], standardInput: file).finish(timeout: 30)
+        return (result.status, result.output + result.errors)
+    }
+}

@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),
+        // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
+        .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),
     ],
     swiftLanguageModes: [.v6]

@@ -63,7 +63,9 @@ extension QuicConnection {
             let connection = QuicConnection.from(userData)
             if connection.streams[streamID] == nil { connection.remoteStreamOpened(streamID) }
             let bytes = length > 0 ? Array(UnsafeBufferPointer(start: data, count: length)) : []
-            connection.emit(.streamData(streamID, bytes, fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0))
+            let fin = flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0
+            if fin { connection.sampleLosses(of: streamID) }
+            connection.emit(.streamData(streamID, bytes, fin: fin))
             return 0
         }
         callbacks.acked_stream_data_offset = { _, streamID, offset, length, userData, _ in
@@ -73,6 +75,7 @@ extension QuicConnection {
         callbacks.stream_close = { _, _, streamID, _, userData, _ in
             let connection = QuicConnection.from(userData)
             if let stream = connection.streams.removeValue(forKey: streamID) {
+                connection.lostPacketsOfClosedStreams += stream.lostPackets
                 stream.discardAll()
                 connection.emit(.streamClosed(streamID))
             }
@@ -119,6 +122,8 @@ extension QuicConnection {
     func streamAcknowledged(_ streamID: QuicStreamID, upTo offset: UInt64) {
         guard let stream = streams[streamID] else { return }
         stream.acknowledge(upTo: offset)
+        // The last of our data is acknowledged: the stream may close in this same read.
+        if stream.finSent && offset >= stream.queuedOffset { sampleLosses(of: streamID) }
         if stream.wantsWritable && stream.buffered <= configuration.streamSendBufferLimit / 2 {
             stream.wantsWritable = false
             emit(.streamWritable(streamID))

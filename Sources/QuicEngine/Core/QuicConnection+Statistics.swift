@@ -29,14 +29,19 @@ extension QuicConnection {
 }
 
 extension QuicConnection {
-    /// Packets carrying STREAM frames of this connection's open streams that ngtcp2 declared
-    /// lost (spurious losses included): ngtcp2 0.12.1 counts losses per stream and no other way,
-    /// and forgets a stream's count when the stream closes.
+    /// Packets carrying STREAM frames that ngtcp2 declared lost (spurious losses included):
+    /// ngtcp2 0.12.1 counts losses per stream and no other way, and forgets a stream's count when
+    /// the stream closes, so each stream's is sampled when one of its sides finishes.
     var lostStreamPackets: Int {
-        guard let raw else { return 0 }
-        var lost = 0
+        guard let raw else { return lostPacketsOfClosedStreams }
+        var lost = lostPacketsOfClosedStreams
         for stream in streams.keys { lost += ngtcp2_conn_get_stream_loss_count(raw, stream) }
         return lost
+    }
+
+    func sampleLosses(of streamID: QuicStreamID) {
+        guard let raw, let stream = streams[streamID] else { return }
+        stream.lostPackets = ngtcp2_conn_get_stream_loss_count(raw, streamID)
     }
 
     /// Client side: whether the server made us prove our address with a Retry first.

@@ -55,6 +55,8 @@ public final class QuicConnection {
     /// A close the application asked for, written after the packets ngtcp2 still owes.
     var pendingClose: (code: UInt64, reason: [UInt8])?
     var routingIDs: Set<ConnectionID> = []
+    /// Packets with STREAM frames declared lost, of streams already closed.
+    var lostPacketsOfClosedStreams = 0
     var stash: (bytes: [UInt8], local: SocketAddress, remote: SocketAddress)?
     /// The last `writeBatch` ended with nothing left to send: the endpoint need not ask again
     /// until something new (input, a timer, the application) makes the connection dirty.

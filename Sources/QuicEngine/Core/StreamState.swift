@@ -26,6 +26,9 @@ final class StreamState {
     var writeClosed = false
     var wantsWritable = false
     var inSendQueue = false
+    /// ngtcp2's count of this stream's lost packets when one side last finished: ngtcp2 forgets
+    /// it when the stream closes, before telling us.
+    var lostPackets = 0
 
     init(id: QuicStreamID) { self.id = id }
 

@@ -126,6 +126,8 @@ extension ChatServerApp {
         page.counter("qchat_metrics_timeouts_total", "Scrape connections closed when their time was up.", served.timeouts)
         page.counter("qchat_metrics_abandoned_total", "Scrape connections that ended before a whole request.", served.abandoned)
         page.counter("qchat_metrics_pages_built_total", "Pages built (the others came from the cache).", served.pagesBuilt)
+        page.counter("qchat_metrics_accept_errors_total", "Scrape connections the kernel could not hand over (out of descriptors).",
+                     served.acceptErrors)
         page.gauge("qchat_metrics_connections", "Scrape connections open.", endpoint.openConnections)
     }
 

@@ -10,6 +10,7 @@ struct MessageTypeCounts {
     /// No `type` this build knows.
     private var other = 0
 
+    @inline(__always)
     mutating func add(_ type: MessageType?) {
         switch type {
         case .join?: join &+= 1

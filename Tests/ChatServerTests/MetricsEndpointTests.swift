@@ -104,6 +104,31 @@ struct MetricsEndpointTests {
         #expect(ScrapedMetrics(served?.body ?? "")[#"qchat_metrics_answers_total{code="503"}"#].map { $0 >= 1 } == true)
     }
 
+    /// Out of file descriptors (a limit of 32), accepting fails and pauses instead of spinning; the chat goes on, and once the scrapers are gone, scrapes are served again.
+    @Test func runningOutOfDescriptorsPausesAccepting() async throws {
+        let server = try ChatServerProcess(exactly: ["--nofile=32", BuildPaths.product("chat-server"),
+                                                     "--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
+                                                     "--metrics", "127.0.0.1:0", "--metrics-cache", "0"], executable: "/usr/bin/prlimit")
+        defer { server.stop() }
+        let port = try #require(server.metricsPort)
+        var holders = try (0..<40).map { _ in try HTTPProbe(port: port) }
+        let joined = try await onDedicatedThread { () -> Bool in
+            let world = try ChatTestWorld(port: server.port)
+            let alice = try world.connectAndJoin("alice")
+            return world.joined(alice)
+        }
+        #expect(joined)
+        holders.removeAll()
+        var served: HTTPProbe.Answer?
+        for _ in 0..<100 {
+            served = try? HTTPProbe.get(port: port)
+            if served?.status == 200 { break }
+            usleep(50_000)
+        }
+        #expect(served?.status == 200)
+        #expect(ScrapedMetrics(served?.body ?? "")["qchat_metrics_accept_errors_total"].map { $0 >= 1 } == true, "\(served?.body.count ?? 0)")
+    }
+
     /// Random bytes, NULs, endless headers and resets from 300 connections get 400s, 431s or a close, and leave the endpoint and the chat serving.
     @Test func garbageLeavesItServing() async throws {
         let (server, port) = try Self.server(["--metrics-timeout", "2"])

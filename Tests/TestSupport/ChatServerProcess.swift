@@ -13,9 +13,10 @@ public final class ChatServerProcess: Sendable {
                                 "--log-level", "debug"] + extra)
     }
 
-    /// With these arguments only (a configuration file may give the rest).
-    public init(exactly arguments: [String]) throws {
-        process = try ChildProcess(BuildPaths.product("chat-server"), arguments)
+    /// With these arguments only (a configuration file may give the rest); `executable` may be a
+    /// program that runs chat-server (prlimit, say).
+    public init(exactly arguments: [String], executable: String = BuildPaths.product("chat-server")) throws {
+        process = try ChildProcess(executable, arguments)
         guard let line = process.waitForLine(timeout: 20, where: { $0.contains(" listening ") }),
               let address = line.split(separator: " ").first(where: { $0.hasPrefix("address=") }),
               let port = UInt16(address.split(separator: ":").last ?? "") else {

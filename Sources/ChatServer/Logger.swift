@@ -1,4 +1,5 @@
 import CLIOptions
+import ChatProtocol
 import ChatServerCore
 import Glibc
 
@@ -31,9 +32,9 @@ struct Logger {
             for (key, value) in sorted { line += " \(key)=\(Logger.quoted(value))" }
             return line
         case .json:
-            var line = "{\"time\":\(Logger.jsonString(time)),\"level\":\(Logger.jsonString(level.name)),\"event\":\(Logger.jsonString(event))"
+            var line = "{\"time\":\(JSONString.quoted(time)),\"level\":\(JSONString.quoted(level.name)),\"event\":\(JSONString.quoted(event))"
             for (key, value) in sorted where key != "time" && key != "level" && key != "event" {
-                line += ",\(Logger.jsonString(key)):\(Logger.jsonString(value))"
+                line += ",\(JSONString.quoted(key)):\(JSONString.quoted(value))"
             }
             return line + "}"
         }
@@ -69,25 +70,6 @@ struct Logger {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
             case _ where scalar.value < 32 || scalar.value == 127: escaped += "\\u{\(String(scalar.value, radix: 16))}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters escaped (DEL too, so a
-    /// terminal showing the log is never driven by it).
-    static func jsonString(_ value: String) -> String {
-        var escaped = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 32 || scalar.value == 127 || (0x80..<0xA0).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: escaped.unicodeScalars.append(scalar)
             }
         }

@@ -21,14 +21,12 @@ public struct MetricsPage {
 
     /// A counter of one value.
     public mutating func counter(_ name: String, _ help: String, _ value: Int) {
-        header(name, help, "counter")
-        sample(name, [], value)
+        family(name, help, "counter", [MetricSample([:], value)])
     }
 
     /// A counter with one sample per label set.
     public mutating func counter(_ name: String, _ help: String, _ samples: [MetricSample]) {
-        header(name, help, "counter")
-        for sample in samples { self.sample(name, sample.labels, sample.value) }
+        family(name, help, "counter", samples)
     }
 
     /// A counter of seconds (CPU time).
@@ -38,8 +36,7 @@ public struct MetricsPage {
     }
 
     public mutating func gauge(_ name: String, _ help: String, _ value: Int) {
-        header(name, help, "gauge")
-        sample(name, [], value)
+        family(name, help, "gauge", [MetricSample([:], value)])
     }
 
     public mutating func gauge(_ name: String, _ help: String, _ value: Double) {
@@ -48,7 +45,11 @@ public struct MetricsPage {
     }
 
     public mutating func gauge(_ name: String, _ help: String, _ samples: [MetricSample]) {
-        header(name, help, "gauge")
+        family(name, help, "gauge", samples)
+    }
+
+    private mutating func family(_ name: String, _ help: String, _ type: String, _ samples: [MetricSample]) {
+        header(name, help, type)
         for sample in samples { self.sample(name, sample.labels, sample.value) }
     }
 
@@ -140,33 +141,5 @@ public struct MetricsPage {
         if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-}
-
-/// One sample of a counter or gauge family: its labels, in order, and its value.
-public struct MetricSample {
-    public let labels: MetricsPage.Labels
-    public let value: Int
-
-    public init(_ labels: KeyValuePairs<String, String>, _ value: Int) {
-        self.labels = labels.map { (name: $0.key, value: $0.value) }
-        self.value = value
-    }
-}
-
-/// One labelled series of a histogram family.
-public struct HistogramSeries {
-    public let labels: MetricsPage.Labels
-    public let histogram: PrometheusHistogram
-
-    public init(_ labels: KeyValuePairs<String, String>, _ histogram: PrometheusHistogram) {
-        self.labels = labels.map { (name: $0.key, value: $0.value) }
-        self.histogram = histogram
-    }
-
-    /// The one series of a family without labels.
-    public init(_ histogram: PrometheusHistogram) {
-        labels = []
-        self.histogram = histogram
     }
 }

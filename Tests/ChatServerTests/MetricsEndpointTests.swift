@@ -86,20 +86,9 @@ struct MetricsEndpointTests {
         defer { server.stop() }
         var holders = try (0..<3).map { _ in try HTTPProbe(port: port) }
         // The server has accepted the three when it answers a fourth with 503.
-        var refused: HTTPProbe.Answer?
-        for _ in 0..<50 {
-            refused = try HTTPProbe.get(port: port)
-            if refused?.status == 503 { break }
-            usleep(20_000)
-        }
-        #expect(refused?.status == 503)
+        #expect(HTTPProbe.get(port: port, until: 503)?.status == 503)
         holders.removeAll()
-        var served: HTTPProbe.Answer?
-        for _ in 0..<100 {
-            served = try HTTPProbe.get(port: port)
-            if served?.status == 200 { break }
-            usleep(20_000)
-        }
+        let served = HTTPProbe.get(port: port, until: 200)
         #expect(served?.status == 200)
         #expect(ScrapedMetrics(served?.body ?? "")[#"qchat_metrics_answers_total{code="503"}"#].map { $0 >= 1 } == true)
     }
@@ -119,12 +108,7 @@ struct MetricsEndpointTests {
         }
         #expect(joined)
         holders.removeAll()
-        var served: HTTPProbe.Answer?
-        for _ in 0..<100 {
-            served = try? HTTPProbe.get(port: port)
-            if served?.status == 200 { break }
-            usleep(50_000)
-        }
+        let served = HTTPProbe.get(port: port, until: 200)
         #expect(served?.status == 200)
         #expect(ScrapedMetrics(served?.body ?? "")["qchat_metrics_accept_errors_total"].map { $0 >= 1 } == true, "\(served?.body.count ?? 0)")
     }

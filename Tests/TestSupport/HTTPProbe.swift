@@ -21,10 +21,7 @@ public final class HTTPProbe {
     public init(port: UInt16) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = UDPProbe.loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -111,6 +108,19 @@ public final class HTTPProbe {
         guard let answer = parse(bytes) else {
             throw Failure(description: "not an HTTP answer: \(String(decoding: bytes.prefix(200), as: UTF8.self).debugDescription)")
         }
+        return answer
+    }
+
+    /// Scrapes every 20 ms until the answer has `status` (what the server does next depends on
+    /// connections it has yet to notice); the last answer otherwise.
+    public static func get(port: UInt16, until status: Int, timeout: TimeInterval = 5) -> Answer? {
+        let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
+        var answer: Answer?
+        repeat {
+            answer = try? get(port: port)
+            if answer?.status == status { return answer }
+            usleep(20_000)
+        } while Date() < deadline
         return answer
     }
 

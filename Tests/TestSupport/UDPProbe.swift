@@ -36,7 +36,7 @@ public final class UDPProbe {
         }
     }
 
-    private static func loopback(port: UInt16) -> sockaddr_in {
+    static func loopback(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -369,12 +369,15 @@ public final class QuicEndpoint {
         }
     }
 
+    /// Follows the connection's deadline wherever it moves. One that moved later (an ACK
+    /// stopped the loss timer: the usual case after every delivery) is pushed anew too, so the
+    /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
+    /// timer that no longer exists.
     private func reschedule(_ connection: QuicConnection) {
         let deadline = connection.nextDeadline
-        if deadline < connection.scheduledDeadline {
-            connection.scheduledDeadline = deadline
-            timers.push(.init(deadline: deadline, connection: connection.id))
-        }
+        guard deadline != connection.scheduledDeadline else { return }
+        connection.scheduledDeadline = deadline
+        if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }
     }
 
     func remove(_ connection: QuicConnection) {

@@ -153,7 +153,8 @@ final class ChatServerApp {
                 "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
                 "accepted": seen.connectionsAccepted,
                 "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
-                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed]
+                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
+                "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes]
     }
 
     // MARK: Shutdown

@@ -67,6 +67,11 @@ public final class QuicEndpoint {
     }
 
     public var connectionCount: Int { connections.count }
+
+    /// Bytes ngtcp2 holds for all connections now, for the memory figures (O(connections)).
+    public var ngtcp2Bytes: Int {
+        connections.values.reduce(0) { total, connection in total + (connection.memory.map { Int(cquic_conn_memory_bytes($0)) } ?? 0) }
+    }
     /// Server connections accepted whose handshake has not completed yet.
     public internal(set) var handshakesInProgress = 0
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
@@ -312,6 +317,7 @@ public final class QuicEndpoint {
         connection.resumedSession = connection.tls?.isResumed ?? false
         guard connection.isServer else { return }
         if connection.resumedSession { statistics.handshakesResumed += 1 } else { statistics.handshakesFull += 1 }
+        connection.releaseTLSAfterHandshake()
     }
 
     private func handshakeEnded(_ connection: QuicConnection) {

@@ -45,7 +45,7 @@ public final class QuicConnection {
     public internal(set) var negotiatedALPN: String?
     public internal(set) var peerCertificateSubject: String?
 
-    var streams: [QuicStreamID: StreamState] = [:]
+    var streams = StreamTable()
     var sendQueue: [QuicStreamID] = []
     var datagramQueue = FIFOQueue<[UInt8]>()
     var closingPacket: [UInt8] = []

@@ -19,6 +19,7 @@ final class ChatServerApp {
     var shuttingDown = false
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
     var converted: [ObjectIdentifier: OutboundBytes] = [:]
+    var lastConverted: (payload: SharedPayload, bytes: OutboundBytes)?
     /// Clients closed as slow consumers during the batch of actions being performed; they
     /// depart (stored `left`, `offline`) once the batch is done.
     var slowConsumersToDepart: [UInt64] = []
@@ -165,7 +166,8 @@ final class ChatServerApp {
                 "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
                 "accepted": seen.connectionsAccepted,
                 "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
-                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed]
+                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
+                "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes]
     }
 
     // MARK: Shutdown

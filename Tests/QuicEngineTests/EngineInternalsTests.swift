@@ -1,3 +1,4 @@
+import QuicSimulation
 import Testing
 
 @testable import QuicEngine
@@ -34,5 +35,24 @@ import Testing
         #expect(Set(big).count == 256)
         let ids = (0..<1_000).map { _ in ConnectionID.random(length: 18, from: random) }
         #expect(Set(ids).count == 1_000 && ids.allSatisfy { $0.length == 18 })
+    }
+
+    /// A server frees its TLS session once the application has heard of the handshake (what it
+    /// may ask was copied out); the client keeps its own, which still takes the session ticket.
+    @Test func serverFreesItsTLSSessionAfterTheHandshake() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        let server = try #require(pair.serverConnections.first)
+        #expect(server.tls == nil)
+        #expect(server.negotiatedALPN == EngineFixtures.alpn)
+        #expect(pair.connection.tls != nil)
+        #expect(pair.run(for: .seconds(2), until: { pair.connection.sessionTicket != nil }))
+        // The connection keeps working: an echo round trip.
+        let stream = try pair.connection.openStream()
+        try pair.connection.write(Array("after".utf8), to: stream)
+        var echoed = 0
+        #expect(pair.run(for: .seconds(5), until: { echoed == 5 }, client: { _, event in
+            if case .streamData(stream, let bytes, _) = event { echoed += bytes.count }
+        }))
     }
 }

@@ -17,7 +17,13 @@ extension QuicConnection {
             callbacks.client_initial = ngtcp2_crypto_client_initial_cb
             callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb
         }
-        callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
+        // A server frees its TLS session once the handshake is done (``releaseTLSAfterHandshake``):
+        // a client has no TLS message to send after it in QUIC (RFC 9001 section 4.1.3), so
+        // CRYPTO data arriving then is refused instead of handed to a session that is gone.
+        callbacks.recv_crypto_data = { raw, level, offset, data, length, userData in
+            guard QuicConnection.from(userData).tls != nil else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            return ngtcp2_crypto_recv_crypto_data_cb(raw, level, offset, data, length, userData)
+        }
         callbacks.encrypt = ngtcp2_crypto_encrypt_cb
         callbacks.decrypt = ngtcp2_crypto_decrypt_cb
         callbacks.hp_mask = ngtcp2_crypto_hp_mask_cb

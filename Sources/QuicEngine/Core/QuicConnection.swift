@@ -45,7 +45,7 @@ public final class QuicConnection {
     public internal(set) var negotiatedALPN: String?
     public internal(set) var peerCertificateSubject: String?
 
-    var streams: [QuicStreamID: StreamState] = [:]
+    var streams = StreamTable()
     var sendQueue: [QuicStreamID] = []
     var datagramQueue = FIFOQueue<[UInt8]>()
     var closingPacket: [UInt8] = []
@@ -94,6 +94,17 @@ public final class QuicConnection {
     deinit {
         release()
         connectionRef.deallocate()
+    }
+
+    /// A server's TLS session is of no use once its handshake is done and its session ticket is
+    /// out (both happen before the application hears of the handshake): QUIC carries no further
+    /// TLS message from the client, packet protection and key updates are ngtcp2's. Freeing it
+    /// then is the memory of a GnuTLS session less per idle connection. What the application
+    /// may ask about the handshake was copied out when it completed.
+    func releaseTLSAfterHandshake() {
+        guard isServer, let raw, tls != nil else { return }
+        ngtcp2_conn_set_tls_native_handle(raw, nil)
+        tls = nil
     }
 
     /// Frees the C state as soon as the endpoint forgets the connection, not when the last

@@ -71,6 +71,11 @@ public final class QuicEndpoint {
     }
 
     public var connectionCount: Int { connections.count }
+
+    /// Bytes ngtcp2 holds for all connections now, for the memory figures (O(connections)).
+    public var ngtcp2Bytes: Int {
+        connections.values.reduce(0) { total, connection in total + (connection.memory.map { Int(cquic_conn_memory_bytes($0)) } ?? 0) }
+    }
     /// Server connections accepted whose handshake has not completed yet.
     public internal(set) var handshakesInProgress = 0
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
@@ -329,6 +334,7 @@ public final class QuicEndpoint {
         connection.resumedSession = connection.tls?.isResumed ?? false
         guard connection.isServer else { return }
         if connection.resumedSession { statistics.handshakesResumed += 1 } else { statistics.handshakesFull += 1 }
+        connection.releaseTLSAfterHandshake()
     }
 
     private func handshakeEnded(_ connection: QuicConnection) {
@@ -386,12 +392,15 @@ public final class QuicEndpoint {
         }
     }
 
+    /// Follows the connection's deadline wherever it moves. One that moved later (an ACK
+    /// stopped the loss timer: the usual case after every delivery) is pushed anew too, so the
+    /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
+    /// timer that no longer exists.
     private func reschedule(_ connection: QuicConnection) {
         let deadline = connection.nextDeadline
-        if deadline < connection.scheduledDeadline {
-            connection.scheduledDeadline = deadline
-            timers.push(.init(deadline: deadline, connection: connection.id))
-        }
+        guard deadline != connection.scheduledDeadline else { return }
+        connection.scheduledDeadline = deadline
+        if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }
     }
 
     func remove(_ connection: QuicConnection) {

@@ -12,7 +12,8 @@ public final class QuicDriver {
     private let loop: EventLoop
     private var sockets: [SocketAddress: UDPSocket] = [:]
     private var primary: UDPSocket?
-    private let sendSlots = 32
+    // One sendmmsg for a broadcast to a room of up to this many members (each its own datagram).
+    private let sendSlots = 64
     private let slotSize = 65536
     private let maxSegments = 40
     private let sendBuffer: UnsafeMutableRawPointer
@@ -129,7 +130,9 @@ public final class QuicDriver {
             let slot = UnsafeMutableRawBufferPointer(start: sendBuffer + count * slotSize, count: slotSize)
             let useGSO = primary?.gsoEnabled ?? false
             guard let batch = endpoint.pollTransmit(into: slot, maxSegments: useGSO ? maxSegments : 1, now: now) else { break }
-            guard let socket = sockets[batch.source] ?? primary else { continue }
+            // Nearly every batch leaves from the one socket a server binds: no lookup for it.
+            guard let socket = primary.flatMap({ $0.localAddress == batch.source ? $0 : nil }) ?? sockets[batch.source] ?? primary
+            else { continue }
             if let current = pendingSocket, current !== socket {
                 // One sendmmsg per socket: this batch waits in the stash of a new round.
                 prepare(index: count, batch: batch, slot: slot)

@@ -35,7 +35,7 @@ extension QuicConnection {
     var lostStreamPackets: Int {
         guard let raw else { return lostPacketsOfClosedStreams }
         var lost = lostPacketsOfClosedStreams
-        for stream in streams.keys { lost += ngtcp2_conn_get_stream_loss_count(raw, stream) }
+        for stream in streams.ids { lost += ngtcp2_conn_get_stream_loss_count(raw, stream) }
         return lost
     }
 

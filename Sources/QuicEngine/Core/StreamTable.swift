@@ -26,4 +26,7 @@ struct StreamTable {
     mutating func removeAll() { streams.removeAll() }
 
     var count: Int { streams.count }
+
+    /// Every open stream's id, for figures read on demand (not on the path of a packet).
+    var ids: [QuicStreamID] { streams.map(\.id) }
 }

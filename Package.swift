@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "ChatProtocol", swiftSettings: hotPath),
         // SQLite from Debian, for history that survives a restart.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // argon2id from Debian, for password hashes (issue 13), and the Swift side of it.
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
+        .target(name: "PasswordHashing", dependencies: ["CArgon2"]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"], swiftSettings: hotPath),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
@@ -48,7 +51,8 @@ let package = Package(
         .executableTarget(name: "UDPImpair", dependencies: ["Impairment"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions"], swiftSettings: hotPath),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing"],
+                          swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
@@ -64,6 +68,7 @@ let package = Package(
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
+        .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),
     ],

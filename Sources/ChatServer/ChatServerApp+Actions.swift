@@ -20,6 +20,8 @@ extension ChatServerApp {
                 link.closedByServer = true
                 closeAfterReplies(link, code: code, reason: reason, deadline: .now() + ChatServerApp.closeGrace)
                 logger.log(.info, "closing", ["client": "\(client)", "code": code.name, "reason": reason])
+            case .password(let task):
+                passwordWorkers.run(task)
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
             }

@@ -18,15 +18,20 @@ final class ChatServerApp {
     /// Clients closed as slow consumers during the batch of actions being performed; they
     /// depart (stored `left`, `offline`) once the batch is done.
     var slowConsumersToDepart: [UInt64] = []
+    /// Password hashes and checks, off the loop (PROTOCOL.md section 7).
+    var passwordWorkers: PasswordWorkers!
 
     init(options: ServerOptions) throws {
         self.options = options
         logger = Logger(threshold: options.logLevel)
         let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
-        state = try ChatServerState(configuration: options.core, history: history)
+        let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
+        state = try ChatServerState(configuration: options.core, history: history, accounts: accounts)
         var tls = QuicTLSConfiguration(certificateChainPath: options.certificate, privateKeyPath: options.key,
                                        alpn: ["qchat/1", "chat"])
         tls.trustedCAPath = options.clientCA
+        // A client certificate is an identity (PROTOCOL.md section 7): asked for in every handshake.
+        tls.requestClientCertificate = true
         var connection = QuicConfiguration(tls: tls)
         connection.idleTimeout = .seconds(30)
         // A client on a very lossy link can need more than 10 s for its handshake (Initials back
@@ -48,13 +53,18 @@ final class ChatServerApp {
         }
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
+        passwordWorkers = PasswordWorkers(loop: loop, threads: options.passwordWorkers) { [unowned self] result in
+            perform(state.passwordTaskFinished(result.ticket, result.outcome, now: unixMilliseconds()))
+        }
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] signal in shutdown(signal: signal) }
         OperatorConsole.attach(to: self)
         logger.log(.info, "listening", ["address": "\(bound)", "alpn": "qchat/1,chat",
                                         "history": options.databasePath ?? "memory",
                                         "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
                                         "per_address": "\(options.maxPerAddress)",
-                                        "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ",")])
+                                        "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ","),
+                                        "operators": options.core.operators.sorted().joined(separator: ","),
+                                        "accounts_only": options.core.accountsOnly ? "yes" : "no"])
     }
 
     func run() { loop.run() }
@@ -76,8 +86,9 @@ final class ChatServerApp {
                 connection.close(applicationCode: CloseCode.shutdown.rawValue, reason: "server shutting down")
                 return
             }
-            perform(state.connected(connection.id, legacy: alpn == "chat",
-                                    datagrams: connection.maxDatagramPayloadSize != nil, now: now))
+            perform(state.connected(connection.id, legacy: alpn == "chat", datagrams: connection.maxDatagramPayloadSize != nil,
+                                    address: connection.remoteAddress.clientKey.host,
+                                    certificate: connection.peerCertificateFingerprint, now: now))
         case .streamOpened(let stream):
             if stream != ClientLink.chatStream && stream != ClientLink.presenceStream {
                 // Version 1 assigns no further streams (PROTOCOL.md section 2).

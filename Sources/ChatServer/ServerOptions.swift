@@ -1,4 +1,5 @@
 import CLIOptions
+import ChatProtocol
 import ChatServerCore
 import QuicEngine
 
@@ -29,9 +30,15 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
+          --operator NAME      make the account NAME a server operator (repeatable)
+          --accounts-only      only logged-in connections get a hello (guests: error account-required)
+          --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
+                               beyond it register and login get rate-limited
+          --password-workers N threads hashing passwords off the event loop (default 1)
           --log-level LEVEL    debug, info, warning or error (default info)
           --help               this text
-        Operator commands on standard input: who | kick NICK [REASON] | stats
+        Operator commands on standard input: who | kick NICK [REASON] | ban [#ROOM] NAME [REASON] |
+          unban [#ROOM] NAME | op #ROOM ACCOUNT | deop #ROOM ACCOUNT | stats
         """
 
     var host = "127.0.0.1"
@@ -48,14 +55,16 @@ struct ServerOptions {
     var retry = false
     var retryAboveHandshakes = 256
     var logLevel = LogLevel.info
+    var passwordWorkers = 1
     var core = ChatServerConfiguration()
 
     init(_ arguments: [String]) throws(UsageError) {
         let options = try Options(arguments,
                                   valued: ["host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
                                            "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "retry-above",
-                                           "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms"],
-                                  flags: ["help", "retry"])
+                                           "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms",
+                                           "operator", "password-queue", "password-workers"],
+                                  flags: ["help", "retry", "accounts-only"])
         if options.flag("help") { throw UsageError(ServerOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
         guard let certificate = options.string("cert"), let key = options.string("key") else {
@@ -82,6 +91,15 @@ struct ServerOptions {
         core.typingPerSecond = try options.double("typing-rate", default: core.typingPerSecond, in: 0.01...1_000_000)
         core.typingBurst = max(core.typingBurst, Int(core.typingPerSecond.rounded(.up)))
         core.serverName = options.string("name", default: core.serverName)
+        for name in options.strings("operator") {
+            guard ChatValidation.isValidAccountName(name) else {
+                throw UsageError("--operator takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
+            }
+            core.operators.insert(name)
+        }
+        core.accountsOnly = options.flag("accounts-only")
+        core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
+        passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 1...64)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")

@@ -1,0 +1,49 @@
+import ChatServerCore
+import Dispatch
+import PasswordHashing
+import QuicEngine
+
+/// Runs the core's password tasks (argon2id, tens of milliseconds each) on a small fixed set of
+/// worker threads, so a hash never stalls the event loop for the other clients, and hands each
+/// outcome back to the loop through its channel. The core bounds how many tasks are outstanding
+/// (`--password-queue`), so the work queued here is bounded too.
+final class PasswordWorkers {
+    struct Result: Sendable {
+        let ticket: UInt64
+        let outcome: PasswordOutcome
+    }
+
+    private let queues: [DispatchQueue]
+    private let results: LoopChannel<Result>
+    private let hasher: Argon2id
+    private var next = 0
+
+    /// `deliver` runs on the loop thread with each result.
+    init(loop: EventLoop, threads: Int, hasher: Argon2id = .standard, deliver: @escaping (Result) -> Void) {
+        // Serial queues, one thread each: `threads` hashes at most run at once, each with its
+        // argon2 memory (19 MiB at the standard parameters).
+        queues = (0..<max(1, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
+        results = loop.makeChannel(deliver)
+        self.hasher = hasher
+    }
+
+    /// Queues a task on the next worker, round robin.
+    func run(_ task: PasswordTask) {
+        let queue = queues[next]
+        next = (next + 1) % queues.count
+        queue.async { [results, hasher] in
+            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+        }
+    }
+
+    private static func outcome(of task: PasswordTask, hasher: Argon2id) -> PasswordOutcome {
+        do {
+            switch task.work {
+            case .hash: return .hashed(try hasher.hash(task.password))
+            case .verify(let storedHash): return .verified(try Argon2id.verify(task.password, against: storedHash))
+            }
+        } catch {
+            return .failed(error.description)
+        }
+    }
+}

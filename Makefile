@@ -7,7 +7,7 @@ DB ?= qchat.db
 FUZZ_SECONDS ?= 60
 RELEASE_BIN := .build/release
 
-.PHONY: deps build build-debug test test-sanitize test-asan test-tsan certs run demo bench fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug test test-sanitize test-asan test-tsan certs run demo bench bench-irc fuzz fuzz-smoke clean interop-venv
 
 deps:
 	@scripts/install-deps.sh
@@ -53,6 +53,12 @@ bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
 	scripts/bench-hol.sh
+	scripts/bench-irc.sh
+
+# chat-server against InspIRCd side by side (installs Debian's inspircd when missing; see
+# docs/PERFORMANCE.md).
+bench-irc: build
+	scripts/bench-irc.sh
 
 # libFuzzer targets (docs/FUZZING.md): each fuzzes FUZZ_SECONDS, the corpus grows in .build/fuzz/corpus.
 fuzz:

@@ -38,61 +38,17 @@ server_pid=""
 trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
 scripts/make-certs.sh "$work/certs" >/dev/null
 C="$work/certs"
-HZ=$(getconf CLK_TCK)
-
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
-udp_port_bound() { awk -v p="$(printf ':%04X' "$1")" '$2 ~ p"$" {found=1} END {exit !found}' /proc/net/udp /proc/net/udp6; }
-# Microseconds of server CPU per unit of work: cpu_us TICKS COUNT
-per_unit_us() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN {if (n > 0) printf "%.1f", t/hz*1e6/n; else print "n/a"}'; }
-# A value from chat-bot's JSON report by its dotted path, e.g. deliveries.latency_ms.p99
-json() {
-    awk -v want="$2" '
-        /": \{$/ { match($0, /"[^"]+"/); path = path (path == "" ? "" : ".") substr($0, RSTART + 1, RLENGTH - 2); next }
-        /^ *\},?$/ { sub(/\.?[^.]*$/, "", path); next }
-        match($0, /"[^"]+": /) {
-            key = substr($0, RSTART + 1, RLENGTH - 4)
-            if ((path == "" ? key : path "." key) == want) { value = substr($0, RSTART + RLENGTH); sub(/,$/, "", value); gsub(/"/, "", value); print value; exit }
-        }' "$1"
-}
+source scripts/bench-lib.sh
 
 # A fresh server for each section, so one section's heap and history do not colour the next.
 start_server() {
     [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
     if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
-    taskset -c 0 "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
-        > "$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 100); do udp_port_bound "$PORT" && return 0; sleep 0.05; done
-    echo "chat-server did not start: $(cat "$work/server.log")" >&2
-    exit 1
+    launch_chat_server
 }
 
-# Runs chat-bot load with the given flags on core 1. Sets: connect_ticks (server CPU while the
-# clients connected), load_ticks (server CPU from then to the end), report (the JSON file),
-# command (what was run, for the table).
-run_load() {
-    command="chat-bot load $*"
-    report="$work/report.json"
-    rm -f "$report"
-    local before middle after
-    before=$(cpu_ticks "$server_pid")
-    taskset -c 1 "$BOT" load --port "$PORT" --ca "$C/ca.pem" --size "$SIZE" --json "$report" "$@" \
-        > "$work/bot.out" 2> "$work/bot.err" &
-    local bot=$!
-    middle=""
-    while kill -0 "$bot" 2>/dev/null; do
-        if [ -z "$middle" ] && grep -q "connected" "$work/bot.err"; then middle=$(cpu_ticks "$server_pid"); fi
-        sleep 0.05
-    done
-    wait "$bot" || true
-    after=$(cpu_ticks "$server_pid")
-    [ -n "$middle" ] || middle=$after
-    connect_ticks=$((middle - before))
-    load_ticks=$((after - middle))
-    if [ ! -s "$report" ]; then echo "chat-bot load failed: $(tail -3 "$work/bot.err")" >&2; exit 1; fi
-}
+# chat-bot load with the given flags on core 1 (run_bot in scripts/bench-lib.sh).
+run_load() { run_bot load "$PORT" "$@"; }
 
 latency() { echo "p50 $(json "$report" "$1.p50") / p99 $(json "$report" "$1.p99") / p99.9 $(json "$report" "$1.p99_9") / max $(json "$report" "$1.max") ms"; }
 losses() { echo "lost $(json "$report" deliveries.lost), dup $(json "$report" deliveries.duplicated), reordered $(json "$report" deliveries.out_of_order), rate-limited $(json "$report" messages.rate_limited)"; }
@@ -135,17 +91,7 @@ run_load --clients "$TYPISTS" --rooms $(( (TYPISTS + 19) / 20 )) --rate 0 --typi
 echo "| $TYPISTS typists | \`$command\` | $(json "$report" typing.sent) sent, $(json "$report" typing.received) of $(json "$report" typing.expected) relayed copies received (ratio $(json "$report" typing.delivery_ratio)); $(latency typing.latency_ms) | $(per_unit_us "$load_ticks" "$(json "$report" typing.received_all)") per relayed typing |"
 
 # --- Idle clients: server RSS with IDLE_LOW and then IDLE_HIGH connected (20 per room).
-measure_idle() {
-    local count=$1
-    taskset -c 1 "$BOT" load --port "$PORT" --ca "$C/ca.pem" --clients "$count" --rooms $(( (count + 19) / 20 )) --rate 0 \
-        --duration 600 --warmup 0 --connect-parallel 100 > "$work/idle.out" 2> "$work/idle.err" &
-    local bot=$!
-    while kill -0 "$bot" 2>/dev/null && ! grep -q "connected" "$work/idle.err"; do sleep 0.1; done
-    sleep 1
-    rss_kb "$server_pid"
-    kill -INT "$bot"; wait "$bot" 2>/dev/null || true
-    sleep 4  # closing periods end
-}
+measure_idle() { measure_idle_rss load "$PORT" "$1" $(( ($1 + 19) / 20 )); }
 start_server
 rss_low=$(measure_idle "$IDLE_LOW")
 rss_high=$(measure_idle "$IDLE_HIGH")

@@ -21,10 +21,11 @@ struct ConnectionOptions {
     var insecure = false
     var handshakeTimeout = 10.0
 
-    init(_ options: Options) throws(UsageError) {
+    /// `defaultPort` is qchat's UDP 4433, or 6697 (IRC over TLS) for `chat-bot irc-load`.
+    init(_ options: Options, defaultPort: Int = 4433) throws(UsageError) {
         handshakeTimeout = try options.double("handshake-timeout", default: handshakeTimeout, in: 1...600)
         host = options.string("host", default: host)
-        port = UInt16(try options.integer("port", default: 4433, in: 1...65535))
+        port = UInt16(try options.integer("port", default: defaultPort, in: 1...65535))
         insecure = options.flag("insecure")
         ca = options.string("ca") ?? (insecure ? nil : "certs/ca.pem")
         if let ca, access(ca, R_OK) != 0 { throw UsageError("cannot read CA file \(ca) (run 'make certs' or pass --ca)") }

@@ -34,7 +34,7 @@ final class FloodBot {
         self.options = options
         loop = try EventLoop()
         pool = try options.connection.makePool(on: loop)
-        end = start + LoadGenerator.duration(options.duration)
+        end = start + LoadRun.duration(options.duration)
         text = String(repeating: "f", count: options.size)
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in finish() }
     }

@@ -5,15 +5,6 @@ import QuicEngine
 /// Opening connections (the first storm, limited to --connect-parallel handshakes in flight),
 /// churn, and connections that end.
 extension LoadGenerator {
-    /// Starts first connections until the in-flight limit or the client count is reached.
-    func connectMore() {
-        while stats.connectsStarted < options.clients,
-              stats.connectsStarted - stats.initialJoined - stats.initialFailed < options.connectParallel {
-            startClient(slot: stats.connectsStarted)
-            stats.connectsStarted += 1
-        }
-    }
-
     func startClient(slot: Int, firstAttempt: QuicTime = .now()) {
         let room = roomName(forSlot: slot)
         let session: ChatSession
@@ -44,24 +35,6 @@ extension LoadGenerator {
         } else {
             stats.churnConnects += 1
         }
-    }
-
-    private func firstConnectionEnded(joined: Bool) {
-        if joined { stats.initialJoined += 1 } else { stats.initialFailed += 1 }
-        connectMore()
-        if stats.initialJoined + stats.initialFailed == options.clients { beginRun() }
-    }
-
-    func connectPhaseTimedOut() {
-        guard phase == .connecting else { return }
-        for client in clients where client.state == .connecting {
-            client.state = .failed
-            client.session.quit()
-            stats.initialFailed += 1
-        }
-        stats.initialFailed += options.clients - stats.connectsStarted
-        stats.connectsStarted = options.clients
-        beginRun()
     }
 
     /// Churn: the next joined client leaves (part, then quit at its own `left`) and a new

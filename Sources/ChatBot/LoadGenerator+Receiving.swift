@@ -37,34 +37,16 @@ extension LoadGenerator {
 
     private func acknowledged(_ message: ChatMessage, by client: LoadClient) {
         guard let id = message.id.flatMap({ Int($0) }), let pending = client.pending.removeValue(forKey: id) else { return }
-        stats.acknowledged += 1
-        guard pending.measured else { return }
-        stats.pendingMeasured -= 1
-        if let seq = message.seq { ledger.recordAcknowledged(room: message.room ?? client.room, seq: seq, sender: client.id) }
+        stats.recordAcknowledged(measured: pending.measured)
+        guard pending.measured, let seq = message.seq else { return }
+        ledger.recordAcknowledged(room: message.room ?? client.room, seq: seq, sender: client.id)
     }
 
     private func delivered(_ message: ChatMessage, to client: LoadClient) {
         guard client.state == .joined || client.state == .leaving, let seq = message.seq,
               let load = LoadMessageText(decoding: message.text) else { return }
-        stats.deliveredAll += 1
-        let intended = QuicTime(nanoseconds: load.intended)
-        let measured = isMeasured(intended)
-        if measured {
-            guard client.seen.insert(seq) else {
-                stats.duplicates += 1
-                return
-            }
-            let latency = (QuicTime.now() - intended).nanoseconds
-            stats.delivered += 1
-            stats.recentDelivered += 1
-            stats.latency.record(latency)
-            stats.recentLatency.record(latency)
-        }
-        if let last = client.lastSeqFromSlot[load.slot], load.seq <= last {
-            if measured { stats.outOfOrder += 1 }
-        } else {
-            client.lastSeqFromSlot[load.slot] = load.seq
-        }
+        stats.recordDelivery(of: load, key: seq, measured: isMeasured(QuicTime(nanoseconds: load.intended)), seen: &client.seen,
+                             lastSeqFromSlot: &client.lastSeqFromSlot, now: .now())
     }
 
     /// A relayed typing indicator is timed against the last one of its kind its sender sent.

@@ -1,22 +1,9 @@
 import ChatProtocol
 import QuicEngine
 
-/// The open-loop pump: whatever is due by now is sent now, each message stamped with its
-/// intended time, however late the pump runs.
+/// Room messages and typing indicators on the open-loop schedule `LoadRun.pump` runs.
 extension LoadGenerator {
-    func pump() {
-        pumpTimer = nil
-        guard phase == .warmup || phase == .measuring else { return }
-        let now = QuicTime.now()
-        while let intended = messages.takeDue(by: now) { sendMessage(intended: intended, now: now) }
-        while let intended = typing.takeDue(by: now) { sendTyping(intended: intended) }
-        while churn.takeDue(by: now) != nil { churnOne() }
-        let next = [messages.nextDue, typing.nextDue, churn.nextDue].compactMap { $0 }.min()
-        if let next { pumpTimer = loop.schedule(at: next) { [unowned self] in pump() } }
-    }
-
-    private func sendMessage(intended: QuicTime, now: QuicTime) {
-        stats.worstSendLag = max(stats.worstSendLag, (now - intended).nanoseconds)
+    func sendRoomMessage(intended: QuicTime) {
         guard let client = nextReady(after: &senderCursor) else {
             stats.skippedNoClient += 1
             return
@@ -28,16 +15,11 @@ extension LoadGenerator {
         client.nextMessageID += 1
         client.pending[id] = LoadClient.Pending(intended: intended, measured: measured)
         client.session.send(.msg(room: client.room, text: text.encoded(size: options.size), id: String(id)))
-        stats.sent += 1
-        stats.recentSent += 1
-        if measured {
-            stats.sentMeasured += 1
-            stats.pendingMeasured += 1
-        }
+        stats.recordSent(measured: measured)
     }
 
     /// Typing alternates start and stop per client, so each indicator can be told from the last.
-    private func sendTyping(intended: QuicTime) {
+    func sendTyping(intended: QuicTime) {
         guard let client = nextReady(after: &typistCursor) else { return }
         client.isTyping.toggle()
         if options.typingOnStream {
@@ -57,11 +39,6 @@ extension LoadGenerator {
 
     /// The next joined client in round-robin order from `cursor`.
     private func nextReady(after cursor: inout Int) -> LoadClient? {
-        for _ in 0..<options.clients {
-            let slot = cursor % options.clients
-            cursor += 1
-            if let client = current[slot], client.state == .joined { return client }
-        }
-        return nil
+        LoadRun.nextReady(in: current, after: &cursor) { $0.state == .joined }
     }
 }

@@ -30,6 +30,38 @@ struct LoadOptions {
         Exit status: 0 when every client connected and nothing was lost, doubled or reordered; else 1.
         """
 
+    /// The text of a PRIVMSG, so that the relayed line (with the sender's `nick!user@host` and the
+    /// channel in front) stays within IRC's 512 bytes.
+    static let maximumIRCSize = 400
+
+    static let ircUsage = """
+        usage: chat-bot irc-load [--clients N] [--rooms R] [--rate MSGS_PER_S] [--size BYTES]
+                                 [--duration S] [--warmup S] [--json FILE] [options]
+          --clients N          IRC connections over TLS over TCP, all on one event loop (default 20)
+          --rooms R            channels #<room-prefix>0..R-1; client i joins channel i mod R (default 1)
+          --rate M             PRIVMSGs a second, all clients together (default 100; 0 sends none)
+          --size BYTES         text bytes per message, at least its ~25-byte header, at most \(maximumIRCSize) (default 100)
+          --duration S         measured seconds (default 10)
+          --warmup S           seconds of load before measuring starts (default 2)
+          --arrivals A         intended send times: uniform (default) or poisson
+          --seed N             seed of the poisson schedule (default 1)
+          --connect-parallel N connections registering at once (default 100)
+          --connect-timeout S  give up connecting the first clients after S seconds (default 60)
+          --drain S            seconds to wait for outstanding deliveries after the run (default 5)
+          --json FILE          also write the report as JSON (the keys of chat-bot load's)
+          --nick-prefix P      nicks are P0, P1, ... (default load)
+          --room-prefix P      channels are #P0, #P1, ... (default load)
+          --host H             server (default 127.0.0.1)
+          --port P             TCP port of its TLS listener (default 6697)
+          --ca FILE            CA that signs the server certificate (default certs/ca.pem)
+          --insecure           skip certificate verification (development only)
+        The same open-loop schedule, latency histogram and report as chat-bot load. Each client
+        registers asking for the IRCv3 capabilities echo-message, message-tags and server-time; the
+        server's echo of a sender's own PRIVMSG is its acknowledgement, counted apart from the
+        deliveries to the other members. The server's flood limits must be off (see scripts/bench-irc.sh).
+        Exit status: 0 when every client connected and nothing was lost, doubled or reordered; else 1.
+        """
+
     var clients = 20
     var rooms = 1
     var rate = 100.0
@@ -49,22 +81,30 @@ struct LoadOptions {
     var connection: ConnectionOptions
     /// Typing on the presence stream instead of datagrams (the head-of-line comparison).
     var typingOnStream = false
+    /// `chat-bot irc-load`'s options (no typing, churn or rate-limited replies to report).
+    var irc = false
 
-    init(_ arguments: [String]) throws(UsageError) {
+    /// The flags both `load` and `irc-load` take.
+    private static let sharedFlags: Set<String> = [
+        "clients", "rooms", "rate", "size", "duration", "warmup", "arrivals", "seed",
+        "connect-parallel", "connect-timeout", "drain", "json", "nick-prefix", "room-prefix", "host", "port", "ca",
+    ]
+
+    /// `irc` parses `chat-bot irc-load`'s flags: no typing, churn or QUIC handshake timeout, the
+    /// TCP port 6697 by default, and text that fits an IRC line.
+    init(_ arguments: [String], irc: Bool = false) throws(UsageError) {
         let options = try Options(
             arguments,
-            valued: ConnectionOptions.valuedFlags.union([
-                "clients", "rooms", "rate", "size", "typing", "duration", "warmup", "churn", "arrivals", "seed",
-                "connect-parallel", "connect-timeout", "drain", "json", "nick-prefix", "room-prefix",
-            ]),
-            flags: ConnectionOptions.switchFlags.union(["help", "typing-on-stream"]))
-        if options.flag("help") { throw UsageError(LoadOptions.usage) }
+            valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(LoadOptions.sharedFlags).union(["typing", "churn"]),
+            flags: ConnectionOptions.switchFlags.union(irc ? ["help"] : ["help", "typing-on-stream"]))
+        if options.flag("help") { throw UsageError(irc ? LoadOptions.ircUsage : LoadOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
+        self.irc = irc
         typingOnStream = options.flag("typing-on-stream")
         clients = try options.integer("clients", default: clients, in: 1...1_000_000)
         rooms = try options.integer("rooms", default: rooms, in: 1...clients)
         rate = try options.double("rate", default: rate, in: 0...10_000_000)
-        size = try options.integer("size", default: size, in: 1...4096)
+        size = try options.integer("size", default: size, in: 1...(irc ? LoadOptions.maximumIRCSize : 4096))
         typingRate = try options.double("typing", default: typingRate, in: 0...10_000_000)
         duration = try options.double("duration", default: duration, in: 0.1...86_400)
         warmup = try options.double("warmup", default: warmup, in: 0...86_400)
@@ -82,6 +122,6 @@ struct LoadOptions {
         jsonPath = options.string("json")
         nickPrefix = options.string("nick-prefix", default: nickPrefix)
         roomPrefix = options.string("room-prefix", default: roomPrefix)
-        connection = try ConnectionOptions(options)
+        connection = try ConnectionOptions(options, defaultPort: irc ? 6697 : 4433)
     }
 }

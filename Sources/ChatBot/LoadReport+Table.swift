@@ -2,17 +2,20 @@
 extension LoadReport {
     func table() -> String {
         let churn = options.churn > 0 ? ", churn \(options.churn)/s" : ""
+        let typing = options.irc ? "" : ", typing \(options.typingRate)/s"
         var lines = [
-            "chat-bot load: \(options.clients) clients in \(options.rooms) room(s), \(options.rate) msg/s (\(options.arrivals.rawValue)), "
-                + "\(options.size) B, typing \(options.typingRate)/s\(churn); \(options.duration) s measured after \(options.warmup) s warm-up",
+            "\(name): \(options.clients) clients in \(options.rooms) room(s), \(options.rate) msg/s (\(options.arrivals.rawValue)), "
+                + "\(options.size) B\(typing)\(churn); \(options.duration) s measured after \(options.warmup) s warm-up",
             "",
             "| figure | value |",
             "|---|---|",
             "| connect (handshake + join) ms p50 / p90 / p99 / p99.9 / max | \(Self.row(connect)) |",
             "| connected | \(joined) of \(options.clients) in \(connectSeconds) s (\(connectFailures) failed, \(connectRetries) retried), \(churnConnects) churn reconnects |",
             "| messages sent (measured / all) | \(sentMeasured) / \(sent), acked \(acknowledged), unacked \(unacknowledgedMeasured) |",
-            "| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |",
         ]
+        if !options.irc {
+            lines.append("| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |")
+        }
         if !errors.isEmpty {
             lines.append("| other errors | \(errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) |")
         }

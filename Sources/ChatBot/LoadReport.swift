@@ -21,6 +21,8 @@ struct LoadReport {
     }
 
     var options: LoadOptions
+    /// The command that ran ("chat-bot load", "chat-bot irc-load").
+    var name: String
     var connect: Distribution
     var connectsStarted: Int
     var joined: Int
@@ -57,14 +59,15 @@ struct LoadReport {
     var typingLatency: Distribution
     var botCPUSeconds: Double
 
-    init(generator: LoadGenerator) {
-        let stats = generator.stats
-        options = generator.options
+    init(run: LoadRun) {
+        let stats = run.stats
+        options = run.options
+        name = run.name
         connect = Distribution(stats.connectTime)
         connectsStarted = stats.connectsStarted
         joined = stats.initialJoined
         connectFailures = stats.initialFailed
-        connectSeconds = LoadReport.seconds((generator.connectsDone ?? .now()) - generator.started)
+        connectSeconds = LoadReport.seconds((run.connectsDone ?? .now()) - run.started)
         churnConnects = stats.churnConnects
         connectRetries = stats.connectRetries
         closedUnexpectedly = stats.closedUnexpectedly
@@ -79,7 +82,7 @@ struct LoadReport {
         worstSendLagMilliseconds = LoadReport.milliseconds(stats.worstSendLag)
         delivered = stats.delivered
         deliveredAll = stats.deliveredAll
-        deliveredPerSecond = (Double(stats.delivered) / generator.options.duration * 10).rounded() / 10
+        deliveredPerSecond = (Double(stats.delivered) / run.options.duration * 10).rounded() / 10
         duplicates = stats.duplicates
         outOfOrder = stats.outOfOrder
         latency = Distribution(stats.latency)
@@ -93,10 +96,9 @@ struct LoadReport {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         botCPUSeconds = (cpu * 100).rounded() / 100
-        var ledger = generator.ledger
+        var ledger = run.ledger
         ledger.prepare()
-        for client in generator.clients {
-            guard let receiver = client.receiver else { continue }
+        for receiver in run.receivers {
             let tally = ledger.tally(receiver)
             expected += tally.expected
             lost += tally.missing

@@ -1,11 +1,12 @@
 import CLIOptions
 import Glibc
 
-// chat-bot: scripted bots (`script`), the load generator (`load`) and a flooder (`flood`), every bot of the process on
+// chat-bot: scripted bots (`script`), the load generators (`load`, and `irc-load` for an IRC server) and a flooder (`flood`), every bot of the process on
 // one event loop. Exit status: 0 done, 1 a failed expectation or load run, 2 bad usage or script.
 let usage = """
     usage: chat-bot script FILE|- [options]     run a bot script (chat-bot script --help)
            chat-bot load [options]              measure the server under load (chat-bot load --help)
+           chat-bot irc-load [options]          the same load against an IRC server over TLS (chat-bot irc-load --help)
            chat-bot flood [options]             one client flooding a room (chat-bot flood --help)
     """
 
@@ -29,6 +30,7 @@ do {
     switch arguments.first {
     case "script": exit(try runScript(Array(arguments.dropFirst())))
     case "load": exit(try LoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()))).run())
+    case "irc-load": exit(try IRCLoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()), irc: true)).run())
     case "flood": exit(try FloodBot(options: try FloodOptions(Array(arguments.dropFirst()))).run())
     case "--help", "-h", "help": throw UsageError(usage)
     default: throw UsageError("expected a command\n" + usage)

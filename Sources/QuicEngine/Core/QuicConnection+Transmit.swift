@@ -138,7 +138,9 @@ extension QuicConnection {
             }
             let stream = applicationData ? nextStreamToSend(skipping: skipped) : nil
             var count = 0
-            var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
+            // MORE keeps the packet open for the next stream's data; with nothing else to add it
+            // would only cost a second call that closes the packet.
+            var flags = sendQueue.count > skipped + 1 || !datagramQueue.isEmpty ? UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE) : 0
             var streamID: Int64 = -1
             if let stream {
                 streamID = stream.id

@@ -198,15 +198,21 @@ public final class QuicEndpoint {
         // Collect first: a connection whose deadline stays due until it writes must not be
         // handled again within this call.
         var due: [QuicConnection] = []
-        while let earliest = timers.earliest, earliest <= self.now.nanoseconds, let entry = timers.popFirst() {
-            let connection = entry.connection
-            guard !connection.isRemoved, entry.deadline == connection.scheduledDeadline else { continue }
+        while let top = timers.first, top.deadline <= self.now.nanoseconds {
+            _ = timers.popFirst()
+            guard let connection = connections[top.connection], top.deadline == connection.scheduledDeadline else { continue }
             connection.scheduledDeadline = .max
             due.append(connection)
         }
         for connection in due {
-            if connection.nextDeadline <= self.now.nanoseconds { connection.handleExpiry() }
-            afterCall(connection)
+            if connection.nextDeadline <= self.now.nanoseconds {
+                connection.handleExpiry()
+                afterCall(connection)
+            } else {
+                // The deadline this entry was pushed for has moved later (an ACK stopped the
+                // loss timer, say): nothing to do but wait for the new one.
+                reschedule(connection)
+            }
         }
     }
 
@@ -215,7 +221,7 @@ public final class QuicEndpoint {
         // Asked after every input: look at the top, and pop only the stale entries above the
         // first live one.
         while let top = timers.first {
-            if !top.connection.isRemoved && top.deadline == top.connection.scheduledDeadline {
+            if let connection = connections[top.connection], top.deadline == connection.scheduledDeadline {
                 return QuicTime(nanoseconds: top.deadline)
             }
             _ = timers.popFirst()
@@ -355,7 +361,7 @@ public final class QuicEndpoint {
         let deadline = connection.nextDeadline
         if deadline < connection.scheduledDeadline {
             connection.scheduledDeadline = deadline
-            timers.push(.init(deadline: deadline, connection: connection))
+            timers.push(.init(deadline: deadline, connection: connection.id))
         }
     }
 

@@ -1,15 +1,19 @@
 /// A binary min-heap of connection deadlines. Entries are never updated in place: a connection
 /// pushes a new entry only when its deadline moves earlier, and stale entries are recognised when
-/// they surface (their deadline no longer matches the connection's scheduled one).
+/// they surface (their deadline no longer matches the connection's scheduled one, or the
+/// connection is gone).
+///
+/// Entries name their connection by number, not by reference: the heap moves entries on every
+/// push and pop, and plain values move without reference counting.
 struct TimerHeap {
     struct Entry {
         var deadline: UInt64
-        var connection: QuicConnection
+        /// ``QuicConnection/id``.
+        var connection: UInt64
     }
 
     private var entries: [Entry] = []
 
-    var earliest: UInt64? { entries.first?.deadline }
     var first: Entry? { entries.first }
     var count: Int { entries.count }
 
@@ -18,27 +22,30 @@ struct TimerHeap {
         var child = entries.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard entries[child].deadline < entries[parent].deadline else { break }
-            entries.swapAt(child, parent)
+            guard entry.deadline < entries[parent].deadline else { break }
+            entries[child] = entries[parent]
             child = parent
         }
+        entries[child] = entry
     }
 
     mutating func popFirst() -> Entry? {
-        guard !entries.isEmpty else { return nil }
-        entries.swapAt(0, entries.count - 1)
-        let first = entries.removeLast()
+        guard let first = entries.first else { return nil }
+        let last = entries.removeLast()
+        guard !entries.isEmpty else { return first }
+        // Sift the last entry down from the root, moving children up into the hole.
         var parent = 0
+        let count = entries.count
         while true {
             let left = parent * 2 + 1
+            guard left < count else { break }
             let right = left + 1
-            var smallest = parent
-            if left < entries.count && entries[left].deadline < entries[smallest].deadline { smallest = left }
-            if right < entries.count && entries[right].deadline < entries[smallest].deadline { smallest = right }
-            guard smallest != parent else { break }
-            entries.swapAt(parent, smallest)
-            parent = smallest
+            let smaller = right < count && entries[right].deadline < entries[left].deadline ? right : left
+            guard entries[smaller].deadline < last.deadline else { break }
+            entries[parent] = entries[smaller]
+            parent = smaller
         }
+        entries[parent] = last
         return first
     }
 }

@@ -1,7 +1,7 @@
 import QuicEngine
 
 /// The live line on standard error, once a second.
-extension LoadGenerator {
+extension LoadRun {
     func scheduleProgress(at deadline: QuicTime) {
         loop.schedule(at: deadline) { [unowned self] in
             guard phase != .done else { return }
@@ -13,8 +13,7 @@ extension LoadGenerator {
 
     private func progressText() -> String {
         let elapsed = Int((QuicTime.now() - started).seconds.rounded())
-        let joined = clients.count { $0.state == .joined }
-        var parts = ["chat-bot load: \(elapsed)s \(phase.rawValue)", "clients \(joined)/\(options.clients)"]
+        var parts = ["\(name): \(elapsed)s \(phase.rawValue)", "clients \(joinedCount)/\(options.clients)"]
         if phase == .connecting {
             parts.append("connect p99 \(LoadReport.milliseconds(stats.connectTime.percentile(99))) ms")
         } else {
@@ -22,9 +21,7 @@ extension LoadGenerator {
             parts.append("delivered \(stats.recentDelivered)/s")
             parts.append("p99 \(LoadReport.milliseconds(stats.recentLatency.percentile(99))) ms")
             parts.append("dup \(stats.duplicates) reordered \(stats.outOfOrder)")
-            parts.append("rate-limited \(stats.rateLimited)")
-            if options.typingRate > 0 { parts.append("typing \(stats.recentTyping)/s") }
-            if options.churn > 0 { parts.append("churned \(stats.churnStarted)") }
+            parts += progressExtras()
             if stats.closedUnexpectedly > 0 { parts.append("closed \(stats.closedUnexpectedly)") }
         }
         return parts.joined(separator: " | ")

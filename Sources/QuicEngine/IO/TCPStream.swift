@@ -1,0 +1,76 @@
+import Glibc
+
+/// A non-blocking TCP client socket with Nagle's algorithm off (TCP_NODELAY: a chat line goes out
+/// at once instead of waiting for the previous segment's ACK). Watch `descriptor` on an
+/// `EventLoop`: writable once the connect completes (then call `finishConnect`), readable when
+/// bytes or the end of the stream arrived.
+public final class TCPStream {
+    public let descriptor: Int32
+    public let remote: SocketAddress
+    private var isClosed = false
+
+    /// Starts connecting to `remote`; the connect completes (or fails) later, when the socket
+    /// becomes writable.
+    public init(connectingTo remote: SocketAddress) throws {
+        self.remote = remote
+        let family = remote.isIPv6 ? AF_INET6 : AF_INET
+        let descriptor = try systemCall("socket") {
+            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        self.descriptor = descriptor
+        var one: Int32 = 1
+        do {
+            try systemCall("setsockopt TCP_NODELAY") {
+                setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            let result = remote.withSockAddr { address, length in connect(descriptor, address, length) }
+            if result != 0 && errno != EINPROGRESS && errno != EINTR {
+                let code = errno
+                throw QuicError.system(function: "connect \(remote)", errno: code, message: String(cString: strerror(code)))
+            }
+        } catch {
+            Glibc.close(descriptor)
+            isClosed = true
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// After the socket became writable: throws the connect's error (refused, unreachable, ...).
+    public func finishConnect() throws {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        try systemCall("getsockopt SO_ERROR") { getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) }
+        if code != 0 {
+            throw QuicError.system(function: "connect \(remote)", errno: code, message: String(cString: strerror(code)))
+        }
+    }
+
+    /// Reads into `buffer`: the byte count, 0 at the end of the stream, nil when nothing is waiting.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        do {
+            return try systemCall("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+        } catch let error as QuicError where error.isWouldBlock {
+            return nil
+        }
+    }
+
+    /// Writes what the kernel takes of `bytes`: the count, 0 when its buffer is full. Never
+    /// raises SIGPIPE; a closed peer is a thrown EPIPE.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        do {
+            return try systemCall("send") { send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        } catch let error as QuicError where error.isWouldBlock {
+            return 0
+        }
+    }
+
+    /// Closes the socket (the caller unwatches it on its loop first).
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(descriptor)
+    }
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# chat-server against InspIRCd 3 (Debian's `inspircd`: C++, one thread, the IRC server big
+# networks run), side by side in one run: the same cells, the same load schedule and statistics
+# (chat-bot load for chat-server, chat-bot irc-load for InspIRCd: open loop, latency from each
+# message's intended send time, the sender's ack or echo counted apart), TLS 1.3 with ECDSA P-256
+# certificates from one CA on both, history in memory, flood limits out of reach, 200-byte
+# messages. Each server runs on core 0 in turn, a fresh one per cell, the driver on core 1. Server
+# CPU comes from /proc/PID/stat the same way for both: from the moment every client has joined
+# to the end of the drain (warm-up, measured window and drain; not the connects, not the
+# goodbyes), divided by every delivery received in that time. Prints a markdown table: per cell an InspIRCd row and a chat-server row with the
+# ratio of CPU per delivery, then the memory each server takes per idle client.
+# `make bench-irc` runs it (and `make bench`); it installs inspircd with apt when missing.
+#
+# Sizes can be overridden for a quick smoke run, e.g.
+#   CELLS="20/1/50 40/4/100" DURATION=1 WARMUP=0.5 IDLE=40 IDLE_ROOMS=4 scripts/bench-irc.sh
+# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CELLS=${CELLS:-"50/1/20 50/1/200 50/1/1000 200/10/1000 500/10/200 1000/50/1000"}
+DURATION=${DURATION:-10}                   # measured seconds of each cell
+WARMUP=${WARMUP:-3}
+DRAIN=${DRAIN:-5}                          # at most this long for outstanding deliveries after each cell
+SIZE=${SIZE:-200}                          # message text bytes
+IDLE=${IDLE:-1000}                         # idle clients for the memory row...
+IDLE_ROOMS=${IDLE_ROOMS:-10}               # ...in this many rooms
+IRC_PORT=${IRC_PORT:-6697}                 # InspIRCd's TLS port (the next free one from here)
+PORT=${BENCH_PORT:-4491}                   # chat-server's UDP port
+SERVER=.build/release/chat-server
+BOT=.build/release/chat-bot
+
+# --- InspIRCd from Debian, installed once (it is root here, as on CI and the development machines).
+if ! dpkg-query -W -f='${Status}' inspircd 2>/dev/null | grep -q "install ok installed"; then
+    echo "installing inspircd..." >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends inspircd >/dev/null
+fi
+INSPIRCD=/usr/sbin/inspircd
+# InspIRCd refuses to run as root unless told it may.
+ROOT_FLAG=()
+[ "$(id -u)" -ne 0 ] || ROOT_FLAG=(--runasroot)
+
+echo "building (release)..." >&2
+swift build -c release -j 2 --product chat-server >&2
+swift build -c release -j 2 --product chat-bot >&2
+
+work=$(mktemp -d)
+server_pid=""
+stop_server() {
+    [ -n "$server_pid" ] || return 0
+    kill "$server_pid" 2>/dev/null || true
+    # InspIRCd with GnuTLS loaded may crash on SIGTERM (status 139) once its clients are gone:
+    # nothing is measured then, so its status is not checked.
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+# No core files from that crash in the working tree.
+ulimit -c 0
+scripts/make-certs.sh "$work/certs" >/dev/null
+C="$work/certs"
+source scripts/bench-lib.sh
+
+while tcp_port_listening "$IRC_PORT"; do IRC_PORT=$((IRC_PORT + 1)); done
+if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+
+# A fresh InspIRCd, not daemonised, on core 0, with its config, pid file and log in its own folder.
+start_inspircd() {
+    stop_server
+    local dir="$work/inspircd"
+    rm -rf "$dir"
+    scripts/inspircd-config.sh "$dir" "$IRC_PORT" "$C/server.pem" "$C/server.key"
+    taskset -c 0 "$INSPIRCD" --nofork "${ROOT_FLAG[@]}" --config="$dir/inspircd.conf" > "$dir/out.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 200); do tcp_port_listening "$IRC_PORT" && return 0; sleep 0.05; done
+    echo "inspircd did not start: $(tail -5 "$dir/out.log")" >&2
+    exit 1
+}
+
+# A fresh chat-server on core 0 with scripts/bench-chat.sh's flags (launch_chat_server in
+# scripts/bench-lib.sh).
+start_chat_server() {
+    stop_server
+    launch_chat_server
+}
+
+# One cell against one server: sets the row's figures (rate, CPU per delivery, the share of its
+# core the server used, latency, lost, driver CPU) and whether the driver's run passed.
+run_cell() {
+    local kind=$1 clients=$2 rooms=$3 rate=$4
+    local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN")
+    if [ "$kind" = irc ]; then
+        start_inspircd
+        # InspIRCd welcomes new clients on a once-a-second tick: all register at once, before
+        # anything is measured.
+        run_bot irc-load "$IRC_PORT" "${flags[@]}" --connect-parallel "$clients" --connect-timeout 120
+        tls=$(grep -o "TLS (.*" "$work/bot.err" | head -1 | cut -c5- || true)
+    else
+        start_chat_server
+        run_bot load "$PORT" "${flags[@]}"
+    fi
+    stop_server
+    cpu=$(per_unit_us "$load_ticks" "$(json "$report" deliveries.received_all)")
+    figures="$(json "$report" deliveries.per_second) | $cpu | $load_busy% | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) / $(json "$report" deliveries.latency_ms.p99_9) | $(json "$report" deliveries.lost) | $(json "$report" bot_cpu_seconds)"
+    passed=$(json "$report" ok)
+}
+
+declare -A irc_row irc_cpu chat_row chat_cpu
+tls=""
+for cell in $CELLS; do
+    IFS=/ read -r clients rooms rate <<< "$cell"
+    echo "InspIRCd: $clients clients in $rooms rooms, $rate msgs/s..." >&2
+    run_cell irc "$clients" "$rooms" "$rate"
+    irc_row[$cell]="$figures"; irc_cpu[$cell]=$cpu
+    [ "$passed" = true ] || irc_row[$cell]+=" (FAILED: $(grep -o 'result.*' "$work/bot.out" || true))"
+done
+for cell in $CELLS; do
+    IFS=/ read -r clients rooms rate <<< "$cell"
+    echo "chat-server: $clients clients in $rooms rooms, $rate msgs/s..." >&2
+    run_cell qchat "$clients" "$rooms" "$rate"
+    chat_row[$cell]="$figures"; chat_cpu[$cell]=$cpu
+    [ "$passed" = true ] || chat_row[$cell]+=" (FAILED)"
+done
+
+# Memory: RSS per idle client, from a fresh server's RSS to its RSS with IDLE clients connected.
+echo "idle clients..." >&2
+start_inspircd
+irc_base=$(rss_kb "$server_pid")
+irc_idle=$(measure_idle_rss irc-load "$IRC_PORT" "$IDLE" "$IDLE_ROOMS" --connect-parallel "$IDLE" --connect-timeout 120)
+start_chat_server
+chat_base=$(rss_kb "$server_pid")
+chat_idle=$(measure_idle_rss load "$PORT" "$IDLE" "$IDLE_ROOMS")
+stop_server
+per_idle() { awk -v a="$1" -v b="$2" -v n="$IDLE" 'BEGIN {printf "%.1f KiB (%.1f KB)", (b - a) / n, (b - a) * 1.024 / n}'; }
+
+ratio() { awk -v q="$1" -v i="$2" 'BEGIN {if (i > 0 && q > 0) printf "%.2f", q / i; else print "n/a"}'; }
+echo "## chat-server against InspIRCd ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo))"
+echo
+echo "$(dpkg-query -W -f='InspIRCd ${Version}' inspircd) (ssl_gnutls, scripts/inspircd-config.sh) driven by chat-bot irc-load; chat-server (release) by"
+echo "chat-bot load. Each server alone on core 0, a fresh one per cell, the driver on core 1; ${SIZE}-byte messages,"
+echo "open-loop uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. InspIRCd's TLS: ${tls:-unknown}; chat-server:"
+echo "QUIC with TLS 1.3, AES-128-GCM, the same ECDSA P-256 certificate. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from"
+echo "the moment every client has joined to the end of the drain, divided by every delivery received in that time."
+echo
+echo "| cell (clients/rooms, msgs/s) | server | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 / p99.9 | lost | driver CPU s | CPU per delivery, chat-server / InspIRCd |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for cell in $CELLS; do
+    IFS=/ read -r clients rooms rate <<< "$cell"
+    echo "| $clients/$rooms, $rate | InspIRCd | ${irc_row[$cell]} | |"
+    echo "| $clients/$rooms, $rate | chat-server | ${chat_row[$cell]} | $(ratio "${chat_cpu[$cell]}" "${irc_cpu[$cell]}") |"
+done
+echo
+echo "| idle memory ($IDLE idle clients in $IDLE_ROOMS rooms) | RSS fresh | RSS with the clients | per idle client |"
+echo "|---|---|---|---|"
+echo "| InspIRCd (TLS over TCP) | $irc_base KiB | $irc_idle KiB | $(per_idle "$irc_base" "$irc_idle") |"
+echo "| chat-server (QUIC) | $chat_base KiB | $chat_idle KiB | $(per_idle "$chat_base" "$chat_idle") |"

@@ -88,6 +88,7 @@ final class ChatServerApp {
             }
             perform(state.connected(connection.id, legacy: alpn == "chat", datagrams: connection.maxDatagramPayloadSize != nil,
                                     address: connection.remoteAddress.clientKey.host,
+                                    addressIsShared: options.exemptAddresses.contains { $0.contains(connection.remoteAddress) },
                                     certificate: connection.peerCertificateFingerprint, now: now))
         case .streamOpened(let stream):
             if stream != ClientLink.chatStream && stream != ClientLink.presenceStream {

@@ -7,16 +7,18 @@ import ChatProtocol
 extension ChatServerState {
     /// A QUIC connection completed its handshake. `legacy` is ALPN `chat`; `datagrams` is
     /// whether the peer accepts DATAGRAM frames (advertised a non-zero size). `address` is the
-    /// client's address as limits count it (IPv4, or the IPv6 /64), `certificate` the SHA-256
-    /// fingerprint of the client certificate it presented.
-    public func connected(_ client: ClientID, legacy: Bool, datagrams: Bool, address: String = "", certificate: String? = nil,
-                          now: Int64) -> [ServerAction] {
+    /// client's address as limits count it (IPv4, or the IPv6 /64); `addressIsShared` when it is
+    /// exempt from the per-address limits (`--exempt`, loopback by default): many clients share
+    /// it, so neither a guest ban nor the per-address password limit holds it. `certificate` is
+    /// the SHA-256 fingerprint of the client certificate it presented.
+    public func connected(_ client: ClientID, legacy: Bool, datagrams: Bool, address: String = "", addressIsShared: Bool = false,
+                          certificate: String? = nil, now: Int64) -> [ServerAction] {
         guard clients[client] == nil else {
             return [.log(.warning, "connection id reused; ignored", ["client": String(client)])]
         }
         let session = ClientSession(
-            id: client, isLegacy: legacy, acceptsDatagrams: datagrams, address: address, certificate: certificate,
-            configuration: configuration, now: now)
+            id: client, isLegacy: legacy, acceptsDatagrams: datagrams, address: addressIsShared ? "" : address,
+            certificate: certificate, configuration: configuration, now: now)
         clients[client] = session
         var fields = ["datagrams": String(datagrams)]
         if certificate != nil { fields["certificate"] = "yes" }

@@ -9,7 +9,8 @@ final class ClientSession {
     /// The peer accepts DATAGRAM frames; otherwise typing goes on its presence stream.
     let acceptsDatagrams: Bool
     /// The client's address as limits count it (IPv4 address, or IPv6 /64): guest bans and the
-    /// per-address password attempt limit use it.
+    /// per-address password attempt limit use it. Empty for an address many clients share
+    /// (exempt from the per-address limits), which neither holds.
     let address: String
     /// The SHA-256 fingerprint of the client certificate it presented, if any (its identity).
     let certificate: String?

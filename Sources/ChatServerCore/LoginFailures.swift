@@ -17,15 +17,16 @@ struct LoginFailures {
 
     /// Whether a password attempt for `account` (a key; nil for a name that is no account) from
     /// `address` is refused without being checked.
+    /// An empty address is a shared one: only the account counts.
     func isLocked(account: String?, address: String, now: Int64) -> Bool {
         if let account, byAccount[account]?.isFull(now: now) == true { return true }
-        return byAddress[address]?.isFull(now: now) == true
+        return !address.isEmpty && byAddress[address]?.isFull(now: now) == true
     }
 
     /// A wrong password (or a name that is no account) for `account` from `address`.
     mutating func recordFailure(account: String?, address: String, now: Int64) {
         if let account { Self.strike(&byAccount, account, limit: limit, window: windowMilliseconds, keyLimit: keyLimit, now: now) }
-        Self.strike(&byAddress, address, limit: limit, window: windowMilliseconds, keyLimit: keyLimit, now: now)
+        if !address.isEmpty { Self.strike(&byAddress, address, limit: limit, window: windowMilliseconds, keyLimit: keyLimit, now: now) }
     }
 
     /// Tracked keys, for the bound's test.

@@ -13,17 +13,17 @@ extension Harness {
 
     /// Connects a client with an address (default `10.0.0.N`) and, optionally, a certificate.
     @discardableResult
-    func connect(_ client: ClientID, address: String? = nil, certificate: String?) -> Outbox {
+    func connect(_ client: ClientID, address: String? = nil, shared: Bool = false, certificate: String?) -> Outbox {
         Outbox(state.connected(client, legacy: false, datagrams: true, address: address ?? "10.0.0.\(client)",
-                               certificate: certificate, now: now))
+                               addressIsShared: shared, certificate: certificate, now: now))
     }
 
     /// Connects with an address and certificate, says hello (with a password if given) and opens
     /// the presence stream; password work the hello causes is done at once. Returns everything.
     @discardableResult
     func hello(_ client: ClientID, nick: String, room: String = "lobby", password: String? = nil, certificate: String? = nil,
-               address: String? = nil, peer: String? = nil) -> Outbox {
-        connect(client, address: address, certificate: certificate)
+               address: String? = nil, shared: Bool = false, peer: String? = nil) -> Outbox {
+        connect(client, address: address, shared: shared, certificate: certificate)
         let out = send(.join(nick: nick, peer: peer ?? Harness.peer(client), room: room, password: password), from: client)
         let done = finishPasswordWork(out)
         return done + send(.status("online"), from: client, on: .presence)

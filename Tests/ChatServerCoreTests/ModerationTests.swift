@@ -201,6 +201,17 @@ import Testing
         #expect(harness.send(.join(room: "dev"), from: 41).errorCodes(to: 41).isEmpty)
     }
 
+    /// A guest ban from a shared (exempt) address holds its peer only: another guest at that address is not banned.
+    @Test func banOfAGuestOnASharedAddress() throws {
+        let harness = try Self.world()
+        harness.hello(40, nick: "local1", address: "127.0.0.1", shared: true)
+        harness.send(.join(room: "dev"), from: 40)
+        harness.send(.ban(room: "dev", target: "local1"), from: 1)
+        harness.hello(41, nick: "local2", address: "127.0.0.1", shared: true)
+        #expect(harness.send(.join(room: "dev"), from: 41).errorCodes(to: 41).isEmpty)
+        #expect(harness.send(.join(room: "dev"), from: 40).errorCodes(to: 40) == ["banned"])
+    }
+
     /// A guest in a room who logs in to an account banned there may no longer speak in it.
     @Test func loggingInToABannedAccountSilences() throws {
         let harness = try Self.world()

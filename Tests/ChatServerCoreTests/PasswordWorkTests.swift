@@ -175,6 +175,19 @@ import Testing
         #expect(fine.accountNotices(to: 4).first?.text == "logged-in")
     }
 
+    /// A shared (exempt) address is not locked by wrong passwords from it: only the accounts tried are.
+    @Test func sharedAddressIsNotLocked() throws {
+        let harness = try Harness()
+        harness.registered(1, nick: "alice", password: "alice-pass")
+        harness.registered(2, nick: "bob", password: "bob-passwd")
+        harness.hello(3, nick: "tester", address: "127.0.0.1", shared: true)
+        for name in ["x1", "x2", "x3", "x4", "x5", "x6"] {
+            harness.finishPasswordWork(harness.send(.login(account: name, password: "guess-guess"), from: 3))
+        }
+        let fine = harness.finishPasswordWork(harness.send(.login(account: "bob", password: "bob-passwd"), from: 3))
+        #expect(fine.accountNotices(to: 3).first?.text == "logged-in")
+    }
+
     /// A locked account still logs in by its bound certificate: guessing passwords cannot lock its owner out.
     @Test func certificateLoginIgnoresTheLock() throws {
         let harness = try Harness()

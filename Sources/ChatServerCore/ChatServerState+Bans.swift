@@ -35,9 +35,8 @@ extension ChatServerState {
             return
         }
         guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
-        announce(.banned, in: room, by: session, text: reason, target: ban.label, now: now, into: &out)
-        let banned = (rooms[room]?.members ?? []).compactMap { clients[$0] }
-            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+        let banned = members(of: room, matching: ban)
+        announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick), now: now, into: &out)
         removeFromRoom(banned, room)
     }
 
@@ -156,6 +155,13 @@ extension ChatServerState {
             sendError(.tooLarge, "a reason is at most \(ChatLimits.maxTopicBytes) bytes", id: request.id, to: session, into: &out)
             return nil
         }
+    }
+
+    /// The members of a room a ban matches, in a stable order.
+    func members(of room: String, matching ban: Ban) -> [ClientSession] {
+        (rooms[room]?.members ?? []).compactMap { clients[$0] }
+            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+            .sorted { $0.id < $1.id }
     }
 
     /// Takes members out of a room after the event that removed them (no `left`).

@@ -182,19 +182,23 @@ extension ChatServerState {
     }
 
     /// A moderation room event: stored with the room's next seq, then sent to every member.
+    /// `removing` (a ban's) lists, live only, the nicks the event takes out of the room.
     func announce(_ kind: StoredEventKind, in room: String, by session: ClientSession, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, now: Int64, into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
+                  into out: inout [ServerAction]) {
         announce(kind, in: room, sender: session.nick, text: text, target: target, mode: mode, withOperators: withOperators,
-                 now: now, into: &out)
+                 removing: removing, now: now, into: &out)
         out.append(.log(.info, kind.rawValue, logFields(session, ["room": room, "to": target ?? mode ?? ""])))
     }
 
     func announce(_ kind: StoredEventKind, in room: String, sender: String, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, now: Int64, into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
+                  into out: inout [ServerAction]) {
         let event = makeEvent(kind, in: room, sender: sender, text: text, target: target, mode: mode, now: now, into: &out)
         _ = persist([event], into: &out)
-        broadcast(self.withOperators(event.message(replay: false), of: room, ifIncluding: nil, always: withOperators),
-                  toMembersOf: room, into: &out)
+        var message = self.withOperators(event.message(replay: false), of: room, ifIncluding: nil, always: withOperators)
+        message.members = removing
+        broadcast(message, toMembersOf: room, into: &out)
     }
 
     /// The answer to a request that changed nothing: its event, to the asker alone, without seq.

@@ -19,9 +19,9 @@ extension ChatServerState {
         guard let settings = settings(of: room, into: &out) else { return (out, "room \(room) cannot be read") }
         guard settings.bans.count < configuration.maxBansPerRoom else { return (out, "room \(room) keeps no more bans") }
         guard save(.banAdded(room: room, ban), into: &out) else { return (out, "the ban could not be stored") }
-        announce(.banned, in: room, sender: configuration.serverName, text: reason, target: ban.label, now: now, into: &out)
-        let banned = (rooms[room]?.members ?? []).compactMap { clients[$0] }
-            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+        let banned = members(of: room, matching: ban)
+        announce(.banned, in: room, sender: configuration.serverName, text: reason, target: ban.label, removing: banned.map(\.nick),
+                 now: now, into: &out)
         removeFromRoom(banned, room)
         return (out, "banned \(ban.label) from \(room)")
     }

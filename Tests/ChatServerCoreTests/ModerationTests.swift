@@ -160,6 +160,7 @@ import Testing
         let out = harness.send(.ban(room: "dev", target: "member", reason: "rude"), from: 1)
         #expect(out.chat(to: 4).first?.type == "banned")
         #expect(out.chat(to: 4).first?.to == "member")
+        #expect(out.chat(to: 4).first?.members == ["member"])
         #expect(out.chat(to: 5).first?.text == "rude")
         #expect(harness.send(.join(room: "dev"), from: 4).errorCodes(to: 4) == ["banned"])
         harness.hello(20, nick: "member", password: "password1")
@@ -171,6 +172,21 @@ import Testing
         #expect(lifted.chat(to: 5).first?.to == "member")
         #expect(harness.send(.join(room: "dev"), from: 20).errorCodes(to: 20).isEmpty)
         #expect(harness.send(.unban(room: "dev", target: "member"), from: 1).errorCodes(to: 1) == ["no-such-user"])
+    }
+
+    /// A ban of an account removes every connection of it, and the event lists their nicks (`members`).
+    @Test func banRemovesEveryConnectionOfTheAccount() throws {
+        let harness = try Self.world()
+        harness.hello(20, nick: "member", password: "password1")
+        harness.send(.join(room: "dev"), from: 20)
+        let out = harness.send(.ban(room: "dev", target: "member_2"), from: 1)
+        #expect(out.chat(to: 5).first?.to == "member")
+        #expect(out.chat(to: 5).first?.members == ["member", "member_2"])
+        #expect(harness.say("x", from: 4, in: "dev").errorCodes(to: 4) == ["not-joined"])
+        #expect(harness.say("x", from: 20, in: "dev").errorCodes(to: 20) == ["not-joined"])
+        // A replay of the event does not carry the list (it was true at that moment only).
+        harness.send(.part(room: "dev"), from: 5)
+        #expect(harness.send(.join(room: "dev"), from: 5).chat(to: 5).first { $0.type == "banned" }?.members == nil)
     }
 
     /// A ban of an account that is not connected, by name, works and holds when it connects.

@@ -6,7 +6,7 @@ import QuicEngine
 /// account is registered (which binds it) the person is logged in from then on, as with an SSH key.
 enum ClientIdentity {
     /// The identity at `path`, made there first when there is none (the directory 0700, the file
-    /// 0600, written whole before it appears). Returns its SHA-256 fingerprint.
+    /// 0600, written whole before it appears under its name). Returns its SHA-256 fingerprint.
     static func ensure(at path: String) throws -> String {
         if let existing = ClientPaths.read(path), existing.contains("CERTIFICATE") {
             return try TLSIdentity.fingerprint(ofPEM: existing)
@@ -20,9 +20,15 @@ enum ClientIdentity {
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         fsync(descriptor)
         close(descriptor)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw IdentityError("cannot write the identity \(path): \(String(cString: strerror(errno)))")
+        // link, not rename: two clients starting at once keep whichever identity appeared first.
+        let linked = written == bytes.count ? link(temporary, path) : -1
+        let failure = errno
+        unlink(temporary)
+        guard linked == 0 else {
+            if failure == EEXIST, let existing = ClientPaths.read(path), existing.contains("CERTIFICATE") {
+                return try TLSIdentity.fingerprint(ofPEM: existing)
+            }
+            throw IdentityError("cannot write the identity \(path): \(String(cString: strerror(failure)))")
         }
         return try TLSIdentity.fingerprint(ofPEM: pem)
     }

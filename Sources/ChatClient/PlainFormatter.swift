@@ -19,7 +19,8 @@ struct PlainFormatter {
         let replay = message.replay == true ? " (history)" : ""
         let body: (prefix: String, text: String)?
         switch message.messageType {
-        case .welcome: body = ("", "* connected to \(single(text)) as \(sender)")
+        case .welcome:
+            body = ("", "* connected to \(single(text)) as \(sender)" + (message.account.map { ", logged in as \(single($0))" } ?? ""))
         case .msg:
             if let action = ChatAction.body(of: text) {
                 body = ("\(room) * \(sender) ", action + replay)

@@ -17,7 +17,8 @@ extension TUIMode {
             model.nick = message.sender
             highlights.nick = message.sender
             model.serverName = message.text.isEmpty ? model.serverName : message.text
-            note("connected to \(message.text) as \(message.sender)", in: currentRoomName)
+            note("connected to \(message.text) as \(message.sender)" + (message.account.map { ", logged in as \($0)" } ?? ""),
+                 in: currentRoomName)
         case .joined:
             if isLive && same(message.sender, me) {
                 let index = model.openRoom(room)

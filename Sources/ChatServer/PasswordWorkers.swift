@@ -1,5 +1,6 @@
 import ChatServerCore
 import Dispatch
+import Glibc
 import PasswordHashing
 import QuicEngine
 
@@ -13,6 +14,8 @@ final class PasswordWorkers {
         let outcome: PasswordOutcome
     }
 
+    /// Empty with `--password-workers 0`: every task then runs on the loop thread itself, to
+    /// measure what that would cost the other clients (docs/PERFORMANCE.md), never to serve.
     private let queues: [DispatchQueue]
     private let results: LoopChannel<Result>
     private let hasher: Argon2id
@@ -22,18 +25,33 @@ final class PasswordWorkers {
     init(loop: EventLoop, threads: Int, hasher: Argon2id = .standard, deliver: @escaping (Result) -> Void) {
         // Serial queues, one thread each: `threads` hashes at most run at once, each with its
         // argon2 memory (19 MiB at the standard parameters).
-        queues = (0..<max(1, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
+        queues = (0..<max(0, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
         results = loop.makeChannel(deliver)
         self.hasher = hasher
     }
 
     /// Queues a task on the next worker, round robin.
     func run(_ task: PasswordTask) {
+        guard !queues.isEmpty else {
+            // On the loop (measurement only): the result still comes back through the channel.
+            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+        }
         let queue = queues[next]
         next = (next + 1) % queues.count
         queue.async { [results, hasher] in
+            Self.yieldToTheLoop()
             results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
         }
+    }
+
+    /// Puts the worker thread in Linux's SCHED_IDLE class (scheduling policies are per thread; pid 0
+    /// is the calling one), so that on a core it shares with the event loop the loop preempts it at
+    /// once: a burst of logins slows the logins, not everyone's messages (docs/PERFORMANCE.md,
+    /// "Accounts"). Glibc declares SCHED_IDLE only under _GNU_SOURCE, hence its value.
+    private static func yieldToTheLoop() {
+        let schedIdle: Int32 = 5
+        var parameters = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, schedIdle, &parameters)
     }
 
     private static func outcome(of task: PasswordTask, hasher: Argon2id) -> PasswordOutcome {

@@ -34,7 +34,8 @@ struct ServerOptions {
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
           --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
                                beyond it register and login get rate-limited
-          --password-workers N threads hashing passwords off the event loop (default 1)
+          --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
+                               loop itself, which stalls every client: only to measure that cost)
           --log-level LEVEL    debug, info, warning or error (default info)
           --help               this text
         Operator commands on standard input: who | kick NICK [REASON] | ban [#ROOM] NAME [REASON] |
@@ -99,7 +100,7 @@ struct ServerOptions {
         }
         core.accountsOnly = options.flag("accounts-only")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
-        passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 1...64)
+        passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")

@@ -418,6 +418,20 @@ import Testing
         ])
     }
 
+    /// rooms lists at most 1,000 rooms: the fullest first, the rest left out.
+    @Test func roomsListingIsBounded() throws {
+        let harness = try Harness.floodFree()
+        harness.hello(1, nick: "asker")
+        for index in 0..<(ChatLimits.maxRoomsListed + 5) {
+            harness.hello(UInt64(10 + index), nick: "u\(index)", room: "room\(index)")
+        }
+        harness.send(.join(room: "room7"), from: 1)
+        let listing = try #require(harness.send(.listRooms(), from: 1).chat(to: 1).first?.rooms)
+        #expect(listing.count == ChatLimits.maxRoomsListed)
+        #expect(listing.first == RoomListing(room: "room7", members: 2))
+        #expect(listing[1] == RoomListing(room: "lobby", members: 1))
+    }
+
     /// whois: account, status and the rooms shared or public; an offline account; an unknown name is no-such-user.
     @Test func whois() throws {
         let harness = try Self.world()

@@ -5,29 +5,9 @@ extension JSONParser {
     /// `topic` strings, `members` an integer); unknown members are skipped, missing ones take
     /// their empty value. One element of the wrong shape makes the whole field the wrong type.
     mutating func readRoomListings(depth: Int) throws(ChatDecodeError) -> JSONFieldValue<[RoomListing]> {
-        switch current {
-        case ASCII.openBracket:
-            var listings: [RoomListing] = []
-            var wellFormed = true
-            try forEachElement(depth: depth) { (parser) throws(ChatDecodeError) in
-                guard parser.current == ASCII.openBrace else {
-                    try parser.skipValue(depth: depth + 1)
-                    wellFormed = false
-                    return
-                }
-                if let listing = try parser.readRoomListing(depth: depth + 1) {
-                    listings.append(listing)
-                } else {
-                    wellFormed = false
-                }
-            }
-            return wellFormed ? .value(listings) : .wrongType
-        case ASCII.lowerN:
-            try consumeLiteral("null")
-            return .null
-        default:
-            try skipValue(depth: depth)
-            return .wrongType
+        try readArray(depth: depth) { (parser) throws(ChatDecodeError) in
+            guard parser.current == ASCII.openBrace else { return nil }
+            return try parser.readRoomListing(depth: depth + 1)
         }
     }
 

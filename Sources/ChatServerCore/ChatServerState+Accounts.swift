@@ -8,17 +8,12 @@ extension ChatServerState {
             sendError(.accountExists, "this connection is logged in as '\(account)' already", id: request.id, to: session, into: &out)
             return
         }
-        let existing: StoredAccount?
-        do {
-            existing = try accounts.account(named: session.nick)
-        } catch {
-            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
-            sendError(.unavailable, "accounts cannot be read right now; try again", id: request.id, to: session, into: &out)
-            return
-        }
-        guard existing == nil else {
+        switch lookUpAccount(session.nick, for: request, from: session, into: &out) {
+        case .unreadable: return
+        case .found:
             sendError(.accountExists, "'\(session.nick)' is a registered account", id: request.id, to: session, into: &out)
             return
+        case .none: break
         }
         guard let password = request.password else {
             guard session.certificate != nil else {
@@ -64,16 +59,9 @@ extension ChatServerState {
                       id: request.id, to: session, into: &out)
             return
         }
-        let name = request.sender
-        let account: StoredAccount?
-        do {
-            account = ChatValidation.isValidAccountName(name) ? try accounts.account(named: name) : nil
-        } catch {
-            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
-            sendError(.unavailable, "accounts cannot be read right now; try again", id: request.id, to: session, into: &out)
-            return
-        }
-        guard let account else {
+        let lookup = lookUpAccount(request.sender, for: request, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        guard let account = lookup.account else {
             // Counted for the address: guessing names is guessing too.
             let locked = loginFailures.isLocked(account: nil, address: session.address, now: now)
             if !locked { loginFailures.recordFailure(account: nil, address: session.address, now: now) }

@@ -32,17 +32,16 @@ extension ChatServerState {
             sendChat(answer, to: session, into: &out)
             return
         }
-        do {
-            if ChatValidation.isValidAccountName(name), let account = try accounts.account(named: name) {
-                var answer = ChatMessage(type: MessageType.whois.rawValue, text: PresenceStatus.offline.rawValue, sender: account.name, rooms: [])
-                answer.account = account.name
-                sendChat(answer, to: session, into: &out)
-                return
-            }
-        } catch {
-            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
-            sendError(.unavailable, "accounts cannot be read right now; try again", id: request.id, to: session, into: &out)
+        switch lookUpAccount(name, for: request, from: session, into: &out) {
+        case .unreadable:
             return
+        case .found(let account):
+            var answer = ChatMessage(type: MessageType.whois.rawValue, text: PresenceStatus.offline.rawValue, sender: account.name, rooms: [])
+            answer.account = account.name
+            sendChat(answer, to: session, into: &out)
+            return
+        case .none:
+            break
         }
         sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(name))'", id: request.id, to: session, into: &out)
     }

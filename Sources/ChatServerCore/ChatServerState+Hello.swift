@@ -44,15 +44,9 @@ extension ChatServerState {
             completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
             return
         }
-        let account: StoredAccount?
-        do {
-            account = try accounts.account(named: join.sender)
-        } catch {
-            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
-            sendError(.unavailable, "accounts cannot be read right now; try again", id: join.id, to: session, into: &out)
-            return
-        }
-        guard let account else {
+        let lookup = lookUpAccount(join.sender, for: join, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        guard let account = lookup.account else {
             completeHello(join, peer: peer, account: nil, replacing: nil, session: session, now: now, into: &out)
             return
         }

@@ -152,14 +152,10 @@ extension ChatServerState {
         if let connected = activeSession(forNick: name) {
             return ModerationTarget(label: connected.account ?? connected.nick, accountName: connected.account, session: connected)
         }
-        do {
-            if ChatValidation.isValidAccountName(name), let account = try accounts.account(named: name) {
-                return ModerationTarget(label: account.name, accountName: account.name, session: nil)
-            }
-        } catch {
-            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
-            sendError(.unavailable, "accounts cannot be read right now; try again", id: request.id, to: session, into: &out)
-            return nil
+        switch lookUpAccount(name, for: request, from: session, into: &out) {
+        case .unreadable: return nil
+        case .found(let account): return ModerationTarget(label: account.name, accountName: account.name, session: nil)
+        case .none: break
         }
         sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(name))'", id: request.id, to: session, into: &out)
         return nil

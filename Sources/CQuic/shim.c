@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include "CQuic.h"
 #include <sys/socket.h>
 #include <stddef.h>
@@ -49,16 +50,19 @@ _Static_assert(sizeof(struct cquic_block) % _Alignof(max_align_t) == 0, "block h
 struct cquic_conn_memory {
     ngtcp2_mem allocator;
     struct cquic_block blocks; // the list's sentinel
+    size_t bytes;              // usable bytes of the blocks on the list, for the memory figures
 };
 
 static void link_block(cquic_conn_memory *memory, struct cquic_block *block) {
+    memory->bytes += malloc_usable_size(block);
     block->previous = &memory->blocks;
     block->next = memory->blocks.next;
     memory->blocks.next->previous = block;
     memory->blocks.next = block;
 }
 
-static void unlink_block(struct cquic_block *block) {
+static void unlink_block(cquic_conn_memory *memory, struct cquic_block *block) {
+    memory->bytes -= malloc_usable_size(block);
     block->previous->next = block->next;
     block->next->previous = block->previous;
 }
@@ -72,10 +76,9 @@ static void *tracked_malloc(size_t size, void *user_data) {
 }
 
 static void tracked_free(void *pointer, void *user_data) {
-    (void)user_data;
     if (pointer == NULL) return;
     struct cquic_block *block = (struct cquic_block *)pointer - 1;
-    unlink_block(block);
+    unlink_block(user_data, block);
     free(block);
 }
 
@@ -90,7 +93,7 @@ static void *tracked_realloc(void *pointer, size_t size, void *user_data) {
     if (pointer == NULL) return tracked_malloc(size, user_data);
     if (size > SIZE_MAX - sizeof(struct cquic_block)) return NULL;
     struct cquic_block *block = (struct cquic_block *)pointer - 1;
-    unlink_block(block);
+    unlink_block(user_data, block);
     struct cquic_block *moved = realloc(block, sizeof(struct cquic_block) + size);
     if (moved == NULL) {
         link_block(user_data, block);
@@ -106,8 +109,13 @@ cquic_conn_memory *cquic_conn_memory_new(void) {
     memory->allocator = (ngtcp2_mem){memory, tracked_malloc, tracked_free, tracked_calloc, tracked_realloc};
     memory->blocks.previous = &memory->blocks;
     memory->blocks.next = &memory->blocks;
+    memory->bytes = 0;
     return memory;
 }
+
+size_t cquic_conn_memory_bytes(const cquic_conn_memory *memory) { return memory->bytes; }
+
+size_t cquic_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
 
 const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory) { return &memory->allocator; }
 

@@ -19,9 +19,9 @@ enum FileInput {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes `text` to `path`, replacing it; false on failure.
-    static func write(_ text: String, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Writes `text` to `path`, replacing it (created with `mode`); false on failure.
+    static func write(_ text: String, to path: String, mode: mode_t = 0o644) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)

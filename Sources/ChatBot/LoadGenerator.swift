@@ -61,6 +61,7 @@ final class LoadGenerator: LoadRun {
     override var receivers: [DeliveryLedger.Receiver] { clients.compactMap(\.receiver) }
 
     override func quitAll() {
+        options.connection.saveTicket(of: pool)
         for client in clients where client.session.isOpen {
             if client.state != .failed { client.state = .gone }
             client.session.quit()

@@ -164,7 +164,9 @@ final class ChatServerApp {
                 "version_negotiations": seen.versionNegotiationsSent, "stateless_resets": seen.statelessResetsSent,
                 "retries": seen.retriesSent, "invalid_tokens": seen.invalidTokens, "initials_dropped": seen.initialsDropped,
                 "accepted": seen.connectionsAccepted,
-                "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress]
+                "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
+                "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
+                "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes]
     }
 
     // MARK: Shutdown

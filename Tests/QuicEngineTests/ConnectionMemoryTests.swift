@@ -22,4 +22,21 @@ struct ConnectionMemoryTests {
         allocator.free(nil, context)
         #expect(cquic_conn_memory_free(memory) == 2)
     }
+
+    /// The allocator counts the bytes ngtcp2 holds: at least what was asked for, back to zero once freed.
+    @Test func countsTheBytesHeld() throws {
+        let memory = try #require(cquic_conn_memory_new())
+        let allocator = try #require(cquic_conn_memory_allocator(memory)).pointee
+        let context = allocator.user_data
+        #expect(cquic_conn_memory_bytes(memory) == 0)
+        let first = try #require(allocator.malloc(1000, context))
+        let second = try #require(allocator.calloc(10, 100, context))
+        #expect(cquic_conn_memory_bytes(memory) >= 2000)
+        let grown = try #require(allocator.realloc(first, 5000, context))
+        #expect(cquic_conn_memory_bytes(memory) >= 6000)
+        allocator.free(grown, context)
+        allocator.free(second, context)
+        #expect(cquic_conn_memory_bytes(memory) == 0)
+        #expect(cquic_conn_memory_free(memory) == 0)
+    }
 }

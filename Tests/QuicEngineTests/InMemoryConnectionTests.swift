@@ -124,6 +124,68 @@ struct InMemoryConnectionTests {
         #expect(statistics.smoothedRTT < .milliseconds(100), "smoothed RTT \(statistics.smoothedRTT)")
     }
 
+    /// A client keeps the session ticket the server sends after the handshake; a second
+    /// connection offering it resumes (no certificate, no signature), and the server counts one
+    /// full and one resumed handshake. The echo works on the resumed connection.
+    @Test func sessionTicketResumesTheNextHandshake() throws {
+        let pair = try EnginePair()
+        #expect(pair.handshake())
+        #expect(pair.run(for: .seconds(2), until: { pair.connection.sessionTicket != nil }))
+        let ticket = try #require(pair.connection.sessionTicket)
+        #expect(!pair.connection.resumedSession)
+        var configuration = EngineFixtures.clientConfiguration()
+        configuration.tls.resumptionTicket = ticket
+        let second = SocketAddress(host: "127.0.0.3", port: 40000)!
+        pair.network.attach(pair.client, at: second)
+        let resumed = try pair.client.connect(to: EngineFixtures.serverAddress, from: second, configuration: configuration, now: pair.network.now)
+        // The server completes one flight after the client.
+        #expect(pair.run(for: .seconds(5), until: { resumed.isEstablished && pair.server.statistics.handshakesResumed == 1 }))
+        #expect(resumed.resumedSession)
+        #expect(pair.serverConnections.count == 2 && pair.serverConnections[1].resumedSession)
+        #expect(pair.server.statistics.handshakesFull == 1 && pair.server.statistics.handshakesResumed == 1)
+        let stream = try resumed.openStream()
+        try resumed.write(Array("resumed".utf8), to: stream)
+        var echoed: [UInt8] = []
+        #expect(pair.run(for: .seconds(5), until: { echoed.count == 7 }, client: { connection, event in
+            if connection === resumed, case .streamData(stream, let bytes, _) = event { echoed += bytes }
+        }))
+    }
+
+    /// With mutual TLS, a resumed handshake still tells the server who the client is: the
+    /// certificate the client presented in the full handshake.
+    @Test func resumedSessionKeepsTheClientCertificate() throws {
+        var client = EngineFixtures.clientConfiguration()
+        client.tls.certificateChainPath = TestCertificates.clientCertificate
+        client.tls.privateKeyPath = TestCertificates.clientKey
+        let pair = try EnginePair(serverConfiguration: EngineFixtures.serverConfiguration(requireClientCertificates: true), clientConfiguration: client)
+        #expect(pair.handshake())
+        #expect(pair.run(for: .seconds(2), until: { pair.connection.sessionTicket != nil }))
+        client.tls.resumptionTicket = pair.connection.sessionTicket
+        let second = SocketAddress(host: "127.0.0.3", port: 40000)!
+        pair.network.attach(pair.client, at: second)
+        let resumed = try pair.client.connect(to: EngineFixtures.serverAddress, from: second, configuration: client, now: pair.network.now)
+        #expect(pair.run(for: .seconds(5), until: { resumed.isEstablished && pair.server.statistics.handshakesResumed == 1 }))
+        #expect(pair.serverConnections.count == 2)
+        #expect(pair.serverConnections.last?.peerCertificateSubject?.contains("CN=alice") == true,
+                "\(String(describing: pair.serverConnections.last?.peerCertificateSubject))")
+    }
+
+    /// A ticket from another server (another key) or garbage is no error: the handshake is a full one.
+    @Test(arguments: [true, false])
+    func unusableTicketFallsBackToFullHandshake(garbage: Bool) throws {
+        let first = try EnginePair()
+        #expect(first.handshake())
+        #expect(first.run(for: .seconds(2), until: { first.connection.sessionTicket != nil }))
+        let ticket = garbage ? [UInt8](repeating: 7, count: 200) : try #require(first.connection.sessionTicket)
+        var client = EngineFixtures.clientConfiguration()
+        client.tls.resumptionTicket = ticket
+        // The other pair's server has another key, so it cannot decrypt the first server's ticket.
+        let other = try EnginePair(serverConfiguration: EngineFixtures.serverConfiguration(keyVariant: 1), clientConfiguration: client)
+        #expect(other.handshake())
+        #expect(!other.connection.resumedSession)
+        #expect(other.server.statistics.handshakesFull == 1)
+    }
+
     /// Keep-alive PINGs hold an idle connection open past the idle timeout.
     @Test func keepAliveHoldsIdleConnection() throws {
         var client = EngineFixtures.clientConfiguration()

@@ -43,6 +43,11 @@ cquic_conn_memory *cquic_conn_memory_new(void);
 const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory);
 // Frees the remaining blocks and the allocator; returns how many blocks were left.
 size_t cquic_conn_memory_free(cquic_conn_memory *memory);
+// Bytes ngtcp2 holds through this allocator now (usable sizes of its blocks).
+size_t cquic_conn_memory_bytes(const cquic_conn_memory *memory);
+
+// mallinfo2().uordblks: bytes the process's heap has handed out (malloc.h is not in Swift's Glibc).
+size_t cquic_heap_bytes_in_use(void);
 
 int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,

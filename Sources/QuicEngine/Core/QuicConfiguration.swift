@@ -17,6 +17,11 @@ public struct QuicTLSConfiguration: Sendable {
     public var serverName: String?
     /// Offered (client) or accepted (server) application protocols, in order of preference.
     public var alpn: [String]
+    /// Client only: a session ticket an earlier connection to the same server received
+    /// (``QuicConnection/sessionTicket``). The handshake then resumes that session (TLS 1.3
+    /// PSK with a fresh ECDHE): the server skips its certificate and signature, the client the
+    /// verification. A ticket the server no longer accepts costs nothing but a full handshake.
+    public var resumptionTicket: [UInt8]?
 
     public init(
         certificateChainPath: String? = nil, privateKeyPath: String? = nil, trustedCAPath: String? = nil,

@@ -17,7 +17,13 @@ extension QuicConnection {
             callbacks.client_initial = ngtcp2_crypto_client_initial_cb
             callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb
         }
-        callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
+        // A server frees its TLS session once the handshake is done (``releaseTLSAfterHandshake``):
+        // a client has no TLS message to send after it in QUIC (RFC 9001 section 4.1.3), so
+        // CRYPTO data arriving then is refused instead of handed to a session that is gone.
+        callbacks.recv_crypto_data = { raw, level, offset, data, length, userData in
+            guard QuicConnection.from(userData).tls != nil else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            return ngtcp2_crypto_recv_crypto_data_cb(raw, level, offset, data, length, userData)
+        }
         callbacks.encrypt = ngtcp2_crypto_encrypt_cb
         callbacks.decrypt = ngtcp2_crypto_decrypt_cb
         callbacks.hp_mask = ngtcp2_crypto_hp_mask_cb
@@ -27,20 +33,15 @@ extension QuicConnection {
         callbacks.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb
         callbacks.version_negotiation = ngtcp2_crypto_version_negotiation_cb
 
+        // ngtcp2's `rand` has no user data; it is called for PATH_CHALLENGE data and the like,
+        // rarely, so the system generator serves it directly.
         callbacks.rand = { destination, length, _ in
             guard let destination else { return }
-            var generator = SystemRandomNumberGenerator()
-            var index = 0
-            while index < length {
-                var word: UInt64 = generator.next()
-                let take = min(8, length - index)
-                withUnsafeBytes(of: &word) { (destination + index).update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: take) }
-                index += take
-            }
+            arc4random_buf(destination, length)
         }
         callbacks.get_new_connection_id = { _, cid, token, length, userData in
             let connection = QuicConnection.from(userData)
-            let fresh = ConnectionID.random(length: length)
+            let fresh = ConnectionID.random(length: length, from: connection.endpoint.random)
             cid!.pointee = fresh.ngtcp2
             let resetToken = connection.endpoint.statelessResetToken(for: fresh)
             resetToken.withUnsafeBufferPointer { token!.update(from: $0.baseAddress!, count: $0.count) }

@@ -29,6 +29,14 @@ public final class QuicConnection {
     /// ngtcp2's allocator for `raw`; outlives it, to free what ngtcp2 0.12.1 loses (see CQuic.h).
     var memory: OpaquePointer?
     var tls: TLSSession?
+    /// Client: the session data of the server's latest session ticket, for
+    /// ``QuicTLSConfiguration/resumptionTicket`` of a later connection to the same server. It stays
+    /// readable after the connection closed.
+    public internal(set) var sessionTicket: [UInt8]?
+    /// The handshake resumed an earlier session instead of a full one with certificates. A
+    /// server's GnuTLS says so only once the handshake has settled, so it is asked when the
+    /// application sees the handshake complete, and kept.
+    public internal(set) var resumedSession = false
     let connectionRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     var phase: Phase = .handshaking
     public internal(set) var localAddress: SocketAddress
@@ -86,6 +94,17 @@ public final class QuicConnection {
     deinit {
         release()
         connectionRef.deallocate()
+    }
+
+    /// A server's TLS session is of no use once its handshake is done and its session ticket is
+    /// out (both happen before the application hears of the handshake): QUIC carries no further
+    /// TLS message from the client, packet protection and key updates are ngtcp2's. Freeing it
+    /// then is the memory of a GnuTLS session less per idle connection. What the application
+    /// may ask about the handshake was copied out when it completed.
+    func releaseTLSAfterHandshake() {
+        guard isServer, let raw, tls != nil else { return }
+        ngtcp2_conn_set_tls_native_handle(raw, nil)
+        tls = nil
     }
 
     /// Frees the C state as soon as the endpoint forgets the connection, not when the last

@@ -33,11 +33,11 @@ struct ConnectionID: Hashable, CustomStringConvertible {
         }
     }
 
-    static func random(length: Int) -> ConnectionID {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: length)
-        for index in bytes.indices { bytes[index] = generator.next() }
-        return bytes.withUnsafeBytes { ConnectionID($0) }
+    static func random(length: Int, from random: RandomBytes) -> ConnectionID {
+        var raw = ngtcp2_cid()
+        let usable = min(length, 20)
+        withUnsafeMutableBytes(of: &raw.data) { random.fill($0.baseAddress!, count: usable) }
+        return ConnectionID(raw: raw.data, length: usable)
     }
 
     var ngtcp2: ngtcp2_cid {

@@ -61,7 +61,7 @@ extension QuicEndpoint {
             refuse(header, errorCode: UInt64(NGTCP2_CONNECTION_REFUSED), remote: remote, local: local)
             return
         }
-        let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength)
+        let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength, from: random)
         let connection = QuicConnection(endpoint: self, id: takeConnectionNumber(), isServer: true,
                                         configuration: server.connection, local: local, remote: remote)
         let identity = QuicConnection.Identity(destination: ConnectionID(header.scid), source: source,
@@ -103,7 +103,7 @@ extension QuicEndpoint {
 
     private func sendRetry(_ header: ngtcp2_pkt_hd, remote: SocketAddress, local: SocketAddress) {
         var header = header
-        var retrySource = ConnectionID.random(length: QuicEndpoint.connectionIDLength).ngtcp2
+        var retrySource = ConnectionID.random(length: QuicEndpoint.connectionIDLength, from: random).ngtcp2
         var token = [UInt8](repeating: 0, count: Int(CQUIC_MAX_RETRY_TOKENLEN))
         let tokenLength = remote.withSockAddr { address, length in
             staticSecret.withUnsafeBufferPointer { secret in
@@ -140,9 +140,8 @@ extension QuicEndpoint {
         guard datagramSize >= Int(NGTCP2_MAX_UDP_PAYLOAD_SIZE) else { return }
         var packet = [UInt8](repeating: 0, count: 256)
         var supported: [UInt32] = [NGTCP2_PROTO_VER_V1]
-        var generator = SystemRandomNumberGenerator()
         let written = packet.withUnsafeMutableBufferPointer { buffer in
-            ngtcp2_pkt_write_version_negotiation(buffer.baseAddress, buffer.count, generator.next(),
+            ngtcp2_pkt_write_version_negotiation(buffer.baseAddress, buffer.count, UInt8(truncatingIfNeeded: random.next()),
                                                  header.scid, header.scidlen, header.dcid, header.dcidlen,
                                                  &supported, supported.count)
         }
@@ -168,11 +167,10 @@ extension QuicEndpoint {
         statelessResetBudget.used += 1
         let token = statelessResetToken(for: destination)
         let randomLength = min(datagramSize - 1 - Int(NGTCP2_STATELESS_RESET_TOKENLEN) - 1, 40)
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<randomLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let padding = random.bytes(randomLength)
         var packet = [UInt8](repeating: 0, count: randomLength + 64)
         let written = packet.withUnsafeMutableBufferPointer { buffer in
-            ngtcp2_pkt_write_stateless_reset(buffer.baseAddress, buffer.count, token, random, random.count)
+            ngtcp2_pkt_write_stateless_reset(buffer.baseAddress, buffer.count, token, padding, padding.count)
         }
         guard written > 0 else { return }
         statistics.statelessResetsSent += 1

@@ -16,6 +16,9 @@ public struct QuicEndpointStatistics: Sendable {
     /// Of `connectionsRefused`, those refused because their address had its maximum.
     public var connectionsRefusedPerAddress = 0
     public var connectionsAccepted = 0
+    /// Server handshakes completed with certificates, and completed by resuming a session ticket.
+    public var handshakesFull = 0
+    public var handshakesResumed = 0
     /// Initials whose header parsed but whose first packet did not (bad protection, garbage).
     public var initialsDropped = 0
 }
@@ -30,7 +33,9 @@ public final class QuicEndpoint {
     let serverCredentials: TLSCredentials?
     private var clientCredentials: [String: TLSCredentials] = [:]
     let staticSecret: [UInt8]
+    let resetTokens: StatelessResetTokens
     let scratch = PathScratch()
+    let random = RandomBytes()
     public internal(set) var now: QuicTime
     public internal(set) var statistics = QuicEndpointStatistics()
 
@@ -49,44 +54,56 @@ public final class QuicEndpoint {
     public init(server: QuicServerConfiguration? = nil, now: QuicTime) throws {
         self.server = server
         self.now = now
-        serverCredentials = try server.map { try TLSCredentials($0.connection.tls) }
         if let server, server.connection.tls.certificateChainPath == nil {
             throw QuicError.invalidConfiguration("a server needs a certificate and key")
         }
-        staticSecret = try server.map { try QuicEndpoint.secret(derivedFrom: $0) } ?? QuicEndpoint.randomSecret()
+        staticSecret = try server.map { try QuicEndpoint.keyMaterial(derivedFrom: $0, label: "qchat stateless reset and retry secret v1", length: 32) }
+            ?? QuicEndpoint.randomBytes(32)
+        resetTokens = try StatelessResetTokens(secret: staticSecret)
+        serverCredentials = try server.map { server in
+            try TLSCredentials(server.connection.tls,
+                               ticketKeyMaterial: try QuicEndpoint.keyMaterial(derivedFrom: server, label: "qchat session ticket key v1", length: 64))
+        }
     }
 
     public var connectionCount: Int { connections.count }
+
+    /// Bytes ngtcp2 holds for all connections now, for the memory figures (O(connections)).
+    public var ngtcp2Bytes: Int {
+        connections.values.reduce(0) { total, connection in total + (connection.memory.map { Int(cquic_conn_memory_bytes($0)) } ?? 0) }
+    }
     /// Server connections accepted whose handshake has not completed yet.
     public internal(set) var handshakesInProgress = 0
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
     var retryingUnderLoad = false
 
-    /// A server's secret for stateless reset tokens and Retry tokens is derived from its private
-    /// key, so a restarted server still recognises its old connection IDs: it answers a client
-    /// of its previous life with a stateless reset, and that client notices at once instead of
-    /// after an idle timeout.
-    static func secret(derivedFrom server: QuicServerConfiguration) throws -> [UInt8] {
-        guard let path = server.connection.tls.privateKeyPath else { return randomSecret() }
+    /// A server's secrets (for stateless reset and Retry tokens, for session tickets) are derived
+    /// from its private key, so a restarted server still recognises its old connection IDs and
+    /// tickets: it answers a client of its previous life with a stateless reset, and that client
+    /// notices at once instead of after an idle timeout, and reconnects with a resumed handshake.
+    /// Each purpose has its own label; `length` is 32 (SHA-256) or 64 (SHA-512) bytes.
+    static func keyMaterial(derivedFrom server: QuicServerConfiguration, label: String, length: Int) throws -> [UInt8] {
+        guard let path = server.connection.tls.privateKeyPath else { return randomBytes(length) }
         var key = gnutls_datum_t()
         guard gnutls_load_file(path, &key) == 0, let data = key.data else {
             throw QuicError.tls(function: "read key \(path)", message: "cannot read the private key file")
         }
         defer { cquic_gnutls_free(data) }
-        let label = Array("qchat stateless reset and retry secret v1".utf8)
-        var input = Array(UnsafeBufferPointer(start: data, count: Int(key.size))) + label
-        var digest = [UInt8](repeating: 0, count: 32)
+        var input = Array(UnsafeBufferPointer(start: data, count: Int(key.size))) + Array(label.utf8)
+        var digest = [UInt8](repeating: 0, count: length)
+        let algorithm = length > 32 ? GNUTLS_DIG_SHA512 : GNUTLS_DIG_SHA256
         let result = input.withUnsafeMutableBytes { bytes in
-            gnutls_hash_fast(GNUTLS_DIG_SHA256, bytes.baseAddress, bytes.count, &digest)
+            gnutls_hash_fast(algorithm, bytes.baseAddress, bytes.count, &digest)
         }
         input.removeAll()
         guard result == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(result)) }
         return digest
     }
 
-    static func randomSecret() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in generator.next() }
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, count) }
+        return bytes
     }
 
     /// Whether `pollEvent()` has something (an application handler raised events on another
@@ -105,8 +122,8 @@ public final class QuicEndpoint {
         let credentials = try credentialsForClient(configuration.tls)
         let connection = QuicConnection(endpoint: self, id: takeConnectionNumber(), isServer: false,
                                         configuration: configuration, local: local, remote: remote)
-        let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength)
-        let identity = QuicConnection.Identity(destination: .random(length: QuicEndpoint.connectionIDLength), source: source,
+        let source = ConnectionID.random(length: QuicEndpoint.connectionIDLength, from: random)
+        let identity = QuicConnection.Identity(destination: .random(length: QuicEndpoint.connectionIDLength, from: random), source: source,
                                                originalDestination: nil, retrySource: nil, version: NGTCP2_PROTO_VER_V1)
         try connection.start(identity: identity, credentials: credentials,
                              serverName: configuration.tls.serverName ?? remote.host,
@@ -234,6 +251,7 @@ public final class QuicEndpoint {
     /// The next event of any connection, in the order they happened.
     public func pollEvent() -> (QuicConnection, QuicEvent)? {
         guard let (connection, event) = events.popFirst() else { return nil }
+        if case .handshakeCompleted = event { noteHandshakeKind(of: connection) }
         if case .streamData(let streamID, let bytes, _) = event, !bytes.isEmpty, !connection.holdsReceiveWindow {
             // The application has the bytes now: let the peer send as many more.
             connection.extendWindow(streamID, by: bytes.count)
@@ -295,6 +313,13 @@ public final class QuicEndpoint {
         events.append((connection, event))
     }
 
+    private func noteHandshakeKind(of connection: QuicConnection) {
+        connection.resumedSession = connection.tls?.isResumed ?? false
+        guard connection.isServer else { return }
+        if connection.resumedSession { statistics.handshakesResumed += 1 } else { statistics.handshakesFull += 1 }
+        connection.releaseTLSAfterHandshake()
+    }
+
     private func handshakeEnded(_ connection: QuicConnection) {
         guard connection.countsAsHandshake else { return }
         connection.countsAsHandshake = false
@@ -317,14 +342,7 @@ public final class QuicEndpoint {
         connection.routingIDs.remove(id)
     }
 
-    func statelessResetToken(for id: ConnectionID) -> [UInt8] {
-        var token = [UInt8](repeating: 0, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN))
-        var cid = id.ngtcp2
-        _ = staticSecret.withUnsafeBufferPointer { secret in
-            ngtcp2_crypto_generate_stateless_reset_token(&token, secret.baseAddress, secret.count, &cid)
-        }
-        return token
-    }
+    func statelessResetToken(for id: ConnectionID) -> [UInt8] { resetTokens.token(for: id) }
 
     /// After anything touched a connection: it may have packets to send and a new deadline, or be gone.
     func afterCall(_ connection: QuicConnection) {
@@ -357,12 +375,15 @@ public final class QuicEndpoint {
         }
     }
 
+    /// Follows the connection's deadline wherever it moves. One that moved later (an ACK
+    /// stopped the loss timer: the usual case after every delivery) is pushed anew too, so the
+    /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
+    /// timer that no longer exists.
     private func reschedule(_ connection: QuicConnection) {
         let deadline = connection.nextDeadline
-        if deadline < connection.scheduledDeadline {
-            connection.scheduledDeadline = deadline
-            timers.push(.init(deadline: deadline, connection: connection.id))
-        }
+        guard deadline != connection.scheduledDeadline else { return }
+        connection.scheduledDeadline = deadline
+        if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }
     }
 
     func remove(_ connection: QuicConnection) {

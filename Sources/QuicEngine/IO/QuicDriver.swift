@@ -12,7 +12,8 @@ public final class QuicDriver {
     private let loop: EventLoop
     private var sockets: [SocketAddress: UDPSocket] = [:]
     private var primary: UDPSocket?
-    private let sendSlots = 32
+    // One sendmmsg for a broadcast to a room of up to this many members (each its own datagram).
+    private let sendSlots = 64
     private let slotSize = 65536
     private let maxSegments = 40
     private let sendBuffer: UnsafeMutableRawPointer

@@ -3,11 +3,6 @@ import Glibc
 
 /// One GnuTLS session configured for QUIC by ngtcp2_crypto_gnutls.
 final class TLSSession {
-    /// QUIC needs TLS 1.3 only, without middlebox compatibility mode (RFC 9001 section 8.4).
-    private static let priority =
-        "%DISABLE_TLS13_COMPAT_MODE:NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:"
-        + "+CHACHA20-POLY1305:+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:+GROUP-SECP521R1"
-
     let handle: gnutls_session_t
     let credentials: TLSCredentials
     /// GnuTLS keeps the pointer given to gnutls_session_set_verify_cert, so it lives as long as we do.
@@ -34,11 +29,14 @@ final class TLSSession {
             isServer ? ngtcp2_crypto_gnutls_configure_server_session(handle)
                 : ngtcp2_crypto_gnutls_configure_client_session(handle),
             "ngtcp2_crypto_gnutls_configure_session")
-        try TLSCredentials.check(gnutls_priority_set_direct(handle, TLSSession.priority, nil), "gnutls_priority_set_direct")
+        try TLSCredentials.check(gnutls_priority_set(handle, credentials.priority), "gnutls_priority_set")
         try TLSCredentials.check(gnutls_credentials_set(handle, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials.handle)),
                                  "gnutls_credentials_set")
         try setALPN(config.alpn)
         if isServer {
+            if let ticketKey = credentials.ticketKey {
+                try TLSCredentials.check(gnutls_session_ticket_enable_server(handle, ticketKey), "gnutls_session_ticket_enable_server")
+            }
             if credentials.hasTrustAnchors {
                 gnutls_certificate_server_set_request(handle, GNUTLS_CERT_REQUIRE)
                 gnutls_session_set_verify_cert(handle, nil, 0)
@@ -61,8 +59,31 @@ final class TLSSession {
                 verifiedName = serverName.map { strdup($0) }
                 gnutls_session_set_verify_cert(handle, verifiedName, 0)
             }
+            if let ticket = config.resumptionTicket, !ticket.isEmpty {
+                // A ticket GnuTLS cannot use (corrupt, of another library version) is no error:
+                // the handshake is then a full one.
+                _ = ticket.withUnsafeBytes { gnutls_session_set_data(handle, $0.baseAddress, $0.count) }
+            }
+            gnutls_handshake_set_hook_function(handle, UInt32(GNUTLS_HANDSHAKE_NEW_SESSION_TICKET.rawValue),
+                                               Int32(GNUTLS_HOOK_POST), TLSSession.ticketArrived)
         }
     }
+
+    /// GnuTLS calls this after a NewSessionTicket from the server: the session data that lets a
+    /// later connection resume go to the connection, which outlives this session for the
+    /// application to read. Nothing else happens in here.
+    private static let ticketArrived: gnutls_handshake_hook_func = { session, _, _, _, _ in
+        guard let session, let reference = gnutls_session_get_ptr(session)?.assumingMemoryBound(to: ngtcp2_crypto_conn_ref.self),
+              let userData = reference.pointee.user_data else { return 0 }
+        var data = gnutls_datum_t()
+        guard gnutls_session_get_data2(session, &data) == 0, let bytes = data.data else { return 0 }
+        defer { cquic_gnutls_free(bytes) }
+        QuicConnection.from(userData).sessionTicket = Array(UnsafeBufferPointer(start: bytes, count: Int(data.size)))
+        return 0
+    }
+
+    /// The handshake resumed an earlier session (a ticket was offered and accepted).
+    var isResumed: Bool { gnutls_session_is_resumed(handle) != 0 }
 
     private func setALPN(_ protocols: [String]) throws {
         guard !protocols.isEmpty else { return }

@@ -7,9 +7,11 @@ enum EngineFixtures {
     static let serverAddress = SocketAddress(host: "127.0.0.1", port: 4433)!
     static let clientAddress = SocketAddress(host: "127.0.0.2", port: 50000)!
 
-    static func serverConfiguration(requireClientCertificates: Bool = false) -> QuicServerConfiguration {
-        var tls = QuicTLSConfiguration(certificateChainPath: TestCertificates.serverCertificate,
-                                       privateKeyPath: TestCertificates.serverKey, alpn: [alpn, "chat"])
+    /// `keyVariant` 1 is another server identity (another key) signed by the same CA.
+    static func serverConfiguration(requireClientCertificates: Bool = false, keyVariant: Int = 0) -> QuicServerConfiguration {
+        var tls = QuicTLSConfiguration(certificateChainPath: keyVariant == 0 ? TestCertificates.serverCertificate : TestCertificates.secondServerCertificate,
+                                       privateKeyPath: keyVariant == 0 ? TestCertificates.serverKey : TestCertificates.secondServerKey,
+                                       alpn: [alpn, "chat"])
         if requireClientCertificates { tls.trustedCAPath = TestCertificates.ca }
         return QuicServerConfiguration(connection: QuicConfiguration(tls: tls))
     }

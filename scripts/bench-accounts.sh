@@ -50,6 +50,15 @@ echo "## Accounts ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model na
 echo
 echo "### Login at hello: server CPU per connection, $CLIENTS clients at once, median of $ROUNDS bursts"
 echo
+echo "Full TLS handshakes (\`--no-resume\`; the certificate path includes verifying the client's signature):"
+echo
+echo '```'
+taskset -c 1 "$BOT" logins --port "$PORT" --ca "$C/ca.pem" --clients "$CLIENTS" --rounds "$ROUNDS" --server-pid "$server_pid" \
+    --prefix full --password bench-password-1 --no-resume 2> "$work/logins.err"
+echo '```'
+echo
+echo "Resumed TLS sessions (each identity resumes its own session; the server sees the certificate of the session):"
+echo
 echo '```'
 taskset -c 1 "$BOT" logins --port "$PORT" --ca "$C/ca.pem" --clients "$CLIENTS" --rounds "$ROUNDS" --server-pid "$server_pid" \
     --prefix bench --password bench-password-1 2> "$work/logins.err"

@@ -247,3 +247,27 @@ struct AccountsEndToEndTests {
         #expect(outcome.1 == ["alice"])
     }
 }
+
+extension AccountsEndToEndTests {
+    /// TLS session resumption never carries one identity's login to another connection of the same pool: a connection
+    /// without a certificate, after one with a bound certificate, is a guest; the identity's own next connection resumes and
+    /// is still logged in.
+    @Test func resumptionKeepsIdentitiesApart() async throws {
+        let identity = try TestIdentity(name: "alice")
+        defer { identity.remove() }
+        let outcome = try await scenario { world, server in
+            let alice = try Self.connect(world, "alice", identity: identity)
+            Self.request(world, alice, .register(password: nil), answer: "account")
+            alice.quit()
+            world.run { world.closes[alice.connection.id] != nil }
+            let stranger = try Self.connect(world, "alice")
+            let again = try Self.connect(world, "alice", identity: identity)
+            let resumed = again.connection.resumedSession
+            return (Self.first(world, stranger, "welcome"), Self.first(world, again, "welcome"), resumed)
+        }
+        #expect(outcome.0?.sender == "alice_2")
+        #expect(outcome.0?.account == nil)
+        #expect(outcome.1?.account == "alice")
+        #expect(outcome.2)
+    }
+}

@@ -123,6 +123,45 @@ struct ClientIdentityTests {
         #expect(outcome.serverFingerprint == expected)
     }
 
+    /// A session resumed from a ticket keeps the client's certificate: the server reports the same fingerprint (RFC 8446
+    /// section 2.2), which is why a client must resume only sessions made with its own identity.
+    @Test func resumedSessionKeepsTheFingerprint() async throws {
+        let identity = try Self.identityFile()
+        defer { try? FileManager.default.removeItem(atPath: identity.path) }
+        let server = Self.requestingServer()
+        let path = identity.path
+        let seen = try await onDedicatedThread { () throws -> [String] in
+            let harness = try LoopbackHarness(server: server)
+            var fingerprints: [String] = []
+            var resumed: [Bool] = []
+            harness.onServerEvent = { connection, event in
+                if case .handshakeCompleted = event {
+                    fingerprints.append(connection.peerCertificateFingerprint ?? "none")
+                    resumed.append(connection.resumedSession)
+                }
+            }
+            var ticket: [UInt8]?
+            harness.onClientEvent = { [unowned harness] connection, event in
+                if case .handshakeCompleted = event {
+                    harness.loop.schedule(at: .now() + .milliseconds(200)) {
+                        ticket = connection.sessionTicket
+                        harness.stop()
+                    }
+                }
+            }
+            var client = EngineFixtures.clientConfiguration()
+            client.tls.certificateChainPath = path
+            client.tls.privateKeyPath = path
+            _ = try harness.connect(client)
+            harness.run(seconds: 10)
+            client.tls.resumptionTicket = ticket
+            _ = try harness.connect(client)
+            harness.run(seconds: 10)
+            return zip(fingerprints, resumed).map { "\($0.0) \($0.1)" }
+        }
+        #expect(seen == ["\(identity.fingerprint) false", "\(identity.fingerprint) true"])
+    }
+
     /// Two identities made one after the other differ (fresh keys, fresh serials).
     @Test func eachIdentityIsNew() throws {
         let first = try TLSIdentity.makeSelfSigned(commonName: "a")

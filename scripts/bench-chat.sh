@@ -64,12 +64,22 @@ echo
 echo "| row | command | figures | server CPU µs |"
 echo "|---|---|---|---|"
 
-# --- Connect storm: every client handshakes and joins at once (100 handshakes in flight).
-start_server
-run_load --clients "$STORM" --rooms $(( (STORM + STORM_ROOM_SIZE - 1) / STORM_ROOM_SIZE )) --rate 0 \
-    --duration 1 --warmup 0 --connect-parallel 100
-joined=$(json "$report" connect.joined)
-echo "| connect storm | \`$command\` | $joined/$STORM joined in $(json "$report" connect.seconds) s; connect (handshake + join) $(latency connect.ms) | $(per_unit_us "$connect_ticks" "$joined") per connect |"
+# --- Connect storms: every client handshakes and joins at once (100 handshakes in flight), in
+# rooms of STORM_ROOM_SIZE (the join's fan-out) and alone in a room (the handshake and hello
+# alone); full handshakes (--no-resume), then the same clients again resuming the TLS session
+# whose ticket the first storm kept in a session file (a reconnect storm after a restart).
+tickets="$work/session.ticket"
+storm_row() {
+    local label=$1 rooms=$2; shift 2
+    start_server
+    run_load --clients "$STORM" --rooms "$rooms" --rate 0 --duration 1 --warmup 0 --connect-parallel 100 "$@"
+    joined=$(json "$report" connect.joined)
+    echo "| $label | \`$command\` | $joined/$STORM joined in $(json "$report" connect.seconds) s; connect (handshake + join) $(latency connect.ms) | $(per_unit_us "$connect_ticks" "$joined") per connect |"
+}
+storm_row "connect storm, full handshakes, rooms of $STORM_ROOM_SIZE" $(( (STORM + STORM_ROOM_SIZE - 1) / STORM_ROOM_SIZE )) --no-resume --session-file "$tickets"
+storm_row "connect storm, resumed, rooms of $STORM_ROOM_SIZE" $(( (STORM + STORM_ROOM_SIZE - 1) / STORM_ROOM_SIZE )) --session-file "$tickets"
+storm_row "connect storm, full handshakes, a room each" "$STORM" --no-resume
+storm_row "connect storm, resumed, a room each" "$STORM" --session-file "$tickets"
 
 # --- One room of ROOM_CLIENTS at rising rates, until p99 passes the limit or a delivery is lost.
 start_server

@@ -6,7 +6,10 @@ extension ChatServerApp {
     /// Carries out the core's actions in order.
     func perform(_ actions: [ServerAction]) {
         guard !actions.isEmpty else { return }
-        defer { converted.removeAll(keepingCapacity: true) }
+        defer {
+            converted.removeAll(keepingCapacity: true)
+            lastConverted = nil
+        }
         for action in actions {
             switch action {
             case .send(let client, let kind, let payload, let live):
@@ -57,10 +60,12 @@ extension ChatServerApp {
     }
 
     private func engineBytes(_ payload: SharedPayload) -> OutboundBytes {
+        // A broadcast is a run of actions with the same payload: the last one answers it.
+        if let last = lastConverted, last.payload === payload { return last.bytes }
         let key = ObjectIdentifier(payload)
-        if let bytes = converted[key] { return bytes }
-        let bytes = OutboundBytes(payload.bytes)
+        let bytes = converted[key] ?? OutboundBytes(payload.bytes)
         converted[key] = bytes
+        lastConverted = (payload, bytes)
         return bytes
     }
 

@@ -15,6 +15,7 @@ final class ChatServerApp {
     var shuttingDown = false
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
     var converted: [ObjectIdentifier: OutboundBytes] = [:]
+    var lastConverted: (payload: SharedPayload, bytes: OutboundBytes)?
     /// Clients closed as slow consumers during the batch of actions being performed; they
     /// depart (stored `left`, `offline`) once the batch is done.
     var slowConsumersToDepart: [UInt64] = []

@@ -159,7 +159,7 @@ extension ChatServerState {
 
     /// The members of a room a ban matches, in a stable order.
     func members(of room: String, matching ban: Ban) -> [ClientSession] {
-        (rooms[room]?.members ?? []).compactMap { clients[$0] }
+        (rooms[room]?.members ?? [:]).values
             .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
             .sorted { $0.id < $1.id }
     }

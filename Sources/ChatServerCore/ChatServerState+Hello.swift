@@ -176,8 +176,8 @@ extension ChatServerState {
             activePresenceStreams[previous.peer] = nil
         }
         for room in previous.rooms {
-            rooms[room]?.members.remove(previous.id)
-            rooms[room]?.members.insert(session.id)
+            rooms[room]?.members[previous.id] = nil
+            rooms[room]?.members[session.id] = session
         }
     }
 }

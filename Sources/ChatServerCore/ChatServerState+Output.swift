@@ -34,8 +34,7 @@ extension ChatServerState {
         guard let members = rooms[room]?.members else { return }
         let payload = SharedPayload(line: message)
         out.reserveCapacity(out.count + members.count)
-        for member in members where member != excluded {
-            guard let session = clients[member] else { continue }
+        for (member, session) in members where member != excluded {
             sendChat(payload, to: session, into: &out)
         }
     }

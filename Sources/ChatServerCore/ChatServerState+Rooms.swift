@@ -41,7 +41,7 @@ extension ChatServerState {
         replay(room, since: since, to: session, into: &out)
 
         let newlyShared = membersSharingNoRoom(with: session, in: room)
-        rooms[room, default: Room(name: room)].members.insert(session.id)
+        rooms[room, default: Room(name: room)].members[session.id] = session
         idleRooms.remove(room)
         session.rooms.insert(room)
 
@@ -77,8 +77,8 @@ extension ChatServerState {
     private func membersSharingNoRoom(with session: ClientSession, in room: String) -> [ClientSession] {
         guard let members = rooms[room]?.members, !members.isEmpty else { return [] }
         let ownRooms = session.rooms.compactMap { rooms[$0]?.members }
-        return members.compactMap { member in
-            ownRooms.contains { $0.contains(member) } ? nil : clients[member]
+        return members.compactMap { member, other in
+            ownRooms.contains { $0[member] != nil } ? nil : other
         }
     }
 
@@ -140,7 +140,7 @@ extension ChatServerState {
 
     /// Takes a client out of a room's members; a room left without members becomes idle.
     func removeMember(_ client: ClientID, from room: String) {
-        rooms[room]?.members.remove(client)
+        rooms[room]?.members[client] = nil
         guard rooms[room]?.members.isEmpty == true else { return }
         rooms[room] = nil
         idleRooms.insert(room)
@@ -153,7 +153,7 @@ extension ChatServerState {
     func roomMates(of session: ClientSession) -> Set<ClientID> {
         var mates = Set<ClientID>()
         for room in session.rooms {
-            if let members = rooms[room]?.members { mates.formUnion(members) }
+            if let members = rooms[room]?.members { mates.formUnion(members.keys) }
         }
         mates.remove(session.id)
         return mates
@@ -162,7 +162,7 @@ extension ChatServerState {
     /// The nicks in a room (those `including` picks), sorted case-insensitively so rosters are stable.
     func memberNicks(of room: String, including: (ClientSession) -> Bool = { _ in true }) -> [String] {
         // Keys computed once per nick, not once per comparison.
-        let keyed = (rooms[room]?.members ?? []).compactMap { clients[$0] }.filter(including)
+        let keyed = (rooms[room]?.members ?? [:]).values.filter(including)
             .map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
         return keyed.sorted { $0.key < $1.key }.map(\.nick)
     }

@@ -30,8 +30,7 @@ extension ChatServerState {
         let relayed = ChatMessage.typing(room: room, isTyping: text == "start", sender: session.nick)
         var datagram: SharedPayload?
         var line: SharedPayload?
-        for member in members where member != session.id {
-            guard let other = clients[member] else { continue }
+        for (member, other) in members where member != session.id {
             if other.acceptsDatagrams {
                 let payload = datagram ?? SharedPayload(datagram: relayed)
                 datagram = payload

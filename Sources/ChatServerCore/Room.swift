@@ -2,7 +2,9 @@
 /// and seq live on in the history store.
 struct Room {
     let name: String
-    var members: Set<ClientID> = []
+    /// Each member's session by its connection, so a broadcast reaches them without a lookup
+    /// per recipient.
+    var members: [ClientID: ClientSession] = [:]
 
     init(name: String) {
         self.name = name

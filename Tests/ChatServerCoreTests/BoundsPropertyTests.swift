@@ -93,11 +93,11 @@ import Testing
             let backlog = session.pendingPresence
             #expect(backlog.count <= limits.presenceQueueLimit, context)
             #expect(backlog.count <= 1 || backlog.byteCount <= limits.presenceQueueByteLimit, context)
-            for room in session.rooms { #expect(state.rooms[room]?.members.contains(session.id) == true, context) }
+            for room in session.rooms { #expect(state.rooms[room]?.members[session.id] === session, context) }
         }
         for room in state.rooms.values {
             #expect(!room.members.isEmpty, context)
-            #expect(room.members.allSatisfy { state.clients[$0]?.isMember(of: room.name) == true }, context)
+            #expect(room.members.allSatisfy { id, member in state.clients[id] === member && member.isMember(of: room.name) }, context)
         }
         #expect(state.idleRooms.count <= limits.idleRoomLimit, context)
         #expect(state.lastSequenceByRoom.count <= state.rooms.count + state.idleRooms.count + state.roomsAheadOfStore.count, context)

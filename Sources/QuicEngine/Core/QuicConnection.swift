@@ -47,7 +47,7 @@ public final class QuicConnection {
     /// The SHA-256 of the peer's certificate, 64 lowercase hex digits; nil when it sent none.
     public internal(set) var peerCertificateFingerprint: String?
 
-    var streams: [QuicStreamID: StreamState] = [:]
+    var streams = StreamTable()
     var sendQueue: [QuicStreamID] = []
     var datagramQueue = FIFOQueue<[UInt8]>()
     var closingPacket: [UInt8] = []

@@ -130,7 +130,9 @@ public final class QuicDriver {
             let slot = UnsafeMutableRawBufferPointer(start: sendBuffer + count * slotSize, count: slotSize)
             let useGSO = primary?.gsoEnabled ?? false
             guard let batch = endpoint.pollTransmit(into: slot, maxSegments: useGSO ? maxSegments : 1, now: now) else { break }
-            guard let socket = sockets[batch.source] ?? primary else { continue }
+            // Nearly every batch leaves from the one socket a server binds: no lookup for it.
+            guard let socket = primary.flatMap({ $0.localAddress == batch.source ? $0 : nil }) ?? sockets[batch.source] ?? primary
+            else { continue }
             if let current = pendingSocket, current !== socket {
                 // One sendmmsg per socket: this batch waits in the stash of a new round.
                 prepare(index: count, batch: batch, slot: slot)

@@ -126,6 +126,37 @@ struct AccountsClientTests {
         }
     }
 
+    /// --identity FILE makes (and then reuses) the identity there, 0600; --no-identity makes none and presents none; both at once is a usage error.
+    @Test func identityFlags() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let home = try ClientHome()
+        defer { home.remove() }
+        let chosen = home.path + "/keys/mine.pem"
+        let first = try home.lineClient(port: server.port, nick: "alice", ["--identity", chosen])
+        first.write("/register\nalice-password\n")
+        #expect(first.waitForEvent("* registered the account alice; you are logged in"))
+        first.closeInput()
+        #expect(first.finish(timeout: 10).status == 0)
+        let mode = (try FileManager.default.attributesOfItem(atPath: chosen)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: home.configDirectory + "/qchat/identity.pem"))
+        // The same file logs in again; without any identity the nick is a guest's.
+        let again = try home.lineClient(port: server.port, nick: "alice", ["--identity", chosen])
+        #expect(again.waitForEvent("* connected to qchat as alice, logged in as alice"))
+        again.closeInput()
+        _ = again.finish(timeout: 10)
+        let anonymous = try home.lineClient(port: server.port, nick: "alice", ["--no-identity"])
+        #expect(anonymous.waitForEvent("* connected to qchat as alice_2"))
+        anonymous.closeInput()
+        _ = anonymous.finish(timeout: 10)
+        #expect(!FileManager.default.fileExists(atPath: home.configDirectory + "/qchat/identity.pem"))
+        let both = try home.lineClient(port: server.port, nick: "alice", ["--no-identity", "--identity", chosen])
+        let refused = both.finish(timeout: 10)
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("--identity and --no-identity exclude each other"))
+    }
+
     /// Line mode: /login reads the password from the next line and never prints it; --json carries the account answers and the
     /// moderation events; a wrong password is explained.
     @Test func lineModeLoginAndJSON() throws {

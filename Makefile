@@ -69,6 +69,7 @@ bench: build certs
 	scripts/bench-chat.sh
 	scripts/bench-hol.sh
 	scripts/bench-irc.sh
+	scripts/bench-accounts.sh
 
 # chat-server against InspIRCd side by side (installs Debian's inspircd when missing; see
 # docs/PERFORMANCE.md).

@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "ChatProtocol", swiftSettings: hotPath),
         // SQLite from Debian, for history that survives a restart.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // argon2id from Debian, for password hashes (issue 13), and the Swift side of it.
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
+        .target(name: "PasswordHashing", dependencies: ["CArgon2"]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"], swiftSettings: hotPath),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
@@ -50,7 +53,8 @@ let package = Package(
         .target(name: "CLIOptions"),
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "Prometheus"],
+        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
+                                                             "Prometheus"],
                           swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
@@ -68,6 +72,7 @@ let package = Package(
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
+        .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),

@@ -3,9 +3,9 @@ import Glibc
 /// Output helpers that avoid the C `stdout`/`stderr` globals, which Swift 6 treats as shared
 /// mutable state.
 public enum Console {
-    /// Writes a line to standard error, unbuffered.
-    public static func error(_ message: String) {
-        let line = Array((message + "\n").utf8)
+    /// Writes a line to standard error, unbuffered (without its line feed: a prompt).
+    public static func error(_ message: String, newline: Bool = true) {
+        let line = Array((message + (newline ? "\n" : "")).utf8)
         line.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -181,3 +181,5 @@ size_t cquic_cmsg_space(size_t length) { return CMSG_SPACE(length); }
 size_t cquic_cmsg_len(size_t length) { return CMSG_LEN(length); }
 
 void cquic_gnutls_free(void *pointer) { gnutls_free(pointer); }
+
+unsigned int cquic_gnutls_curve_to_bits(gnutls_ecc_curve_t curve) { return GNUTLS_CURVE_TO_BITS(curve); }

@@ -12,6 +12,8 @@ indirect enum ScriptAction: Equatable, Sendable {
     case directMessage(to: String, text: String)
     /// A typing datagram, `start` (true) or `stop`, for the current room.
     case typing(Bool)
+    /// An account or moderation request (`register`, `login`, `topic`, `kick`, `ban`, `mode`, ...).
+    case request(ScriptRequest)
     case wait(DurationRange)
     case expect(ScriptExpectation)
     /// The body `times` times, or forever when nil.
@@ -24,7 +26,7 @@ indirect enum ScriptAction: Equatable, Sendable {
         switch self {
         case .join, .part, .wait, .expect, .quit: true
         case .repeatBlock(_, let body): body.contains { $0.action.canWait }
-        case .say, .sendRaw, .directMessage, .typing: false
+        case .say, .sendRaw, .directMessage, .typing, .request: false
         }
     }
 }

@@ -19,7 +19,7 @@ extension ScriptBot {
             runner.note("\(definition.name): server error \(message.code ?? "?"): \(message.text)")
             acknowledged(message.id)
             remember(message)
-        case "msg", "dm", "typing":
+        case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms":
             if message.replay != true { remember(message) }
         default:
             break

@@ -89,6 +89,8 @@ final class ScriptBot {
             session.sendRaw(bytes + [10])
         case .directMessage(let recipient, let text):
             sendTracked(.dm(to: runner.nick(for: recipient), text: text, id: ChatSession.randomPeerID()))
+        case .request(let request):
+            session.send(request.message(currentRoom: currentRoom) { [unowned runner] in runner.nick(for: $0) })
         case .typing(let typing):
             if !session.sendTyping(room: currentRoom, typing: typing) {
                 runner.note("\(definition.name) line \(command.line): typing not sent (the server takes no datagrams)")

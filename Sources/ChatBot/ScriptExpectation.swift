@@ -12,6 +12,9 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         case error
         /// A typing indicator; the pattern sees `start` or `stop`.
         case typing
+        // Accounts and moderation (PROTOCOL.md sections 7 and 8); the pattern sees what
+        // ``ScriptExpectation/matchedText(of:)`` gives.
+        case account, topic, kicked, banned, unbanned, op, deop, mode, invite, whois, rooms
     }
 
     static let defaultTimeoutMilliseconds: UInt64 = 5000
@@ -27,10 +30,25 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         guard message.replay != true else { return false }
         switch kind {
         case .chat: guard message.type == "msg" || message.type == "dm" else { return false }
-        case .msg, .dm, .error, .typing: guard message.type == kind.rawValue else { return false }
+        default: guard message.type == kind.rawValue else { return false }
         }
         if let senderNick, ChatValidation.nickKey(senderNick) != ChatValidation.nickKey(message.sender) { return false }
-        return pattern.matches(kind == .error ? "\(message.code ?? "") \(message.text)" : message.text)
+        return pattern.matches(matchedText(of: message))
+    }
+
+    /// What a pattern is matched against: the text, and for some kinds more (`error`: `code text`;
+    /// `kicked`, `banned`, `unbanned`, `op`, `deop`: `to text`; `mode`: the mode; `invite`: the room;
+    /// `account`: `account text`, such as `alice registered`).
+    func matchedText(of message: ChatMessage) -> String {
+        switch kind {
+        case .error: "\(message.code ?? "") \(message.text)"
+        case .kicked, .banned, .unbanned, .op, .deop: "\(message.to ?? "") \(message.text)"
+        case .mode: message.mode ?? ""
+        case .invite: message.room ?? ""
+        case .account: "\(message.account ?? "") \(message.text)"
+        case .rooms: (message.rooms ?? []).map(\.room).joined(separator: " ")
+        default: message.text
+        }
     }
 
     var description: String {

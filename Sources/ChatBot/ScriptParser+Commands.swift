@@ -2,7 +2,8 @@ import ChatProtocol
 
 /// One command line inside a block: `join`, `part`, `say`, `send-raw`, `dm`, `typing`, `wait`, `expect`, `quit`.
 extension ScriptParser {
-    static let commandNames = "join, part, say, send-raw, dm, typing, wait, expect, repeat, quit"
+    static let commandNames = "join, part, say, send-raw, dm, typing, register, login, password, claim, topic, kick, ban, unban, "
+        + "op, deop, mode, invite, wait, expect, repeat, quit"
 
     static func action(_ keyword: String, _ rest: Substring, line: Int) throws(ScriptError) -> ScriptAction {
         let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -36,6 +37,7 @@ extension ScriptParser {
             guard words.isEmpty else { throw ScriptError(line: line, "'quit' takes nothing after it") }
             return .quit
         default:
+            if let request = try request(keyword, rest, words: words.map(String.init), line: line) { return .request(request) }
             throw ScriptError(line: line, "unknown command '\(keyword)' (commands: bot, \(commandNames), })")
         }
     }
@@ -75,7 +77,8 @@ extension ScriptParser {
 
     /// `expect [chat|msg|dm|error|typing] [from NICK] ["text" | /regex/] [within DURATION]`.
     private static func expectation(_ rest: Substring, line: Int) throws(ScriptError) -> ScriptExpectation {
-        let usage = "expected 'expect [msg|dm|error|typing] [from NICK] [\"TEXT\" | /REGEX/] [within DURATION]'"
+        let usage = "expected 'expect [KIND] [from NICK] [\"TEXT\" | /REGEX/] [within DURATION]' (KIND: "
+            + ScriptExpectation.Kind.allCases.filter { $0 != .chat }.map(\.rawValue).joined(separator: ", ") + ")"
         guard var tokens = ScriptToken.split(rest) else {
             throw ScriptError(line: line, "a quote or slash is never closed; \(usage)")
         }
@@ -128,4 +131,5 @@ extension ScriptParser {
         case .regex(let source): "second pattern /\(source)/"
         }
     }
+
 }

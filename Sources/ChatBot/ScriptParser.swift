@@ -6,7 +6,7 @@ struct ScriptParser {
     /// A `bot` or `repeat` block whose `}` has not been read yet.
     private struct OpenBlock {
         enum Kind {
-            case bot(name: String, room: String)
+            case bot(name: String, room: String, password: String?)
             case repeatBlock(times: Int?)
         }
 
@@ -60,8 +60,16 @@ struct ScriptParser {
     }
 
     private mutating func openBot(_ rest: Substring, line: Int) throws(ScriptError) {
-        let words = try ScriptParser.blockHeader(rest, line: line, usage: "bot NAME [ROOM] {")
-        guard (1...2).contains(words.count) else { throw ScriptError(line: line, "expected 'bot NAME [ROOM] {'") }
+        var words = try ScriptParser.blockHeader(rest, line: line, usage: "bot NAME [ROOM] [password PASSWORD] {")
+        var password: String?
+        if words.count >= 3, words[words.count - 2] == "password" {
+            guard ChatValidation.isAcceptablePassword(words[words.count - 1]) else {
+                throw ScriptError(line: line, "a password is 8 to 256 bytes")
+            }
+            password = words.removeLast()
+            words.removeLast()
+        }
+        guard (1...2).contains(words.count) else { throw ScriptError(line: line, "expected 'bot NAME [ROOM] [password PASSWORD] {'") }
         let name = words[0]
         guard ChatValidation.isValidNick(name) else {
             throw ScriptError(line: line, "'\(name)' is not a valid nick (a letter, then letters, digits, _ or -; at most 24)")
@@ -70,14 +78,14 @@ struct ScriptParser {
             throw ScriptError(line: line, "bot '\(name)' is already defined on line \(other.line)")
         }
         let room = words.count == 2 ? try ScriptParser.room(words[1], line: line) : ChatLimits.defaultRoom
-        open.append(OpenBlock(kind: .bot(name: name, room: room), line: line))
+        open.append(OpenBlock(kind: .bot(name: name, room: room, password: password), line: line))
     }
 
     private mutating func close(line: Int) throws(ScriptError) {
         guard let block = open.popLast() else { throw ScriptError(line: line, "'}' without an open block") }
         switch block.kind {
-        case .bot(let name, let room):
-            bots.append(ScriptBotDefinition(name: name, room: room, line: block.line, commands: block.commands))
+        case .bot(let name, let room, let password):
+            bots.append(ScriptBotDefinition(name: name, room: room, password: password, line: block.line, commands: block.commands))
         case .repeatBlock(let times):
             guard !block.commands.isEmpty else { throw ScriptError(line: block.line, "this repeat block is empty") }
             if times == nil, !block.commands.contains(where: { $0.action.canWait }) {

@@ -36,6 +36,7 @@ final class ScriptRunner {
         do {
             for definition in script.bots {
                 let session = try pool.connect(nick: definition.name, room: definition.room)
+                session.helloPassword = definition.password
                 bots.append(ScriptBot(definition: definition, session: session, runner: self))
             }
         } catch {

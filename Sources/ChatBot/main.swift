@@ -9,6 +9,7 @@ let usage = """
            chat-bot load [options]              measure the server under load (chat-bot load --help)
            chat-bot irc-load [options]          the same load against an IRC server over TLS (chat-bot irc-load --help)
            chat-bot flood [options]             one client flooding a room (chat-bot flood --help)
+           chat-bot logins [options]            what logging in costs the server, per path (chat-bot logins --help)
            chat-bot --version
     """
 
@@ -34,6 +35,7 @@ do {
     case "load": exit(try LoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()))).run())
     case "irc-load": exit(try IRCLoadGenerator(options: try LoadOptions(Array(arguments.dropFirst()), irc: true)).run())
     case "flood": exit(try FloodBot(options: try FloodOptions(Array(arguments.dropFirst()))).run())
+    case "logins": exit(try LoginBench(options: try LoginBenchOptions(Array(arguments.dropFirst()))).run())
     case "--help", "-h", "help": throw UsageError(usage)
     case "--version":
         Console.line(ProgramVersion.line(program: "chat-bot", libraries: QuicLibraryVersions.all))

@@ -13,6 +13,16 @@ enum ClientConnection {
                                        serverName: options.host, alpn: ["qchat/1"])
         tls.certificateChainPath = options.certificate
         tls.privateKeyPath = options.key
+        if let identity = options.identity {
+            do {
+                _ = try ClientIdentity.ensure(at: identity)
+            } catch {
+                throw UsageError("cannot make or read the identity \(identity): \(error)")
+            }
+            // One file holds both: the key, then the certificate.
+            tls.certificateChainPath = identity
+            tls.privateKeyPath = identity
+        }
         var configuration = QuicConfiguration(tls: tls)
         configuration.keepAliveInterval = .seconds(10)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),

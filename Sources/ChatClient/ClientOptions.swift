@@ -10,7 +10,8 @@ struct ClientOptions {
     static var version: String { ProgramVersion.line(program: "chat-client", libraries: QuicLibraryVersions.all) }
     static let usage = """
         usage: chat-client [--host H] [--port P] [--nick NICK] [--room ROOM ...] [--ca FILE | --insecure]
-                           [--cert FILE --key FILE] [--plain] [--json] [--config FILE] [--logs] [--no-color]
+                           [--identity FILE | --no-identity | --cert FILE --key FILE] [--plain] [--json]
+                           [--config FILE] [--logs] [--no-color]
           --host H          server (default 127.0.0.1)
           --port P          UDP port (default 4433)
           --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
@@ -20,7 +21,10 @@ struct ClientOptions {
                             $XDG_CONFIG_HOME/qchat/ca.pem, certs/ca.pem, certs/ca.pem next to the
                             installation, share/qchat/ca.pem beside its bin/)
           --insecure        skip certificate verification (development only)
-          --cert/--key      client certificate for servers that require one
+          --identity FILE   this device's identity (key and self-signed certificate, made on first start;
+                            default $XDG_CONFIG_HOME/qchat/identity.pem): after /register it logs you in
+          --no-identity     present no certificate (log in with /login and the password)
+          --cert/--key      a CA-signed client certificate instead, for servers that require one
           --plain           line mode: one input line per message or /command, one output line per event
           --json            line mode printing each event as one JSON object
           --timestamp FMT   timestamp format (%H %M %S %d %m %y %Y %%; '' for none); default %H:%M,
@@ -30,15 +34,15 @@ struct ClientOptions {
           --no-color        no colours (so does NO_COLOR)
           --version, -h/--help
         Configuration file: key = value lines, # comments; keys host, port, nick, rooms (comma-separated),
-        ca, cert, key, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
+        ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
         Commands: type /help in the client.
         """
 
     /// `--help` or `--version`: printed on standard output, status 0.
     struct Information: Error { let text: String }
 
-    static let settingKeys: Set<String> = ["host", "port", "nick", "rooms", "ca", "cert", "key", "highlight", "timestamp", "colors",
-                                           "logs", "bell"]
+    static let settingKeys: Set<String> = ["host", "port", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
+                                           "colors", "logs", "bell"]
 
     var host = "127.0.0.1"
     var port: UInt16 = 4433
@@ -49,6 +53,8 @@ struct ClientOptions {
     var insecure = false
     var certificate: String?
     var key: String?
+    /// The identity file presented on every connection; nil with --no-identity or --cert.
+    var identity: String?
     var json = false
     var plain = false
     var highlightWords: [String] = []
@@ -62,8 +68,9 @@ struct ClientOptions {
     init(_ arguments: [String], paths: ClientPaths = ClientPaths()) throws {
         self.paths = paths
         if arguments.contains("-h") { throw Information(text: ClientOptions.usage) }
-        let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp"],
-                                  flags: ["insecure", "plain", "json", "help", "version", "logs", "no-color"])
+        let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp",
+                                                                  "identity"],
+                                  flags: ["insecure", "plain", "json", "help", "version", "logs", "no-color", "no-identity"])
         if options.flag("help") { throw Information(text: ClientOptions.usage) }
         if options.flag("version") { throw Information(text: ClientOptions.version) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
@@ -81,6 +88,10 @@ struct ClientOptions {
         certificate = options.string("cert") ?? file?.string("cert")
         key = options.string("key") ?? file?.string("key")
         if (certificate == nil) != (key == nil) { throw UsageError("--cert and --key go together") }
+        if options.flag("no-identity") && options.string("identity") != nil { throw UsageError("--identity and --no-identity exclude each other") }
+        if certificate == nil && !options.flag("no-identity") {
+            identity = options.string("identity") ?? file?.string("identity") ?? paths.configDirectory + "/identity.pem"
+        }
         json = options.flag("json")
         plain = options.flag("plain")
         highlightWords = file?.list("highlight") ?? []

@@ -32,6 +32,16 @@ final class LineMode {
     private var lastProgress = QuicTime.now()
     private var settleTimer: LoopTimerID?
     private(set) var status: Int32 = 0
+    /// The next input line is a password for this (`/register`, `/login NICK`, `/password`): it is
+    /// read with echo off from a terminal, never printed, never sent as a message.
+    private var awaitedSecret: SecretPurpose?
+    private var echo: EchoSuppression?
+
+    enum SecretPurpose {
+        case register
+        case login(String)
+        case changePassword
+    }
 
     init(options: ClientOptions) throws {
         self.options = options
@@ -125,6 +135,7 @@ final class LineMode {
 
     private func command(_ line: String) {
         let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
+        if let purpose = awaitedSecret { return secretEntered(text, for: purpose) }
         guard !text.isEmpty else { return }
         switch ClientCommand(parsing: text) {
         case .say(let words):
@@ -163,6 +174,64 @@ final class LineMode {
             complain("unknown command \(name), /help lists them")
         case .query, .close, .clear, .search, .buffer:
             complain("\(text.split(separator: " ").first ?? "") works in the full-screen client only")
+        case .register:
+            askForSecret(.register, prompt: "password for the account \(session.nick): ")
+        case .login(let name):
+            if let problem = ClientOptions.nickProblem(name) { return complain(problem) }
+            askForSecret(.login(name), prompt: "password of \(name): ")
+        case .password:
+            askForSecret(.changePassword, prompt: "new password: ")
+        default:
+            moderate(ClientCommand(parsing: text))
+        }
+    }
+
+    // MARK: Accounts and moderation
+
+    private func askForSecret(_ purpose: SecretPurpose, prompt: String) {
+        awaitedSecret = purpose
+        let suppression = EchoSuppression.begin()
+        echo = suppression
+        if suppression.isTerminal { Console.error(prompt, newline: false) }
+    }
+
+    private func secretEntered(_ password: String, for purpose: SecretPurpose) {
+        awaitedSecret = nil
+        echo?.end()
+        if echo?.isTerminal == true { Console.error("") }
+        echo = nil
+        guard ChatValidation.isAcceptablePassword(password) else { return complain("a password is 8 to 256 bytes; nothing was sent") }
+        switch purpose {
+        case .register: request(.register(password: password))
+        case .login(let name): request(.login(account: name, password: password))
+        case .changePassword: request(.changePassword(password))
+        }
+    }
+
+    /// The moderation commands, in the current room (or server-wide with -server).
+    private func moderate(_ command: ClientCommand) {
+        let info = session.members.info(of: currentRoom)
+        switch command {
+        case .certificate(let add): request(.certificate(add: add))
+        case .claim: request(.claim(room: currentRoom))
+        case .topic(nil):
+            show(formatter.note("#\(formatter.single(currentRoom)) topic: \(formatter.single(info.topic ?? "(none)"))", at: unixMilliseconds()))
+        case .topic(let text?): request(.topic(room: currentRoom, text: text))
+        case .kick(let nick, let reason, let server): request(.kick(room: server ? nil : currentRoom, nick: nick, reason: reason))
+        case .ban(let target, let reason, let server): request(.ban(room: server ? nil : currentRoom, target: target, reason: reason))
+        case .unban(let target, let server): request(.unban(room: server ? nil : currentRoom, target: target))
+        case .op(let name): request(.op(room: currentRoom, account: name))
+        case .deop(let name): request(.deop(room: currentRoom, account: name))
+        case .mode(nil):
+            let modes = info.modes.isEmpty ? "(none)" : info.modes.map { "+" + $0 }.joined(separator: " ")
+            show(formatter.note("#\(formatter.single(currentRoom)) modes: \(modes)", at: unixMilliseconds()))
+        case .mode(let change?):
+            guard RoomModeChange(change) != nil else { return complain("a mode is +invite, -invite, +registered or -registered") }
+            request(.mode(room: currentRoom, change))
+        case .invite(let nick): request(.invite(room: currentRoom, nick: nick))
+        case .rooms: request(.listRooms())
+        case .whois(let nick): request(.whois(nick))
+        default: break
         }
     }
 
@@ -183,7 +252,7 @@ final class LineMode {
     @discardableResult
     private func request(_ message: ChatMessage) -> Bool {
         guard session.send(message) else {
-            complain("too much waiting to be sent (\(Outbox.capacity) requests); not sent: \(message.text)")
+            complain("too much waiting to be sent (\(Outbox.capacity) requests); not sent: \(message.password == nil ? message.text : message.type)")
             return false
         }
         return true
@@ -199,10 +268,12 @@ final class LineMode {
             show(formatter.note("\(description.usage): \(description.summary)", at: unixMilliseconds()))
             return
         }
-        for description in ClientCommand.descriptions where !["query", "close", "clear", "search", "buffer"].contains(description.name) {
+        for description in ClientCommand.descriptions where !Self.fullScreenOnly.contains(description.name) {
             show(formatter.note("\(description.usage): \(description.summary)", at: unixMilliseconds()))
         }
     }
+
+    static let fullScreenOnly: Set<String> = ["query", "close", "clear", "search", "buffer"]
 
     // MARK: Output
 

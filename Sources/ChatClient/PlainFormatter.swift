@@ -19,7 +19,8 @@ struct PlainFormatter {
         let replay = message.replay == true ? " (history)" : ""
         let body: (prefix: String, text: String)?
         switch message.messageType {
-        case .welcome: body = ("", "* connected to \(single(text)) as \(sender)")
+        case .welcome:
+            body = ("", "* connected to \(single(text)) as \(sender)" + (message.account.map { ", logged in as \(single($0))" } ?? ""))
         case .msg:
             if let action = ChatAction.body(of: text) {
                 body = ("\(room) * \(sender) ", action + replay)
@@ -35,12 +36,17 @@ struct PlainFormatter {
         case .joined: body = ("", "\(room) * \(sender) joined\(replay)")
         case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
         case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))")
-        case .error: body = ("", "! \(single(message.code ?? "error")): \(single(text))")
-        case .roster: body = ("", "\(room) members: \((message.members ?? []).map(single).joined(separator: " "))")
+        case .error:
+            body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(code: message.code, serverText: text)))")
+        case .roster:
+            let topic = message.topic.map { "; topic: \(single($0))" } ?? ""
+            let modes = message.modes.map { $0.isEmpty ? "" : "; modes: \($0.map { "+" + single($0) }.joined(separator: " "))" } ?? ""
+            let ops = message.ops.map { $0.isEmpty ? "" : "; operators: \($0.map(single).joined(separator: " "))" } ?? ""
+            body = ("", "\(room) members: \((message.members ?? []).map(single).joined(separator: " "))\(topic)\(modes)\(ops)")
         case .status: body = ("", "* \(sender) is \(single(text))")
         case .historyEnd: body = ("", "\(room) (end of history)")
         case .typing, .presence, .ack: body = nil
-        default: body = ("", "? \(single(message.type)) \(single(text))")
+        default: body = moderationLine(message).map { ("", $0) } ?? ("", "? \(single(message.type)) \(single(text))")
         }
         guard let body else { return [] }
         return format(prefix: body.prefix, text: body.text, at: message.ts ?? now)

@@ -71,6 +71,15 @@ extension TUIMode {
             note("usage: \(ClientCommand.description(of: name)?.usage ?? "/" + name)", in: currentRoomName)
         case .unknown(let name):
             note("unknown command \(name), /help lists them", in: currentRoomName)
+        case .register:
+            askForSecret(.register)
+        case .login(let name):
+            if let problem = ClientOptions.nickProblem(name) { return note(problem, in: currentRoomName) }
+            askForSecret(.login(name))
+        case .password:
+            askForSecret(.changePassword)
+        case .certificate, .claim, .topic, .kick, .ban, .unban, .op, .deop, .mode, .invite, .rooms, .whois:
+            moderate(ClientCommand(parsing: line))
         }
     }
 
@@ -126,7 +135,7 @@ extension TUIMode {
     }
 
     /// Sends a request, saying so when it waits for the connection to come back.
-    private func request(_ message: ChatMessage, doing what: String) {
+    func request(_ message: ChatMessage, doing what: String) {
         guard session.send(message) else { return note("too much waiting to be sent; \(what) not done", in: currentRoomName) }
         queuedNote(what)
     }
@@ -166,8 +175,14 @@ extension TUIMode {
 
     private func who() {
         let members = model.currentRoom?.members ?? []
+        let room = model.currentRoom
         let list = members.sorted { $0.lowercased() < $1.lowercased() }
-            .map { model.status(of: $0) == .away ? "~" + $0 : $0 }.joined(separator: " ")
+            .map { nick in
+                let key = nick.lowercased()
+                if room?.operators.contains(key) == true { return "@" + nick }
+                if model.status(of: nick) == .away { return "~" + nick }
+                return room?.identified.contains(key) == true ? "+" + nick : nick
+            }.joined(separator: " ")
         note("\(members.count) here: \(list)", in: currentRoomName)
     }
 

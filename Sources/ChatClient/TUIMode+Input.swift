@@ -28,6 +28,7 @@ extension TUIMode {
     }
 
     func handle(_ key: KeyEvent) {
+        if secretEntry != nil { return handleSecretKey(key) }
         switch key {
         case .control("c"):
             requestQuit()

@@ -17,7 +17,8 @@ extension TUIMode {
             model.nick = message.sender
             highlights.nick = message.sender
             model.serverName = message.text.isEmpty ? model.serverName : message.text
-            note("connected to \(message.text) as \(message.sender)", in: currentRoomName)
+            note("connected to \(message.text) as \(message.sender)" + (message.account.map { ", logged in as \($0)" } ?? ""),
+                 in: currentRoomName)
         case .joined:
             if isLive && same(message.sender, me) {
                 let index = model.openRoom(room)
@@ -102,10 +103,19 @@ extension TUIMode {
                 target = sent.buffer
                 quitIfDelivered()
             }
-            model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(message.text)", kind: .error), to: target)
+            let explained = ErrorExplanation.text(code: message.code, serverText: message.text)
+            if let room = message.room, model.roomIndex(named: room) != nil, target == currentRoomName { target = room }
+            model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(explained)", kind: .error), to: target)
+        case .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode, .invite, .rooms, .whois:
+            receivedModeration(message)
         default:
             break
         }
+    }
+
+    /// ``add(_:room:message:)`` for the moderation events.
+    func addEvent(_ line: ChatLine, room: String, message: ChatMessage) {
+        add(line, room: room, message: message)
     }
 
     /// Replayed events answering a `history` request are collected until `history-end`; live

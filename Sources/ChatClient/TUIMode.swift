@@ -15,6 +15,9 @@ final class TUIMode {
     let terminal = RawTerminal()
     var model: ChatViewModel
     var editor = LineEditor(historyLimit: 500)
+    /// While a password is asked for (``SecretEntry``), what is typed goes here, not into `editor`.
+    var secretEntry: SecretEntry?
+    var secretEditor = LineEditor(historyLimit: 0)
     var decoder = KeyDecoder()
     var renderer: Renderer
     var highlights: HighlightMatcher
@@ -69,8 +72,10 @@ final class TUIMode {
             needsRender = true
         }
         session.onMembersChanged = { [unowned self] room in
-            let members = session.members.members(of: room)
-            if model.roomIndex(named: room) != nil || !members.isEmpty { model.setMembers(members, in: room) }
+            let info = session.members.info(of: room)
+            guard model.roomIndex(named: room) != nil || !info.members.isEmpty else { return }
+            model.setMembers(info.members, in: room)
+            model.setRoomInfo(topic: info.topic, modes: info.modes, operators: info.operators, identified: info.identified, in: room)
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGWINCH, SIGHUP, SIGTSTP, SIGCONT]) { [unowned self] signal in
             switch signal {
@@ -163,7 +168,7 @@ final class TUIMode {
         model.removeExpiredTypists(now: now)
         renderer.options.now = now
         editor.scrollToCursor(width: renderer.inputWidth(for: model, size: size))
-        let frame = renderer.render(model, editor: editor, size: size)
+        let frame = renderer.render(model, editor: secretEntry == nil ? editor : secretEditor, size: size)
         terminal.write(FrameDiff.bytes(from: lastFrame, to: frame))
         lastFrame = frame
         updateTitle()

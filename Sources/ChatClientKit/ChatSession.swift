@@ -27,6 +27,8 @@ public final class ChatSession {
     public var firstMessages: [[UInt8]]?
     /// The status the presence stream opens with (a reconnecting client that was away stays away).
     public var initialStatus = "online"
+    /// The password of the account `nick` is, sent in the first `join` (PROTOCOL.md section 7).
+    public var helloPassword: String?
 
     private var chatDecoder = ChatStreamDecoder()
     private var presenceDecoder = ChatStreamDecoder()
@@ -50,7 +52,7 @@ public final class ChatSession {
             if let custom = firstMessages {
                 for bytes in custom { _ = try? connection.write(bytes, to: chat) }
             } else {
-                send(.join(nick: nick, peer: peer, room: room, since: since))
+                send(.join(nick: nick, peer: peer, room: room, since: since, password: helloPassword))
                 presenceStream = try? connection.openStream()
                 sendPresence(.status(initialStatus))
             }
@@ -62,7 +64,12 @@ public final class ChatSession {
             for decoded in events {
                 switch decoded {
                 case .message(let message):
-                    if message.type == "welcome" { assignedNick = message.sender }
+                    if message.type == "welcome" {
+                        assignedNick = message.sender
+                    } else if message.type == "nick", let own = assignedNick, message.sender == own, !message.text.isEmpty {
+                        // Our own rename (a `nick`, or a `login` that took the account's nick).
+                        assignedNick = message.text
+                    }
                     onMessage(message, channel)
                 case .malformed(let error, _): onProblem("malformed message from server: \(error)")
                 case .fatal(let error): onProblem("framing error from server: \(error)")

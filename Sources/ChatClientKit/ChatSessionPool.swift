@@ -2,8 +2,14 @@ import QuicEngine
 
 /// Many sessions on one driver (bots, tests, the client's reconnects): connects them and routes
 /// each engine event to the session of its connection. New connections resume a TLS session
-/// with the newest session ticket any of the pool's connections received, so a reconnect skips
-/// the server's certificate, its signature and the verification.
+/// with the newest session ticket a connection of the pool with the same client certificate
+/// received, so a reconnect skips the server's certificate, its signature and the verification.
+///
+/// Tickets are kept per client certificate: a resumed session keeps the authentication of the
+/// one it resumes (RFC 8446 section 2.2; the server sees that session's certificate), so a
+/// connection that resumed another identity's session would be logged in as that account, and
+/// one that resumed a session made without a certificate would lose its own (PROTOCOL.md
+/// section 7).
 public final class ChatSessionPool {
     public let driver: QuicDriver
     public let server: SocketAddress
@@ -12,9 +18,16 @@ public final class ChatSessionPool {
     public private(set) var sessions: [UInt64: ChatSession] = [:]
     /// Offer ``sessionTicket`` on new connections (on by default).
     public var resumesSessions = true
-    /// The newest session ticket a connection of this pool received (or one loaded from an
-    /// earlier run); nil before the first.
-    public var sessionTicket: [UInt8]?
+    /// The newest session ticket a connection of this pool with the pool's own client certificate
+    /// (``configuration``) received, or one loaded from an earlier run; nil before the first.
+    public var sessionTicket: [UInt8]? {
+        get { tickets[Self.identity(of: configuration)] }
+        set { tickets[Self.identity(of: configuration)] = newValue }
+    }
+    /// Tickets by the client certificate (its chain's path; "" for none) they were issued with.
+    private var tickets: [String: [UInt8]] = [:]
+    /// The certificate each connection of the pool presents, until it closes.
+    private var identities: [UInt64: String] = [:]
 
     public init(driver: QuicDriver, server: SocketAddress, configuration: QuicConfiguration) throws {
         self.driver = driver
@@ -32,8 +45,10 @@ public final class ChatSessionPool {
     public func connect(nick: String, peer: String = ChatSession.randomPeerID(), room: String = "lobby", since: Int64? = nil,
                         configuration override: QuicConfiguration? = nil) throws -> ChatSession {
         var configuration = override ?? configuration
-        if resumesSessions, configuration.tls.resumptionTicket == nil { configuration.tls.resumptionTicket = sessionTicket }
+        let identity = Self.identity(of: configuration)
+        if resumesSessions, configuration.tls.resumptionTicket == nil { configuration.tls.resumptionTicket = tickets[identity] }
         let connection = try driver.endpoint.connect(to: server, from: local, configuration: configuration, now: .now())
+        identities[connection.id] = identity
         let session = ChatSession(connection: connection, nick: nick, peer: peer, room: room, since: since)
         sessions[connection.id] = session
         return session
@@ -42,12 +57,20 @@ public final class ChatSessionPool {
     /// The ticket arrives just after the handshake: taken with the first stream data so that
     /// connections started meanwhile can use it, and again when a connection closes (its newest).
     /// Public for drivers that route some connections themselves (tests with bare clients).
+    /// A connection the pool did not make counts as one with the pool's own certificate.
     public func keepTicket(of connection: QuicConnection, after event: QuicEvent) {
+        let identity = identities[connection.id] ?? Self.identity(of: configuration)
         switch event {
-        case .streamData where sessionTicket == nil, .closed:
-            if let ticket = connection.sessionTicket { sessionTicket = ticket }
+        case .streamData where tickets[identity] == nil, .closed:
+            if let ticket = connection.sessionTicket { tickets[identity] = ticket }
         default:
             break
         }
+        if case .closed = event { identities[connection.id] = nil }
+    }
+
+    /// What tells identities apart: the client certificate chain presented ("" for none).
+    static func identity(of configuration: QuicConfiguration) -> String {
+        configuration.tls.certificateChainPath ?? ""
     }
 }

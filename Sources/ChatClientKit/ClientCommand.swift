@@ -20,6 +20,25 @@ public enum ClientCommand: Equatable, Sendable {
     case buffer(Int)
     case help(String?)
     case quit
+    // Accounts (PROTOCOL.md section 7): the password is asked for, never typed on the line.
+    case register
+    case login(String)
+    case password
+    case certificate(add: Bool)
+    // Moderation (section 8), in the room shown; `server` for the whole server (operators).
+    case claim
+    /// nil shows the topic; "" clears it.
+    case topic(String?)
+    case kick(nick: String, reason: String, server: Bool)
+    case ban(target: String, reason: String, server: Bool)
+    case unban(target: String, server: Bool)
+    case op(String)
+    case deop(String)
+    /// nil shows the modes.
+    case mode(String?)
+    case invite(String)
+    case rooms
+    case whois(String)
     /// A known command used wrongly: show its usage.
     case usage(String)
     /// `/something` that is no command.
@@ -47,6 +66,21 @@ public enum ClientCommand: Equatable, Sendable {
         Description(name: "clear", usage: "/clear", summary: "clear the messages shown in this room"),
         Description(name: "search", usage: "/search WORD", summary: "show the last line containing WORD; /search again (or Ctrl-R) for older ones"),
         Description(name: "buffer", usage: "/buffer N", summary: "show room or conversation number N (Alt-1..9 for the first nine)"),
+        Description(name: "register", usage: "/register", summary: "register your nick as an account (asks for a password; your identity certificate logs you in from then on)"),
+        Description(name: "login", usage: "/login NICK", summary: "log in to the account NICK (asks for its password) and take its nick"),
+        Description(name: "password", usage: "/password", summary: "change your account's password (asks for the new one)"),
+        Description(name: "certificate", usage: "/certificate add|remove", summary: "bind this device's identity to your account, or unbind it"),
+        Description(name: "claim", usage: "/claim", summary: "become the owner of the room shown, when it has none"),
+        Description(name: "topic", usage: "/topic [TEXT | -clear]", summary: "show the room's topic, set it, or clear it"),
+        Description(name: "kick", usage: "/kick [-server] NICK [REASON]", summary: "remove NICK from the room (-server: from the server; operators only)"),
+        Description(name: "ban", usage: "/ban [-server] NICK [REASON]", summary: "ban NICK's account (a guest: its device) from the room, or the server"),
+        Description(name: "unban", usage: "/unban [-server] NAME", summary: "lift a ban of the room, or of the server"),
+        Description(name: "op", usage: "/op NICK", summary: "make NICK's account an operator of the room (owner only)"),
+        Description(name: "deop", usage: "/deop NICK", summary: "take operator status back (owner only)"),
+        Description(name: "mode", usage: "/mode [+|-invite | +|-registered]", summary: "show the room's modes, or change one (invite-only, logged-in users only)"),
+        Description(name: "invite", usage: "/invite NICK", summary: "let NICK into the room when it is invite-only"),
+        Description(name: "rooms", usage: "/rooms", summary: "list the rooms that are not invite-only"),
+        Description(name: "whois", usage: "/whois NICK", summary: "who NICK is: account, status, rooms"),
         Description(name: "help", usage: "/help [COMMAND]", summary: "list the commands, or explain one"),
         Description(name: "quit", usage: "/quit", summary: "leave (waits for messages not yet delivered; Ctrl-C twice quits at once)"),
     ]
@@ -114,7 +148,7 @@ public enum ClientCommand: Equatable, Sendable {
             if words.count == 1, let number = Int(words[0]), number >= 1 { self = .buffer(number) } else { self = .usage("buffer") }
         case "help": self = .help(words.first)
         case "quit", "exit": self = .quit
-        default: self = .unknown("/" + name)
+        default: self = Self.accountOrModeration(name, words: words, rest: rest) ?? .unknown("/" + name)
         }
     }
 }

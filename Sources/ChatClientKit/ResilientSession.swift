@@ -68,6 +68,12 @@ public final class ResilientSession {
     public private(set) var members = RoomMembers()
     /// The status the person chose: `online` or `away`.
     public private(set) var status = "online"
+    /// The account this session is logged in as (from `welcome` or `account`); nil for a guest.
+    public private(set) var account: String?
+    /// The password sent in the hello of every new connection (PROTOCOL.md section 7), for a
+    /// session logged in by password without a certificate bound: kept in memory only, so a
+    /// reconnect logs in again.
+    public var helloPassword: String?
 
     public var onMessage: (ChatMessage, ChatSession.Channel) -> Void = { _, _ in }
     public var onState: (State) -> Void = { _ in }
@@ -146,12 +152,19 @@ public final class ResilientSession {
     }
 
     /// In ``State/refused(code:text:)``: says hello again with another nick.
-    public func retry(nick wanted: String) {
-        guard case .refused = state, let current else { return }
+    public func retry(nick wanted: String, password: String? = nil) {
+        guard case .refused = state, current != nil else { return }
         nick = wanted
-        let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
-        current.send(.join(nick: wanted, peer: peer, room: first.name, since: first.lastSeq))
+        helloPassword = password
+        sayHelloAgain()
         setState(.connecting)
+    }
+
+    /// A new first `join` on the current connection (after a refusal, or a server too busy).
+    private func sayHelloAgain() {
+        guard let current else { return }
+        let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
+        current.send(.join(nick: nick, peer: peer, room: first.name, since: first.lastSeq, password: helloPassword))
     }
 
     public func quit() {
@@ -187,6 +200,7 @@ public final class ResilientSession {
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
         let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq)
         session.initialStatus = status
+        session.helloPassword = helloPassword
         current = session
         session.onMessage = { [unowned self, unowned session] message, channel in
             guard session === current else { return }
@@ -223,6 +237,19 @@ public final class ResilientSession {
             answered { $0.type == MessageType.nick.rawValue && same($0.text, message.text) }
         case .historyEnd:
             answered { $0.type == MessageType.history.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .account:
+            account = message.account
+            // A password that logged in (or registered, or changed) logs in again after a reconnect.
+            if let entry = outbox.answered(where: { Self.accountRequests.contains($0.type) }), let password = entry.message.password {
+                helloPassword = password
+            }
+            flush()
+        case .kicked where RoomMembers.removesOwnNick(message, nick), .banned where RoomMembers.removesOwnNick(message, nick):
+            // Out of the room for good: no re-join after a reconnect.
+            rooms.removeAll { $0.name == room }
+            answerModeration(message)
+        case .topic, .mode, .op, .deop, .kicked, .banned, .unbanned, .invite, .rooms, .whois:
+            answerModeration(message)
         case .ack:
             if let id = message.id { outbox.answered(id: id) }
             flush()
@@ -236,6 +263,14 @@ public final class ResilientSession {
             } else if !isConnected, Self.helloRefusals.contains(message.code ?? "") {
                 setState(.refused(code: message.code ?? "error", text: message.text))
                 return false
+            } else if !isConnected, message.code == ErrorCode.rateLimited.rawValue || message.code == ErrorCode.unavailable.rawValue {
+                // The server could not take the hello now (busy checking passwords): again shortly.
+                let delay = UInt64(Double.random(in: 500...1500, using: &random))
+                loop.schedule(at: .now() + .milliseconds(delay)) { [weak self] in
+                    guard let self, !isConnected, !quitting else { return }
+                    sayHelloAgain()
+                }
+                return false
             }
         default:
             break
@@ -244,11 +279,34 @@ public final class ResilientSession {
     }
 
     /// Errors that answer a hello (PROTOCOL.md sections 3 and 7): the connection stays open for
-    /// another `join`.
+    /// another `join`. (`rate-limited` and `unavailable` before the welcome are a busy server:
+    /// the hello is sent again by itself.)
     static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required"]
+
+    /// Requests answered by `account`.
+    static let accountRequests: Set<String> = ["register", "login", "password", "certificate"]
+
+    /// The event (or notice) that answers each moderation request.
+    static let moderationAnswers: [String: String] = [
+        "claim": "op", "topic": "topic", "mode": "mode", "op": "op", "deop": "deop", "kick": "kicked", "ban": "banned",
+        "unban": "unbanned", "invite": "invite", "rooms": "rooms", "whois": "whois",
+    ]
+
+    /// A moderation event or answer of ours answers the oldest request of its kind in its room (no
+    /// room: a server-wide one); `rooms` and `whois` have no sender to check.
+    private func answerModeration(_ message: ChatMessage) {
+        let isDirectory = message.messageType == .rooms || message.messageType == .whois
+        guard isDirectory || same(message.sender, nick) else { return }
+        let room = message.room
+        answered { request in
+            Self.moderationAnswers[request.type] == message.type
+                && (isDirectory || request.room.flatMap(ChatValidation.normalizeRoom) == room)
+        }
+    }
 
     private func welcomed(_ message: ChatMessage) {
         nick = message.sender
+        account = message.account
         serverName = message.text
         attempt = 0
         everConnected = true
@@ -309,7 +367,8 @@ public final class ResilientSession {
         default:
             break
         }
-        if reason.byPeer, let code = reason.applicationCode, code == CloseCode.kicked.rawValue || code == CloseCode.replaced.rawValue {
+        if reason.byPeer, let code = reason.applicationCode,
+           code == CloseCode.kicked.rawValue || code == CloseCode.replaced.rawValue || code == CloseCode.banned.rawValue {
             return Ending(.closed, reason.description)
         }
         if case .refused(let code, let text) = state { return Ending(.closed, "\(code): \(text)") }

@@ -1,22 +1,40 @@
 import ChatProtocol
 
-/// Who is in each room the client is in, exactly as the server's roster says at every moment.
+/// Who is in each room the client is in, exactly as the server's roster says at every moment, and
+/// what the roster says besides (PROTOCOL.md section 8): the topic, the modes, the operators present
+/// and the members logged in to an account.
 ///
 /// The server sends the `roster` of a room on the presence stream when the client joins it, at
 /// the moment of the client's own live `joined` on the chat stream. The two streams are not
 /// ordered with each other, so the roster can arrive before that `joined`, in the middle of the
 /// replay before it, or after live events that followed it. The rule that gives the server's list
 /// whatever the order: the roster describes the room at the client's own `joined`; live `joined`,
-/// `left` and `nick` events after that `joined` change it; replayed events (the past) never do.
-/// Live events that arrive after the own `joined` and before its roster are applied to the
-/// roster when it comes. Nicks compare case-insensitively, as the server makes them unique.
+/// `left`, `nick`, `kicked`, `banned`, `topic`, `mode`, `op` and `deop` events after that `joined`
+/// change it; replayed events (the past) never do. Live events that arrive after the own `joined`
+/// and before its roster are applied to the roster when it comes. Nicks compare
+/// case-insensitively, as the server makes them unique.
 public struct RoomMembers: Sendable, Equatable {
+    /// One room as the roster and the events since describe it.
+    public struct Info: Sendable, Equatable {
+        public internal(set) var members: [String] = []
+        /// Nicks of the operators present (owner included).
+        public internal(set) var operators: [String] = []
+        /// Nicks of the members logged in to an account.
+        public internal(set) var identified: [String] = []
+        public internal(set) var topic: String?
+        /// `invite`, `registered`.
+        public internal(set) var modes: [String] = []
+
+        public func isOperator(_ nick: String) -> Bool { operators.contains { RoomMembers.same($0, nick) } }
+        public func isIdentified(_ nick: String) -> Bool { identified.contains { RoomMembers.same($0, nick) } }
+    }
+
     struct Room: Sendable, Equatable {
-        var members: [String] = []
+        var info = Info()
         /// Live events since the own `joined`, while its roster has not come yet.
         var awaitingRoster: [ChatMessage]?
         /// A roster that came before the own `joined` it belongs to.
-        var earlyRoster: [String]?
+        var earlyRoster: ChatMessage?
         /// The events awaiting the roster overflowed: the roster, when it comes, is older than
         /// the list the events made, and is not applied.
         var skipsRoster = false
@@ -31,9 +49,12 @@ public struct RoomMembers: Sendable, Equatable {
     public init() {}
 
     /// The members of a room, in the order the roster gave them and then in order of arrival.
-    public func members(of room: String) -> [String] { rooms[room]?.members ?? [] }
+    public func members(of room: String) -> [String] { rooms[room]?.info.members ?? [] }
 
-    /// Applies one message from the server; returns the rooms whose member list changed.
+    /// Everything known of a room: members, operators, who is logged in, topic, modes.
+    public func info(of room: String) -> Info { rooms[room]?.info ?? Info() }
+
+    /// Applies one message from the server; returns the rooms whose member list or info changed.
     /// `ownNick` is the client's nick before this message.
     @discardableResult
     public mutating func apply(_ message: ChatMessage, ownNick: String) -> [String] {
@@ -41,31 +62,34 @@ public struct RoomMembers: Sendable, Equatable {
         let room = message.roomOrDefault
         switch message.messageType {
         case .roster:
-            return receivedRoster(message.members ?? [], room: room)
+            return receivedRoster(message, room: room)
         case .joined where Self.same(message.sender, ownNick):
             var state = rooms[room] ?? Room()
             state.skipsRoster = false
             if let early = state.earlyRoster {
-                state.members = Self.unique(early)
+                state.info = Self.info(from: early)
                 state.earlyRoster = nil
                 state.awaitingRoster = nil
             } else {
                 state.awaitingRoster = []
-                Self.change(&state.members, by: message)
+                Self.change(&state.info, by: message)
             }
             return update(room, to: state)
         case .left where Self.same(message.sender, ownNick):
-            guard rooms.removeValue(forKey: room) != nil else { return [] }
-            return [room]
-        case .joined, .left, .nick:
-            // A nick change outside any room (no `room`) changes no list.
-            guard message.messageType != .nick || message.room != nil, var state = rooms[room] else { return [] }
+            return forgetting(room)
+        case .kicked where Self.removesOwnNick(message, ownNick), .banned where Self.removesOwnNick(message, ownNick):
+            return forgetting(room)
+        case .joined, .left, .nick, .kicked, .banned, .topic, .mode, .op, .deop, .msg:
+            // A nick change outside any room (no `room`) changes no list; a `msg` only tells who
+            // is logged in.
+            guard message.room != nil, var state = rooms[room] else { return [] }
+            if message.messageType == .msg, message.account == nil || state.info.isIdentified(message.sender) { return [] }
             state.awaitingRoster?.append(message)
             if (state.awaitingRoster?.count ?? 0) > Self.bufferLimit {
                 state.awaitingRoster = nil
                 state.skipsRoster = true
             }
-            Self.change(&state.members, by: message)
+            Self.change(&state.info, by: message)
             return update(room, to: state)
         default:
             return []
@@ -87,50 +111,101 @@ public struct RoomMembers: Sendable, Equatable {
         rooms[room] = nil
     }
 
-    private mutating func receivedRoster(_ roster: [String], room: String) -> [String] {
+    private mutating func forgetting(_ room: String) -> [String] {
+        guard rooms.removeValue(forKey: room) != nil else { return [] }
+        return [room]
+    }
+
+    private mutating func receivedRoster(_ roster: ChatMessage, room: String) -> [String] {
         var state = rooms[room] ?? Room()
         if state.skipsRoster {
             state.skipsRoster = false
             rooms[room] = state
             return []
         }
-        var members = Self.unique(roster)
+        var info = Self.info(from: roster)
         if let buffered = state.awaitingRoster {
-            for event in buffered { Self.change(&members, by: event) }
+            for event in buffered { Self.change(&info, by: event) }
             state.awaitingRoster = nil
         } else {
-            state.earlyRoster = members
+            state.earlyRoster = roster
         }
-        state.members = members
+        state.info = info
         return update(room, to: state)
     }
 
     private mutating func update(_ room: String, to state: Room) -> [String] {
-        let changed = rooms[room]?.members != state.members
+        let changed = rooms[room]?.info != state.info
         rooms[room] = state
         return changed ? [room] : []
     }
 
-    /// Applies a live `joined`, `left` or `nick` to a list.
-    static func change(_ members: inout [String], by event: ChatMessage) {
-        let index = members.firstIndex { same($0, event.sender) }
+    /// A room's `kicked` or `banned` naming us: we are out of the room.
+    public static func removesOwnNick(_ message: ChatMessage, _ ownNick: String) -> Bool {
+        message.room != nil && removedNicks(by: message).contains { same($0, ownNick) }
+    }
+
+    /// Who a `kicked` or `banned` takes out of its room: the kicked nick; for a ban, the nicks it
+    /// lists in `members` (every connection of a banned account), else the one it names.
+    public static func removedNicks(by message: ChatMessage) -> [String] {
+        if message.messageType == .banned, let members = message.members { return members }
+        return message.to.map { [$0] } ?? []
+    }
+
+    static func info(from roster: ChatMessage) -> Info {
+        Info(members: unique(roster.members ?? []), operators: unique(roster.ops ?? []), identified: unique(roster.identified ?? []),
+             topic: roster.topic.flatMap { $0.isEmpty ? nil : $0 }, modes: roster.modes ?? [])
+    }
+
+    /// Applies a live event to a room's info.
+    static func change(_ info: inout Info, by event: ChatMessage) {
         switch event.messageType {
         case .joined:
-            if index == nil { members.append(event.sender) }
+            add(event.sender, to: &info.members)
+            if event.account != nil { add(event.sender, to: &info.identified) }
         case .left:
-            if let index { members.remove(at: index) }
+            remove(event.sender, from: &info)
+        case .kicked, .banned:
+            for nick in removedNicks(by: event) { remove(nick, from: &info) }
         case .nick:
-            let newNick = event.text
-            if let existing = members.firstIndex(where: { same($0, newNick) }), existing != index {
-                // Listed already under the new nick: drop the old entry.
-                if let index { members.remove(at: index) }
-            } else if let index {
-                members[index] = newNick
-            } else {
-                members.append(newNick)
-            }
+            rename(event.sender, to: event.text, in: &info.members, addingMissing: true)
+            rename(event.sender, to: event.text, in: &info.operators, addingMissing: false)
+            rename(event.sender, to: event.text, in: &info.identified, addingMissing: false)
+            if event.account != nil { add(event.text, to: &info.identified) }
+        case .msg:
+            if event.account != nil { add(event.sender, to: &info.identified) }
+        case .topic:
+            info.topic = event.text.isEmpty ? nil : event.text
+        case .mode:
+            guard let change = event.mode.flatMap(RoomModeChange.init) else { return }
+            info.modes.removeAll { $0 == change.mode.rawValue }
+            if change.isOn { info.modes = (info.modes + [change.mode.rawValue]).sorted() }
         default:
             break
+        }
+        // `op`, `deop`, and the `joined` or `nick` of an operator, carry the operators present.
+        if let operators = event.ops { info.operators = unique(operators) }
+    }
+
+    private static func add(_ nick: String, to list: inout [String]) {
+        if !list.contains(where: { same($0, nick) }) { list.append(nick) }
+    }
+
+    private static func remove(_ nick: String, from info: inout Info) {
+        info.members.removeAll { same($0, nick) }
+        info.operators.removeAll { same($0, nick) }
+        info.identified.removeAll { same($0, nick) }
+    }
+
+    private static func rename(_ old: String, to new: String, in list: inout [String], addingMissing: Bool) {
+        let index = list.firstIndex { same($0, old) }
+        if let existing = list.firstIndex(where: { same($0, new) }), existing != index {
+            // Listed already under the new nick: drop the old entry.
+            if let index { list.remove(at: index) }
+        } else if let index {
+            list[index] = new
+        } else if addingMissing {
+            list.append(new)
         }
     }
 

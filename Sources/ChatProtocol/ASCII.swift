@@ -30,6 +30,7 @@ enum ASCII {
     static let lowerL: UInt8 = 0x6C  // l
     static let lowerM: UInt8 = 0x6D  // m
     static let lowerN: UInt8 = 0x6E  // n
+    static let lowerO: UInt8 = 0x6F  // o
     static let lowerP: UInt8 = 0x70  // p
     static let lowerR: UInt8 = 0x72  // r
     static let lowerS: UInt8 = 0x73  // s

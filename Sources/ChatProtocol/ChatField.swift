@@ -3,6 +3,8 @@
 /// on the wire, so the same message always gets the same error.
 enum ChatField: Int, CaseIterable {
     case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
+    // Version 1.1 (PROTOCOL.md sections 7 and 8).
+    case account, password, mode, topic, features, modes, ops, identified, rooms
 
     /// The key as written on the wire.
     var name: String { wireName.description }
@@ -25,11 +27,20 @@ enum ChatField: Int, CaseIterable {
         case .members: "members"
         case .code: "code"
         case .replay: "replay"
+        case .account: "account"
+        case .password: "password"
+        case .mode: "mode"
+        case .topic: "topic"
+        case .features: "features"
+        case .modes: "modes"
+        case .ops: "ops"
+        case .identified: "identified"
+        case .rooms: "rooms"
         }
     }
 
     /// One bit per field, for a cheap set of bad fields.
-    var bit: UInt16 { 1 << UInt16(rawValue) }
+    var bit: UInt32 { 1 << UInt32(rawValue) }
 
     /// The field named by a key's UTF-8, or nil for an unknown key. Compares bytes, so
     /// decoding a message allocates no String for its keys.
@@ -51,6 +62,15 @@ enum ChatField: Int, CaseIterable {
         case (ASCII.lowerM, 7): candidate = .members
         case (ASCII.lowerC, 4): candidate = .code
         case (ASCII.lowerR, 6): candidate = .replay
+        case (ASCII.lowerA, 7): candidate = .account
+        case (ASCII.lowerP, 8): candidate = .password
+        case (ASCII.lowerM, 4): candidate = .mode
+        case (ASCII.lowerT, 5): candidate = .topic
+        case (ASCII.lowerF, 8): candidate = .features
+        case (ASCII.lowerM, 5): candidate = .modes
+        case (ASCII.lowerO, 3): candidate = .ops
+        case (ASCII.lowerI, 10): candidate = .identified
+        case (ASCII.lowerR, 5): candidate = .rooms
         default: return nil
         }
         let wireName = candidate.wireName

@@ -32,6 +32,15 @@ public enum ChatLimits {
     /// Client input quoted in an `error` text is cut to this many characters.
     public static let maxExcerptCharacters = 32
 
+    /// A password is 8 to 256 bytes of UTF-8 (PROTOCOL.md section 7).
+    public static let passwordBytes = 8...256
+
+    /// A topic is at most this many bytes of UTF-8, after removing control characters (section 8).
+    public static let maxTopicBytes = 512
+
+    /// `rooms` lists at most this many rooms, most members first (section 8).
+    public static let maxRoomsListed = 1_000
+
     /// The room a message without `room` refers to.
     public static let defaultRoom = "lobby"
 }

@@ -3,6 +3,7 @@
 extension ChatMessage: Codable {
     enum CodingKeys: String, CodingKey {
         case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
+        case account, password, mode, topic, features, modes, ops, identified, rooms
     }
 
     public init(from decoder: any Decoder) throws {
@@ -23,7 +24,16 @@ extension ChatMessage: Codable {
             limit: try container.decodeIfPresent(Int.self, forKey: .limit),
             members: try container.decodeIfPresent([String].self, forKey: .members),
             code: try container.decodeIfPresent(String.self, forKey: .code),
-            replay: try container.decodeIfPresent(Bool.self, forKey: .replay)
+            replay: try container.decodeIfPresent(Bool.self, forKey: .replay),
+            account: try container.decodeIfPresent(String.self, forKey: .account),
+            password: try container.decodeIfPresent(String.self, forKey: .password),
+            mode: try container.decodeIfPresent(String.self, forKey: .mode),
+            topic: try container.decodeIfPresent(String.self, forKey: .topic),
+            features: try container.decodeIfPresent([String].self, forKey: .features),
+            modes: try container.decodeIfPresent([String].self, forKey: .modes),
+            ops: try container.decodeIfPresent([String].self, forKey: .ops),
+            identified: try container.decodeIfPresent([String].self, forKey: .identified),
+            rooms: try container.decodeIfPresent([RoomListing].self, forKey: .rooms)
         )
     }
 
@@ -45,5 +55,14 @@ extension ChatMessage: Codable {
         try container.encodeIfPresent(members, forKey: .members)
         try container.encodeIfPresent(code, forKey: .code)
         try container.encodeIfPresent(replay, forKey: .replay)
+        try container.encodeIfPresent(account, forKey: .account)
+        try container.encodeIfPresent(password, forKey: .password)
+        try container.encodeIfPresent(mode, forKey: .mode)
+        try container.encodeIfPresent(topic, forKey: .topic)
+        try container.encodeIfPresent(features, forKey: .features)
+        try container.encodeIfPresent(modes, forKey: .modes)
+        try container.encodeIfPresent(ops, forKey: .ops)
+        try container.encodeIfPresent(identified, forKey: .identified)
+        try container.encodeIfPresent(rooms, forKey: .rooms)
     }
 }

@@ -16,9 +16,11 @@ extension ChatMessage {
 
     // MARK: Client to server
 
-    /// A `join`; the first one on a connection carries the wanted nick and the peer id.
-    public static func join(nick: String = "", peer: String? = nil, room: String, since: Int64? = nil) -> ChatMessage {
-        ChatMessage(type: MessageType.join.rawValue, sender: nick, room: room, peer: peer, since: since)
+    /// A `join`; the first one on a connection carries the wanted nick and the peer id, and may
+    /// carry the password of the account that nick is (PROTOCOL.md section 7).
+    public static func join(nick: String = "", peer: String? = nil, room: String, since: Int64? = nil,
+                            password: String? = nil) -> ChatMessage {
+        ChatMessage(type: MessageType.join.rawValue, sender: nick, room: room, peer: peer, since: since, password: password)
     }
 
     /// A room message as a client sends it.

@@ -61,7 +61,7 @@ private struct DecodeProgress {
     /// Whether the last `type` member was a string.
     var hasType = false
     /// Fields whose last occurrence had the wrong type.
-    var badFields: UInt16 = 0
+    var badFields: UInt32 = 0
 }
 
 extension ChatMessage {
@@ -105,6 +105,15 @@ extension ChatMessage {
             isBad = isWrongType || (wide != nil && limit == nil)
         case .members: (members, isBad) = try parser.readStringArray(depth: valueDepth).resolved
         case .replay: (replay, isBad) = try parser.readBool(depth: valueDepth).resolved
+        case .account: (account, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .password: (password, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .mode: (mode, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .topic: (topic, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .features: (features, isBad) = try parser.readStringArray(depth: valueDepth).resolved
+        case .modes: (modes, isBad) = try parser.readStringArray(depth: valueDepth).resolved
+        case .ops: (ops, isBad) = try parser.readStringArray(depth: valueDepth).resolved
+        case .identified: (identified, isBad) = try parser.readStringArray(depth: valueDepth).resolved
+        case .rooms: (rooms, isBad) = try parser.readRoomListings(depth: valueDepth).resolved
         }
         // The last occurrence decides, so a later good value clears an earlier bad one.
         if isBad {

@@ -39,6 +39,15 @@ extension ChatMessage {
         if let members { writer.write("members", members) }
         if let code { writer.write("code", code) }
         if let replay { writer.write("replay", replay) }
+        if let account { writer.write("account", account) }
+        if let password { writer.write("password", password) }
+        if let mode { writer.write("mode", mode) }
+        if let topic { writer.write("topic", topic) }
+        if let features { writer.write("features", features) }
+        if let modes { writer.write("modes", modes) }
+        if let ops { writer.write("ops", ops) }
+        if let identified { writer.write("identified", identified) }
+        if let rooms { writer.write("rooms", rooms) }
         writer.endObject()
     }
 }

@@ -36,6 +36,29 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
     /// True on room events re-sent from history.
     public var replay: Bool?
 
+    // Version 1.1 (PROTOCOL.md sections 7 and 8).
+
+    /// The account a user is logged in as: set by the server on `welcome`, on `account` and on
+    /// what it relays from a logged-in user.
+    public var account: String?
+    /// In the first `join`, `register`, `login` and `password`. Never logged, never relayed.
+    public var password: String?
+    /// In `mode`: `+invite`, `-invite`, `+registered` or `-registered`.
+    public var mode: String?
+    /// In `roster` and `rooms`: the room's topic.
+    public var topic: String?
+    /// In `welcome`: what the server offers (`accounts`, `moderation`, ...).
+    public var features: [String]?
+    /// In `roster`: the room's modes (`invite`, `registered`).
+    public var modes: [String]?
+    /// In `roster` (and on live events that change them): nicks of the room's operators present.
+    public var ops: [String]?
+    /// In `roster` (and on live events that change them): nicks of the members logged in to an
+    /// account (docs/PROTOCOL.md section 7).
+    public var identified: [String]?
+    /// In `rooms` and `whois`: rooms with their member count and topic.
+    public var rooms: [RoomListing]?
+
     /// Every field; `type` may be any string, so tests and tools can build unknown types too.
     public init(
         type: String,
@@ -52,7 +75,16 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         limit: Int? = nil,
         members: [String]? = nil,
         code: String? = nil,
-        replay: Bool? = nil
+        replay: Bool? = nil,
+        account: String? = nil,
+        password: String? = nil,
+        mode: String? = nil,
+        topic: String? = nil,
+        features: [String]? = nil,
+        modes: [String]? = nil,
+        ops: [String]? = nil,
+        identified: [String]? = nil,
+        rooms: [RoomListing]? = nil
     ) {
         self.type = type
         self.text = text
@@ -69,6 +101,15 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         self.members = members
         self.code = code
         self.replay = replay
+        self.account = account
+        self.password = password
+        self.mode = mode
+        self.topic = topic
+        self.features = features
+        self.modes = modes
+        self.ops = ops
+        self.identified = identified
+        self.rooms = rooms
     }
 
     /// The known type, or nil for a type this protocol version does not define.

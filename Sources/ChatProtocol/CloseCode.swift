@@ -14,6 +14,8 @@ public enum CloseCode: UInt64, Sendable, CaseIterable {
     case slowConsumer = 0x5
     /// The client kept flooding after `rate-limited`.
     case flooding = 0x6
+    /// Version 1.1 (section 8): a server ban of the account (or, for a guest, its peer or address).
+    case banned = 0x7
 
     /// The name used in PROTOCOL.md and in logs, e.g. `PROTOCOL_ERROR`.
     public var name: String {
@@ -25,6 +27,7 @@ public enum CloseCode: UInt64, Sendable, CaseIterable {
         case .shutdown: "SHUTDOWN"
         case .slowConsumer: "SLOW_CONSUMER"
         case .flooding: "FLOODING"
+        case .banned: "BANNED"
         }
     }
 }

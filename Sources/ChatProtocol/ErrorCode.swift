@@ -12,4 +12,29 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case rateLimited = "rate-limited"
     /// Version 1.1 (PROTOCOL.md section 12): a `join` beyond the rooms a connection may be in.
     case tooManyRooms = "too-many-rooms"
+
+    // Version 1.1, accounts (section 7).
+    /// `register` of a nick that is an account already, or from a connection logged in.
+    case accountExists = "account-exists"
+    /// A password shorter than 8 or longer than 256 bytes (or none, without a certificate).
+    case weakPassword = "weak-password"
+    /// A wrong account name or password, or too many wrong ones lately.
+    case badLogin = "bad-login"
+    /// A guest asking for a nick that is an account.
+    case nickRegistered = "nick-registered"
+    /// `password` or `certificate` from a guest.
+    case notLoggedIn = "not-logged-in"
+    /// A guest on a server or in a room that takes logged-in users only.
+    case accountRequired = "account-required"
+
+    // Version 1.1, moderation (section 8).
+    case roomOwned = "room-owned"
+    case notOperator = "not-operator"
+    case banned
+    case notInvited = "not-invited"
+    /// A list the server keeps is full (bans, invites, operators of a room; certificates of an
+    /// account): docs/PROTOCOL.md section 7-8.
+    case quotaExceeded = "quota-exceeded"
+    /// Version 1.1 (section 10): what the server would have to store or read cannot be, now.
+    case unavailable
 }

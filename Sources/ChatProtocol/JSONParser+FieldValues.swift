@@ -51,19 +51,33 @@ extension JSONParser {
     /// An array whose elements must all be strings; one non-string element makes the whole
     /// field the wrong type (a `null` element too: a roster has no holes).
     mutating func readStringArray(depth: Int) throws(ChatDecodeError) -> JSONFieldValue<[String]> {
+        try readArray(depth: depth) { (parser) throws(ChatDecodeError) in
+            guard parser.current == ASCII.quote else { return nil }
+            return parser.string(try parser.scanString())
+        }
+    }
+
+    /// An array whose every element `element` reads (it returns nil for one of the wrong shape,
+    /// which must then be skipped by this function); a wrong element makes the whole field the
+    /// wrong type, but the rest is still checked for syntax.
+    mutating func readArray<Element>(
+        depth: Int, element: (inout JSONParser) throws(ChatDecodeError) -> Element?
+    ) throws(ChatDecodeError) -> JSONFieldValue<[Element]> {
         switch current {
         case ASCII.openBracket:
-            var elements: [String] = []
-            var allStrings = true
+            var elements: [Element] = []
+            var wellFormed = true
             try forEachElement(depth: depth) { (parser) throws(ChatDecodeError) in
-                if parser.current == ASCII.quote {
-                    elements.append(parser.string(try parser.scanString()))
+                let start = parser.position
+                if let value = try element(&parser) {
+                    elements.append(value)
                 } else {
-                    try parser.skipValue(depth: depth + 1)
-                    allStrings = false
+                    // Not consumed by `element` when it refused at once: skip it whole.
+                    if parser.position == start { try parser.skipValue(depth: depth + 1) }
+                    wellFormed = false
                 }
             }
-            return allStrings ? .value(elements) : .wrongType
+            return wellFormed ? .value(elements) : .wrongType
         case ASCII.lowerN:
             try consumeLiteral("null")
             return .null

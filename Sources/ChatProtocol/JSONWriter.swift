@@ -42,6 +42,22 @@ struct JSONWriter<Sink: JSONByteSink> {
         sink.append(ASCII.closeBracket)
     }
 
+    /// An array of `{"room","members","topic"}` objects (`rooms`, `whois`).
+    mutating func write(_ key: StaticString, _ listings: [RoomListing]) {
+        writeKey(key)
+        sink.append(ASCII.openBracket)
+        for (index, listing) in listings.enumerated() {
+            if index > 0 { sink.append(ASCII.comma) }
+            var object = JSONWriter(sink)
+            object.write("room", listing.room)
+            object.write("members", Int64(listing.members))
+            object.write("topic", listing.topic)
+            object.endObject()
+            sink = object.sink
+        }
+        sink.append(ASCII.closeBracket)
+    }
+
     private mutating func writeKey(_ key: StaticString) {
         if hasMembers { sink.append(ASCII.comma) }
         hasMembers = true

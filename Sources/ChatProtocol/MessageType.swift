@@ -1,4 +1,5 @@
-/// The values of the `type` field defined by protocol version 1.
+/// The values of the `type` field defined by protocol version 1 and the accounts and moderation
+/// of version 1.1 (sections 7 and 8).
 ///
 /// `ChatMessage.type` stays a `String` so that a message of a type this build does not
 /// know still decodes; the server answers those with `unknown-type`.
@@ -24,4 +25,30 @@ public enum MessageType: String, Sendable, CaseIterable {
     case status
     case typing
     case presence
+
+    // Version 1.1, accounts (section 7): client requests on the chat stream, and the server's
+    // `account` answer.
+    case register
+    case login
+    case password
+    case certificate
+    case account
+
+    // Version 1.1, moderation (section 8). `topic`, `op`, `deop`, `mode` and `invite` are both the
+    // request and the room event (or notice) that answers it; `kicked`, `banned` and `unbanned`
+    // answer `kick`, `ban` and `unban`; `rooms` and `whois` are answered in kind.
+    case claim
+    case topic
+    case kick
+    case kicked
+    case ban
+    case banned
+    case unban
+    case unbanned
+    case op
+    case deop
+    case mode
+    case invite
+    case rooms
+    case whois
 }

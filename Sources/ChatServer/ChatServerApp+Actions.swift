@@ -32,6 +32,8 @@ extension ChatServerApp {
                 metrics.closes[code, default: 0] += 1
                 closeAfterReplies(link, code: code, reason: reason, deadline: .now() + ChatServerApp.closeGrace)
                 logger.log(.info, "closing", ["client": "\(client)", "code": code.name, "reason": reason])
+            case .password(let task):
+                passwordWorkers.run(task)
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
             }

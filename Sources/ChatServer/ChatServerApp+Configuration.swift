@@ -7,6 +7,8 @@ extension ChatServerApp {
     static func serverConfiguration(_ options: ServerOptions) -> QuicServerConfiguration {
         var tls = QuicTLSConfiguration(certificateChainPath: options.certificate, privateKeyPath: options.key, alpn: ["qchat/1", "chat"])
         tls.trustedCAPath = options.clientCA
+        // A client certificate is an identity (PROTOCOL.md section 7): asked for in every handshake.
+        tls.requestClientCertificate = true
         var connection = QuicConfiguration(tls: tls)
         connection.idleTimeout = .seconds(30)
         // A client on a very lossy link can need more than 10 s for its handshake (Initials back

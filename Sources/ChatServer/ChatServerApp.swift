@@ -23,14 +23,17 @@ final class ChatServerApp {
     /// Clients closed as slow consumers during the batch of actions being performed; they
     /// depart (stored `left`, `offline`) once the batch is done.
     var slowConsumersToDepart: [UInt64] = []
+    /// Password hashes and checks, off the loop (PROTOCOL.md section 7).
+    var passwordWorkers: PasswordWorkers!
 
     init(options: ServerOptions) throws {
         self.options = options
         logger = Logger(threshold: options.logLevel, format: options.logFormat)
         let metrics = ServerMetrics(startTime: Double(unixMilliseconds()) / 1000)
         self.metrics = metrics
-        let store: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
-        state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(store, metrics: metrics))
+        let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
+        let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
+        state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(history, metrics: metrics), accounts: accounts)
         loop = try EventLoop()
         driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: ChatServerApp.serverConfiguration(options), now: .now()))
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
@@ -38,6 +41,9 @@ final class ChatServerApp {
         }
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
+        passwordWorkers = PasswordWorkers(loop: loop, threads: options.passwordWorkers) { [unowned self] result in
+            perform(state.passwordTaskFinished(result.ticket, result.outcome, now: unixMilliseconds()))
+        }
         try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
             if signal == SIGHUP { reload() } else { shutdown(signal: signal) }
         }
@@ -50,7 +56,9 @@ final class ChatServerApp {
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
                       "per_address": "\(options.maxPerAddress)",
-                      "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ",")]
+                      "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ","),
+                      "operators": options.core.operators.sorted().joined(separator: ","),
+                      "accounts_only": options.core.accountsOnly ? "yes" : "no"]
         if let configuration = options.configurationFile { fields["config"] = configuration }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
         logger.log(.info, "listening", fields)
@@ -75,8 +83,10 @@ final class ChatServerApp {
                 connection.close(applicationCode: CloseCode.shutdown.rawValue, reason: "server shutting down")
                 return
             }
-            perform(state.connected(connection.id, legacy: alpn == "chat",
-                                    datagrams: connection.maxDatagramPayloadSize != nil, now: now))
+            perform(state.connected(connection.id, legacy: alpn == "chat", datagrams: connection.maxDatagramPayloadSize != nil,
+                                    address: connection.remoteAddress.clientKey.host,
+                                    addressIsShared: options.exemptAddresses.contains { $0.contains(connection.remoteAddress) },
+                                    certificate: connection.peerCertificateFingerprint, now: now))
         case .streamOpened(let stream):
             if stream != ClientLink.chatStream && stream != ClientLink.presenceStream {
                 // Version 1 assigns no further streams (PROTOCOL.md section 2).

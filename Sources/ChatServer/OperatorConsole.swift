@@ -1,8 +1,10 @@
 import CLIOptions
+import ChatProtocol
 import ChatServerCore
 import Glibc
 
-/// Operator commands read from standard input on the loop: `who`, `kick NICK [REASON]`, `stats`.
+/// Operator commands read from standard input on the loop: `who`, `kick NICK [REASON]`,
+/// `ban [#ROOM] NAME [REASON]`, `unban [#ROOM] NAME`, `op #ROOM ACCOUNT`, `deop #ROOM ACCOUNT`, `stats`.
 enum OperatorConsole {
     static func attach(to app: ChatServerApp) {
         let flags = fcntl(0, F_GETFL)
@@ -25,6 +27,12 @@ enum OperatorConsole {
         }
     }
 
+    /// `#dev` (the `#` is what marks a room here) as a valid room name, else nil.
+    private static func roomArgument(_ word: String) -> String? {
+        guard word.hasPrefix("#") else { return nil }
+        return ChatValidation.normalizeRoom(String(word.dropFirst()))
+    }
+
     private static func run(_ line: String, app: ChatServerApp) {
         let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard let command = words.first else { return }
@@ -32,14 +40,34 @@ enum OperatorConsole {
         case "who":
             let users = app.state.who()
             Console.line("\(users.count) connected")
-            for user in users { Console.line("\(user.nick) \(user.status) \(user.rooms.joined(separator: ","))") }
+            for user in users {
+                let account = user.account.map { " account=\($0)" } ?? ""
+                Console.line("\(user.nick) \(user.status) \(user.rooms.joined(separator: ","))\(account)")
+            }
         case "kick" where words.count >= 2:
             let reason = words.dropFirst(2).joined(separator: " ")
             app.perform(app.state.kick(nick: words[1], reason: reason.isEmpty ? "kicked by operator" : reason, now: unixMilliseconds()))
+        case "ban", "unban":
+            // `ban #dev bob spam`: a room ban; `ban bob spam`: a server ban.
+            let room = words.count >= 2 ? roomArgument(words[1]) : nil
+            let rest = Array(words.dropFirst(room == nil ? 1 : 2))
+            guard let name = rest.first else { return Console.line("usage: \(command) [#ROOM] NAME\(command == "ban" ? " [REASON]" : "")") }
+            let now = unixMilliseconds()
+            let (actions, answer) = command == "ban"
+                ? app.state.operatorBan(name, room: room, reason: rest.dropFirst().joined(separator: " "), now: now)
+                : app.state.operatorUnban(name, room: room, now: now)
+            app.perform(actions)
+            Console.line(answer)
+        case "op", "deop":
+            guard words.count == 3, let room = roomArgument(words[1]) else { return Console.line("usage: \(command) #ROOM ACCOUNT") }
+            let (actions, answer) = app.state.operatorSetOperator(words[2], room: room, adding: command == "op", now: unixMilliseconds())
+            app.perform(actions)
+            Console.line(answer)
         case "stats":
             Console.line("stats " + app.statistics.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         default:
-            Console.line("commands: who | kick NICK [REASON] | stats")
+            Console.line("commands: who | kick NICK [REASON] | ban [#ROOM] NAME [REASON] | unban [#ROOM] NAME | op #ROOM ACCOUNT | "
+                         + "deop #ROOM ACCOUNT | stats")
         }
     }
 }

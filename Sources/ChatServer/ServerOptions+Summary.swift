@@ -11,6 +11,8 @@ extension ServerOptions {
             "retry": "\(retry)", "retry-above": "\(retryAboveHandshakes)",
             "flood-burst": "\(core.floodBurst)", "flood-rate": "\(core.floodPerSecond)", "typing-rate": "\(core.typingPerSecond)",
             "name": core.serverName, "log-level": logLevel.name, "log-format": logFormat.rawValue,
+            "operator": core.operators.sorted().joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "password-queue": "\(core.passwordQueueLimit)", "password-workers": "\(passwordWorkers)",
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
             "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
@@ -18,7 +20,7 @@ extension ServerOptions {
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
-    static let restartOnly = ["host", "port", "db", "metrics"]
+    static let restartOnly = ["host", "port", "db", "metrics", "password-workers"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {
@@ -32,5 +34,6 @@ extension ServerOptions {
         port = running.port
         databasePath = running.databasePath
         metrics.address = running.metrics.address
+        passwordWorkers = running.passwordWorkers
     }
 }

@@ -1,4 +1,5 @@
 import CLIOptions
+import ChatProtocol
 import ChatServerCore
 import QuicEngine
 
@@ -32,6 +33,12 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
+          --operator NAME      make the account NAME a server operator (repeatable)
+          --accounts-only      only logged-in connections get a hello (guests: error account-required)
+          --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
+                               beyond it register and login get rate-limited
+          --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
+                               loop itself, which stalls every client: only to measure that cost)
           --log-level LEVEL    debug, info, warning or error (default info)
           --log-format FORMAT  text (default) or json: one event a line on stderr
           --metrics [HOST:]PORT  serve Prometheus metrics at http://HOST:PORT/metrics (HOST default 127.0.0.1;
@@ -42,9 +49,10 @@ struct ServerOptions {
           --metrics-cache S    seconds a built page is served again before it is rebuilt (default 1)
           --version            versions of chat-server, ngtcp2 and GnuTLS
           --help               this text
-        Operator commands on standard input: who | kick NICK [REASON] | stats
-        SIGHUP reloads the configuration file (limits, name, log level and format, certificate and key);
-        a file with a mistake is logged and the running settings stay.
+        Operator commands on standard input: who | kick NICK [REASON] | ban [#ROOM] NAME [REASON] |
+          unban [#ROOM] NAME | op #ROOM ACCOUNT | deop #ROOM ACCOUNT | stats
+        SIGHUP reloads the configuration file (limits, name, operators, log level and format, certificate
+        and key); a file with a mistake is logged and the running settings stay.
         """
 
     /// Every flag that takes a value; all but `config` are keys of the configuration file too.
@@ -53,8 +61,9 @@ struct ServerOptions {
         "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
+        "operator", "password-queue", "password-workers",
     ]
-    static let switches: Set<String> = ["help", "version", "retry"]
+    static let switches: Set<String> = ["help", "version", "retry", "accounts-only"]
     static let onlyOnCommandLine: Set<String> = ["config", "help", "version"]
 
     /// The command line as given: a reload parses it again over the file's new contents.
@@ -77,6 +86,7 @@ struct ServerOptions {
     var logLevel = LogLevel.info
     var logFormat = LogFormat.text
     var metrics = MetricsOptions()
+    var passwordWorkers = 1
     var core = ChatServerConfiguration()
 
     /// `--help` or `--version`: printed on standard output, status 0.
@@ -117,6 +127,15 @@ struct ServerOptions {
         core.typingPerSecond = try options.double("typing-rate", default: core.typingPerSecond, in: 0.01...1_000_000)
         core.typingBurst = max(core.typingBurst, Int(core.typingPerSecond.rounded(.up)))
         core.serverName = options.string("name", default: core.serverName)
+        for name in options.strings("operator") {
+            guard ChatValidation.isValidAccountName(name) else {
+                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
+            }
+            core.operators.insert(name)
+        }
+        core.accountsOnly = try options.flag("accounts-only")
+        core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
+        passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw options.invalid("log-level", "must be debug, info, warning or error, not '\(level)'")

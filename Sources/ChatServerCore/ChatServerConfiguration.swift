@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// The tunable limits of the server. The defaults are those of PROTOCOL.md; `chat-server`
 /// flags override them (a load test raises the flood and typing limits).
 public struct ChatServerConfiguration: Sendable, Equatable {
@@ -38,6 +40,33 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     /// Events a `history` returns at most; a larger `limit` is clamped to this.
     public var historyMaxLimit: Int
 
+    // Accounts and moderation (PROTOCOL.md sections 7 and 8).
+
+    /// Account names of the server operators (`--operator`), compared case-insensitively.
+    public var operators: Set<String>
+    /// Only logged-in connections get a hello (`--accounts-only`).
+    public var accountsOnly: Bool
+    /// Password hashes and checks handed to the glue's workers and not yet answered, at most
+    /// (`--password-queue`); beyond it a `register`, `login`, `password` or hello with a password
+    /// gets `rate-limited` and nothing is queued.
+    public var passwordQueueLimit: Int
+    /// Chat-stream messages one connection may send while its password is checked: they wait and
+    /// are handled, in order, after the verdict; beyond this many, `rate-limited`.
+    public var heldMessageLimit: Int
+    /// Wrong passwords per account and per client address within `loginFailureWindowMilliseconds`
+    /// after which every password attempt is `bad-login` until the window has passed.
+    public var loginFailureLimit: Int
+    public var loginFailureWindowMilliseconds: Int64
+    /// Accounts and addresses whose recent wrong passwords are remembered, at most each.
+    public var loginFailureKeys: Int
+    /// Bans, invites and operators one room keeps at most; server bans at most; certificates bound
+    /// to one account at most. Beyond them: `quota-exceeded`.
+    public var maxBansPerRoom: Int
+    public var maxInvitesPerRoom: Int
+    public var maxOperatorsPerRoom: Int
+    public var maxServerBans: Int
+    public var maxCertificatesPerAccount: Int
+
     public init(
         serverName: String = "qchat",
         historyPerRoom: Int = 1_000,
@@ -55,7 +84,19 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         defaultReplay: Int = 20,
         maxReplay: Int = 1_000,
         historyDefaultLimit: Int = 50,
-        historyMaxLimit: Int = 200
+        historyMaxLimit: Int = 200,
+        operators: Set<String> = [],
+        accountsOnly: Bool = false,
+        passwordQueueLimit: Int = 64,
+        heldMessageLimit: Int = 100,
+        loginFailureLimit: Int = 5,
+        loginFailureWindowMilliseconds: Int64 = 60_000,
+        loginFailureKeys: Int = 100_000,
+        maxBansPerRoom: Int = 1_000,
+        maxInvitesPerRoom: Int = 1_000,
+        maxOperatorsPerRoom: Int = 100,
+        maxServerBans: Int = 10_000,
+        maxCertificatesPerAccount: Int = 16
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -74,6 +115,18 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.maxReplay = maxReplay
         self.historyDefaultLimit = historyDefaultLimit
         self.historyMaxLimit = historyMaxLimit
+        self.operators = operators
+        self.accountsOnly = accountsOnly
+        self.passwordQueueLimit = passwordQueueLimit
+        self.heldMessageLimit = heldMessageLimit
+        self.loginFailureLimit = loginFailureLimit
+        self.loginFailureWindowMilliseconds = loginFailureWindowMilliseconds
+        self.loginFailureKeys = loginFailureKeys
+        self.maxBansPerRoom = maxBansPerRoom
+        self.maxInvitesPerRoom = maxInvitesPerRoom
+        self.maxOperatorsPerRoom = maxOperatorsPerRoom
+        self.maxServerBans = maxServerBans
+        self.maxCertificatesPerAccount = maxCertificatesPerAccount
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -96,6 +149,14 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(maxReplay >= defaultReplay, "max replay must be at least the default replay")
         try require(historyDefaultLimit >= 1, "history default limit must be at least 1")
         try require(historyMaxLimit >= historyDefaultLimit, "history max limit must be at least the default limit")
+        try require(operators.allSatisfy(ChatValidation.isValidAccountName), "operator names follow the nick rules")
+        try require(passwordQueueLimit >= 1, "password queue must hold at least 1")
+        try require(heldMessageLimit >= 1, "held messages must be at least 1")
+        try require(loginFailureLimit >= 1, "login failure limit must be at least 1")
+        try require(loginFailureWindowMilliseconds >= 1, "login failure window must be at least 1 ms")
+        try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
+        try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
+                        && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
     }
 
     private func require(_ condition: Bool, _ message: String) throws(ChatServerConfigurationError) {

@@ -76,7 +76,7 @@ extension ChatServerState {
         for event in events {
             broadcast(event.message(replay: false), toMembersOf: event.room, into: &out)
         }
-        let offline = SharedPayload(line: .status(PresenceStatus.offline.rawValue, sender: session.nick))
+        let offline = SharedPayload(line: statusMessage(of: session, as: .offline))
         for mate in mates {
             if let other = clients[mate] { sendStatus(offline, of: session, to: other, into: &out) }
         }

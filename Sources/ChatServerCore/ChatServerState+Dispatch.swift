@@ -39,7 +39,9 @@ extension ChatServerState {
         message.type == MessageType.typing.rawValue || message.type == MessageType.presence.rawValue
     }
 
-    private func handleChatMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// A chat-stream message that passed the flood limit (or waited for a password verdict).
+    func handleChatMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if holdWhileAwaitingPassword(message, from: session, into: &out) { return }
         if session.phase == .awaitingHello {
             guard message.messageType == .join else {
                 close(session, with: .protocolError, reason: "the first message must be join", now: now, into: &out)
@@ -55,9 +57,23 @@ extension ChatServerState {
         case .nick: handleNickChange(message, from: session, now: now, into: &out)
         case .part: handlePart(message, from: session, now: now, into: &out)
         case .history: handleHistory(message, from: session, into: &out)
+        case .register: handleRegister(message, from: session, now: now, into: &out)
+        case .login: handleLogin(message, from: session, now: now, into: &out)
+        case .password: handlePasswordChange(message, from: session, into: &out)
+        case .certificate: handleCertificate(message, from: session, into: &out)
+        case .claim: handleClaim(message, from: session, now: now, into: &out)
+        case .topic: handleTopic(message, from: session, now: now, into: &out)
+        case .mode: handleMode(message, from: session, now: now, into: &out)
+        case .op, .deop: handleOperatorChange(message, from: session, now: now, into: &out)
+        case .invite: handleInvite(message, from: session, now: now, into: &out)
+        case .kick: handleKick(message, from: session, now: now, into: &out)
+        case .ban: handleBan(message, from: session, now: now, into: &out)
+        case .unban: handleUnban(message, from: session, now: now, into: &out)
+        case .rooms: handleRoomList(message, from: session, into: &out)
+        case .whois: handleWhois(message, from: session, into: &out)
         case .status, .typing, .presence:
             sendError(.unknownType, "'\(message.type)' belongs on the presence stream", id: message.id, to: session, into: &out)
-        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster:
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned:
             sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
         case nil:
             sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)
@@ -70,9 +86,10 @@ extension ChatServerState {
             handleStatus(message, from: session, into: &out)
         case .typing, .presence:
             relayTyping(message, from: session, now: now, into: &out)
-        case .join, .msg, .dm, .nick, .part, .history:
+        case .join, .msg, .dm, .nick, .part, .history, .register, .login, .password, .certificate, .claim, .topic, .mode, .op,
+             .deop, .invite, .kick, .ban, .unban, .rooms, .whois:
             sendError(.unknownType, "'\(message.type)' belongs on the chat stream", id: message.id, to: session, into: &out)
-        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster:
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned:
             sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
         case nil:
             sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)

@@ -1,60 +1,155 @@
 import ChatProtocol
 
-/// A new connection and its first valid `join`, the hello (PROTOCOL.md section 3).
+/// A new connection and its first valid `join`, the hello (PROTOCOL.md section 3), with the
+/// login of section 7: a nick that is an account is the account's when the connection's
+/// certificate is bound to it or the join carries its password; otherwise the connection is a
+/// guest and gets `nick_2` as if the nick were taken.
 extension ChatServerState {
     /// A QUIC connection completed its handshake. `legacy` is ALPN `chat`; `datagrams` is
-    /// whether the peer accepts DATAGRAM frames (advertised a non-zero size).
-    public func connected(_ client: ClientID, legacy: Bool, datagrams: Bool, now: Int64) -> [ServerAction] {
+    /// whether the peer accepts DATAGRAM frames (advertised a non-zero size). `address` is the
+    /// client's address as limits count it (IPv4, or the IPv6 /64); `addressIsShared` when it is
+    /// exempt from the per-address limits (`--exempt`, loopback by default): many clients share
+    /// it, so neither a guest ban nor the per-address password limit holds it. `certificate` is
+    /// the SHA-256 fingerprint of the client certificate it presented.
+    public func connected(_ client: ClientID, legacy: Bool, datagrams: Bool, address: String = "", addressIsShared: Bool = false,
+                          certificate: String? = nil, now: Int64) -> [ServerAction] {
         guard clients[client] == nil else {
             return [.log(.warning, "connection id reused; ignored", ["client": String(client)])]
         }
         let session = ClientSession(
-            id: client, isLegacy: legacy, acceptsDatagrams: datagrams, configuration: configuration, now: now)
+            id: client, isLegacy: legacy, acceptsDatagrams: datagrams, address: addressIsShared ? "" : address,
+            certificate: certificate, configuration: configuration, now: now)
         clients[client] = session
-        return [.log(.debug, "connected", logFields(session, ["datagrams": String(datagrams)]))]
+        var fields = ["datagrams": String(datagrams)]
+        if certificate != nil { fields["certificate"] = "yes" }
+        return [.log(.debug, "connected", logFields(session, fields))]
     }
 
     /// The first `join`: on success the client is registered under its peer id and nick,
-    /// gets `welcome`, then joins the room. A `join` that fails validation gets an `error`
-    /// and leaves the client waiting for its hello.
+    /// gets `welcome`, then joins the room. A `join` that fails validation, a wrong password
+    /// (`bad-login`) and a guest on an accounts-only server (`account-required`) get an `error`
+    /// and leave the client waiting for its hello; a server ban closes it with BANNED.
     func handleHello(_ join: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard ChatValidation.isValidNick(join.sender) else {
             sendError(.badNick, id: join.id, to: session, into: &out)
             return
         }
-        guard let room = ChatValidation.normalizeRoom(join.roomOrDefault) else {
+        guard ChatValidation.normalizeRoom(join.roomOrDefault) != nil else {
             sendError(.badRoom, id: join.id, to: session, into: &out)
             return
         }
-        let peer: String
-        if let claimed = join.peer {
-            guard ChatValidation.isValidPeerID(claimed) else {
-                sendError(.badField, "peer must be a UUID", id: join.id, to: session, into: &out)
-                return
-            }
-            // Either case is valid; one spelling keeps `abc…` and `ABC…` the same peer. The
-            // `welcome` still answers the id as the client sent it.
-            peer = claimed.uppercased()
-        } else {
-            peer = RandomPeerID.make()
+        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
+        if let previousID = activeChatStreams[peer], let previous = clients[previousID] {
+            // The same device: it keeps the session's nick, rooms and login (PROTOCOL.md section 3).
+            completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
+            return
         }
+        let lookup = lookUpAccount(join.sender, for: join, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        guard let account = lookup.account else {
+            completeHello(join, peer: peer, account: nil, replacing: nil, session: session, now: now, into: &out)
+            return
+        }
+        if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+            completeHello(join, peer: peer, account: account, replacing: nil, session: session, now: now, into: &out)
+        } else if let password = join.password {
+            checkPassword(password, of: account, for: .hello(join: join, account: account), request: join, session: session,
+                          now: now, into: &out)
+        } else {
+            completeHello(join, peer: peer, account: nil, replacing: nil, session: session, now: now, into: &out)
+        }
+    }
 
+    /// The upper-case peer id of a hello, or nil after answering `bad-field`.
+    private func helloPeer(of join: ChatMessage, session: ClientSession, into out: inout [ServerAction]) -> String? {
+        guard let claimed = join.peer else { return RandomPeerID.make() }
+        guard ChatValidation.isValidPeerID(claimed) else {
+            sendError(.badField, "peer must be a UUID", id: join.id, to: session, into: &out)
+            return nil
+        }
+        // Either case is valid; one spelling keeps `abc…` and `ABC…` the same peer. The
+        // `welcome` still answers the id as the client sent it.
+        return claimed.uppercased()
+    }
+
+    /// The hello of a hello-with-password whose password was right.
+    func helloPasswordAccepted(_ join: ChatMessage, account: StoredAccount, session: ClientSession, now: Int64,
+                               into out: inout [ServerAction]) {
+        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
+        let replacing = activeChatStreams[peer].flatMap { clients[$0] }
+        completeHello(join, peer: peer, account: account, replacing: replacing, session: session, now: now, into: &out)
+    }
+
+    /// The hello itself, once who the client is has been settled: `account` for a login, nil for
+    /// a guest; `replacing` for a takeover of the same peer (which keeps that session's login).
+    private func completeHello(_ join: ChatMessage, peer: String, account: StoredAccount?, replacing previous: ClientSession?,
+                               session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        let accountName = account?.name ?? previous?.account
+        if configuration.accountsOnly && accountName == nil {
+            sendError(.accountRequired, "this server takes logged-in users only: join with your account's password or certificate",
+                      id: join.id, to: session, into: &out)
+            return
+        }
+        if let ban = serverBan(account: accountName, peer: peer, address: session.address) {
+            sendError(.banned, "you are banned from this server" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"), id: join.id,
+                      to: session, into: &out)
+            close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
+            return
+        }
         let earlyStatus = session.statusBeforeHello
         session.statusBeforeHello = nil
-        if let previousID = activeChatStreams[peer], let previous = clients[previousID] {
+        if let previous {
             takeOver(from: previous, by: session, into: &out)
+            session.logIn(accountName)
         } else {
-            register(session, nick: ChatValidation.firstFreeNick(for: join.sender) { activeSession(forNick: $0) != nil }, peer: peer)
+            let wanted = accountName ?? join.sender
+            register(session, nick: freeNick(for: wanted, account: accountName, into: &out), peer: peer)
+            session.logIn(accountName)
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        sendChat(.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: configuration.serverName), to: session, into: &out)
-        out.append(.log(.info, "hello", logFields(session, ["wanted": join.sender])))
-        if let earlyStatus {
+        var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: configuration.serverName)
+        welcome.account = session.account
+        welcome.features = Self.features
+        sendChat(welcome, to: session, into: &out)
+        var fields = ["wanted": join.sender]
+        if let account = session.account { fields["account"] = account }
+        out.append(.log(.info, "hello", logFields(session, fields)))
+        if let earlyStatus, previous != nil {
             // A taking-over connection announces a change, as a `status` after the hello would.
             changeStatus(of: session, to: earlyStatus, into: &out)
         }
-        enter(room, since: join.since, id: join.id, session: session, now: now, into: &out)
+        if let room = ChatValidation.normalizeRoom(join.roomOrDefault) {
+            enter(room, since: join.since, id: join.id, session: session, now: now, into: &out)
+        }
+    }
+
+    /// What `welcome` lists in `features` (PROTOCOL.md, version 1.1 additions).
+    static let features = ["accounts", "moderation"]
+
+    /// `wanted` if it is free, else the first free `wanted_2`, `wanted_3`, ...: a nick is taken
+    /// when a connection holds it, and also when it is an account other than `account` (registered
+    /// nicks are reserved). A store that cannot say counts the nick as taken.
+    /// `renaming` is the connection that asks, when it holds a nick already (a nick it holds is
+    /// free for it).
+    func freeNick(for wanted: String, account: String?, renaming: ClientSession? = nil, into out: inout [ServerAction]) -> String {
+        let ownKey = account.map(ChatValidation.nickKey)
+        return ChatValidation.firstFreeNick(for: wanted) { candidate in
+            if let holder = activeSession(forNick: candidate), holder !== renaming { return true }
+            return isRegistered(candidate, toOtherThan: ownKey, into: &out)
+        }
+    }
+
+    /// Whether `nick` is an account other than the one keyed `ownKey`.
+    func isRegistered(_ nick: String, toOtherThan ownKey: String?, into out: inout [ServerAction]) -> Bool {
+        let key = ChatValidation.nickKey(nick)
+        guard key != ownKey else { return false }
+        do {
+            return try accounts.account(named: nick) != nil
+        } catch {
+            out.append(.log(.error, "account read failed", ["error": "\(error)"]))
+            return true
+        }
     }
 
     private func register(_ session: ClientSession, nick: String, peer: String) {
@@ -67,13 +162,14 @@ extension ChatServerState {
     }
 
     /// The same peer said hello on a newer connection: the old one is closed with REPLACED
-    /// and the new one inherits its nick, rooms and status, without `left` or `status` events,
-    /// since for everyone else the user never went away.
+    /// and the new one inherits its nick, rooms, status and login, without `left` or `status`
+    /// events, since for everyone else the user never went away.
     private func takeOver(from previous: ClientSession, by session: ClientSession, into out: inout [ServerAction]) {
         out.append(.close(previous.id, .replaced, reason: "replaced by a newer connection"))
         out.append(.log(.info, "close", logFields(previous, ["code": CloseCode.replaced.name, "by": String(session.id)])))
         clients[previous.id] = nil
         register(session, nick: previous.nick, peer: previous.peer)
+        session.logIn(previous.account)
         session.status = previous.status
         session.rooms = previous.rooms
         if !session.hasPresenceStream, activePresenceStreams[previous.peer] == previous.id {

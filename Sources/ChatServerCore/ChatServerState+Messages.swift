@@ -16,8 +16,13 @@ extension ChatServerState {
             sendError(.notJoined, "you are not in room '\(room)'", id: message.id, to: session, into: &out)
             return
         }
+        if let (code, reason) = speakingDenial(of: session, in: room) {
+            sendError(code, reason, id: message.id, room: room, to: session, into: &out)
+            return
+        }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
-        let event = makeEvent(.msg, in: room, sender: session.nick, text: text, id: message.id, now: now, into: &out)
+        let event = makeEvent(.msg, in: room, sender: session.nick, text: text, id: message.id, account: session.account, now: now,
+                              into: &out)
         let receipts = message.id.map { [MessageReceipt(peer: session.peer, id: $0, room: room, seq: event.seq, ts: now)] } ?? []
         // No ack without a commit: the client keeps the message and resends it later.
         guard persist([event], receipts: receipts, into: &out) else { return }
@@ -41,7 +46,8 @@ extension ChatServerState {
             guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
         }
         let delivered = ChatMessage(
-            type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick)
+            type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick,
+            account: session.account)
         sendChat(.ack(id: message.id, ts: now), to: session, into: &out)
         sendChat(delivered, to: recipient, into: &out)
     }

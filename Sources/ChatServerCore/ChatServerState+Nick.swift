@@ -1,7 +1,8 @@
 import ChatProtocol
 
 /// `nick`: one stored `nick` event per room of the renamer, to each room's members and the
-/// renamer (PROTOCOL.md section 3).
+/// renamer (PROTOCOL.md section 3). A nick that is an account is reserved for that account's
+/// connections (section 7).
 extension ChatServerState {
     func handleNickChange(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let newNick = message.text
@@ -9,33 +10,46 @@ extension ChatServerState {
             sendError(.badNick, id: message.id, to: session, into: &out)
             return
         }
-        let oldNick = session.nick
         // The renamer always hears back. Outside any room, and for a nick that did not change,
         // that is one unstored `nick` without room or seq: there is no room event to store.
-        let unstoredConfirmation = ChatMessage(.nick, text: newNick, sender: oldNick, ts: now)
-        guard newNick != oldNick else {
-            sendChat(unstoredConfirmation, to: session, into: &out)
+        guard newNick != session.nick else {
+            sendChat(ChatMessage(.nick, text: newNick, sender: session.nick, ts: now), to: session, into: &out)
             return
         }
         if let holder = activeSession(forNick: newNick), holder !== session {
             sendError(.nickInUse, "nick '\(newNick)' is taken", id: message.id, to: session, into: &out)
             return
         }
+        if isRegistered(newNick, toOtherThan: session.accountKey, into: &out) {
+            sendError(.nickRegistered, "nick '\(newNick)' is a registered account; log in to it to take it", id: message.id, to: session,
+                      into: &out)
+            return
+        }
+        rename(session, to: newNick, now: now, into: &out)
+    }
+
+    /// Changes the nick: the key moves, and each room of the renamer gets a stored `nick` event
+    /// (with `ops` where the renamer is an operator); outside any room only the renamer hears it.
+    func rename(_ session: ClientSession, to newNick: String, now: Int64, into out: inout [ServerAction]) {
+        let oldNick = session.nick
         clientsByNickKey[ChatValidation.nickKey(oldNick)] = nil
         clientsByNickKey[ChatValidation.nickKey(newNick)] = session.id
         session.nick = newNick
         out.append(.log(.info, "nick change", logFields(session, ["old": oldNick])))
 
         guard !session.rooms.isEmpty else {
-            sendChat(unstoredConfirmation, to: session, into: &out)
+            var confirmation = ChatMessage(.nick, text: newNick, sender: oldNick, ts: now)
+            confirmation.account = session.account
+            sendChat(confirmation, to: session, into: &out)
             return
         }
         let events = session.rooms.map { room in
-            makeEvent(.nick, in: room, sender: oldNick, text: newNick, now: now, into: &out)
+            makeEvent(.nick, in: room, sender: oldNick, text: newNick, account: session.account, now: now, into: &out)
         }
         _ = persist(events, into: &out)
         for event in events {
-            broadcast(event.message(replay: false), toMembersOf: event.room, into: &out)
+            broadcast(withOperators(event.message(replay: false), of: event.room, ifIncluding: session), toMembersOf: event.room,
+                      into: &out)
         }
     }
 }

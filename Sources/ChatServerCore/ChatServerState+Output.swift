@@ -42,10 +42,14 @@ extension ChatServerState {
     /// The `error` reply to a failed request; `id` echoes the request's id when it is a valid
     /// message id (an id that breaks the rule is not sent back: it could be 60 KB of escapes).
     /// Client input quoted in `text` must go through ``ChatValidation/excerpt(_:)``.
-    func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, to session: ClientSession, into out: inout [ServerAction]) {
+    /// `room` names the room a room-scoped refusal is about (`banned`, `not-invited`, ...).
+    func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, room: String? = nil, to session: ClientSession,
+                   into out: inout [ServerAction]) {
         let echoedID = id.flatMap { ChatValidation.isValidMessageID($0) ? $0 : nil }
         statistics.errorsSent[code, default: 0] += 1
-        sendChat(.error(code: code, text: text, id: echoedID), to: session, into: &out)
+        var error = ChatMessage.error(code: code, text: text, id: echoedID)
+        error.room = room
+        sendChat(error, to: session, into: &out)
         out.append(.log(.debug, "error reply", ["client": String(session.id), "code": code.rawValue, "text": text]))
     }
 

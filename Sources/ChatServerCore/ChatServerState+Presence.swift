@@ -41,10 +41,17 @@ extension ChatServerState {
         changeStatus(of: session, to: status, into: &out)
     }
 
+    /// A user's `status` as others receive it, with its `account` when logged in.
+    func statusMessage(of session: ClientSession, as status: PresenceStatus? = nil) -> ChatMessage {
+        var message = ChatMessage.status((status ?? session.status).rawValue, sender: session.nick)
+        message.account = session.account
+        return message
+    }
+
     func changeStatus(of session: ClientSession, to status: PresenceStatus, into out: inout [ServerAction]) {
         guard status != session.status else { return }
         session.status = status
-        let payload = SharedPayload(line: .status(status.rawValue, sender: session.nick))
+        let payload = SharedPayload(line: statusMessage(of: session))
         for mate in roomMates(of: session) {
             if let other = clients[mate] { sendStatus(payload, of: session, to: other, into: &out) }
         }

@@ -1,14 +1,18 @@
+import ChatProtocol
+
 /// New limits while clients are connected (`chat-server` reloads its configuration on SIGHUP).
 extension ChatServerState {
     /// Applies `configuration` to everyone at once: connected clients' flood and typing buckets
     /// take the new capacity and rate, keeping the tokens they have up to the new capacity, and
-    /// their strike windows the new count and length; idle rooms beyond a lowered bound are
-    /// forgotten now. Limits checked per request (rooms per client, history length, replay) and
-    /// the server name apply from the next request: nobody is taken out of a room already joined.
-    /// Throws, changing nothing, for a configuration out of range.
+    /// their strike windows the new count and length; server operators are the new list from
+    /// their next request; idle rooms beyond a lowered bound are forgotten now. Limits checked per
+    /// request (rooms per client, history length, replay, the password queue), `accountsOnly` and
+    /// the server name apply from the next request or hello: nobody is taken out of a room
+    /// already joined, nor closed. Throws, changing nothing, for a configuration out of range.
     public func reconfigure(_ configuration: ChatServerConfiguration, now: Int64) throws(ChatServerConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
+        operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
         for session in clients.values { session.apply(configuration, now: now) }
         while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
             forgetIdleRoom(oldest)

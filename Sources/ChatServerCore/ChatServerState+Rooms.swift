@@ -23,6 +23,14 @@ extension ChatServerState {
                       id: id, to: session, into: &out)
             return
         }
+        guard let settings = settings(of: room, into: &out) else {
+            sendError(.unavailable, "room '\(room)' cannot be checked right now; try again", id: id, room: room, to: session, into: &out)
+            return
+        }
+        if let (code, text) = joinDenial(of: session, settings: settings, room: room) {
+            sendError(code, text, id: id, room: room, to: session, into: &out)
+            return
+        }
         joinRoom(room, since: since, session: session, now: now, into: &out)
     }
 
@@ -37,17 +45,17 @@ extension ChatServerState {
         idleRooms.remove(room)
         session.rooms.insert(room)
 
-        let joined = makeEvent(.joined, in: room, sender: session.nick, now: now, into: &out)
+        let joined = makeEvent(.joined, in: room, sender: session.nick, account: session.account, now: now, into: &out)
         _ = persist([joined], into: &out)
-        broadcast(joined.message(replay: false), toMembersOf: room, into: &out)
+        broadcast(withOperators(joined.message(replay: false), of: room, ifIncluding: session), toMembersOf: room, into: &out)
 
         if !newlyShared.isEmpty {
-            let ownStatus = SharedPayload(line: .status(session.status.rawValue, sender: session.nick))
+            let ownStatus = SharedPayload(line: statusMessage(of: session))
             for other in newlyShared { sendStatus(ownStatus, of: session, to: other, into: &out) }
         }
         sendRoster(of: room, to: session, into: &out)
         for other in newlyShared where other.status != .online {
-            sendStatus(SharedPayload(line: .status(other.status.rawValue, sender: other.nick)), of: other, to: session, into: &out)
+            sendStatus(SharedPayload(line: statusMessage(of: other)), of: other, to: session, into: &out)
         }
         out.append(.log(.info, "join", logFields(session, ["room": room, "seq": String(joined.seq)])))
     }
@@ -74,8 +82,31 @@ extension ChatServerState {
         }
     }
 
+    /// The roster with the room's topic, modes, operators present and members logged in
+    /// (PROTOCOL.md section 8; `identified`: docs/PROTOCOL.md), each only when there is one: the
+    /// roster of a room nobody configured, with only guests in it, is the version 1 roster.
     private func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
-        sendPresence(SharedPayload(line: .roster(room: room, members: memberNicks(of: room))), key: .roster(room: room), to: session, into: &out)
+        var roster = ChatMessage.roster(room: room, members: memberNicks(of: room))
+        if let settings = roomSettings[room] {
+            roster.topic = settings.topic?.text
+            roster.modes = settings.modes.isEmpty ? nil : settings.modeNames
+            let operators = operatorNicks(of: room)
+            roster.ops = operators.isEmpty ? nil : operators
+        }
+        let identified = identifiedNicks(of: room)
+        roster.identified = identified.isEmpty ? nil : identified
+        sendPresence(SharedPayload(line: roster), key: .roster(room: room), to: session, into: &out)
+    }
+
+    /// A live event that can change who of the room's operators is present (`joined`, `nick`,
+    /// `op`, `deop`) carries `ops`, the nicks after it, when `session` is one of them or `always`:
+    /// clients mark operators from it.
+    func withOperators(_ message: ChatMessage, of room: String, ifIncluding session: ClientSession?,
+                       always: Bool = false) -> ChatMessage {
+        guard always || session.map({ roomSettings[room]?.isOperator($0.accountKey) == true }) == true else { return message }
+        var message = message
+        message.ops = operatorNicks(of: room)
+        return message
     }
 
     /// Stored events newer than `since` (at most `maxReplay`), or the last `defaultReplay`
@@ -128,10 +159,11 @@ extension ChatServerState {
         return mates
     }
 
-    /// The nicks in a room, sorted case-insensitively so rosters are stable.
-    func memberNicks(of room: String) -> [String] {
+    /// The nicks in a room (those `including` picks), sorted case-insensitively so rosters are stable.
+    func memberNicks(of room: String, including: (ClientSession) -> Bool = { _ in true }) -> [String] {
         // Keys computed once per nick, not once per comparison.
-        let keyed = (rooms[room]?.members ?? [:]).values.map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
+        let keyed = (rooms[room]?.members ?? [:]).values.filter(including)
+            .map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
         return keyed.sorted { $0.key < $1.key }.map(\.nick)
     }
 }

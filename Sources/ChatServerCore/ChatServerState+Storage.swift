@@ -3,10 +3,11 @@
 extension ChatServerState {
     /// A new room event with the room's next seq.
     func makeEvent(
-        _ kind: StoredEventKind, in room: String, sender: String, text: String = "", id: String? = nil,
-        now: Int64, into out: inout [ServerAction]
+        _ kind: StoredEventKind, in room: String, sender: String, text: String = "", id: String? = nil, account: String? = nil,
+        target: String? = nil, mode: String? = nil, now: Int64, into out: inout [ServerAction]
     ) -> StoredEvent {
-        StoredEvent(room: room, seq: nextSequence(inRoom: room, into: &out), ts: now, kind: kind, sender: sender, text: text, id: id)
+        StoredEvent(room: room, seq: nextSequence(inRoom: room, into: &out), ts: now, kind: kind, sender: sender, text: text, id: id,
+                    account: account, target: target, mode: mode)
     }
 
     private func nextSequence(inRoom room: String, into out: inout [ServerAction]) -> Int64 {
@@ -47,6 +48,7 @@ extension ChatServerState {
     /// rooms without members cost). The store keeps seqs of forgotten rooms from going back.
     func forgetIdleRoom(_ room: String) {
         history.forget(room: room)
+        roomSettings[room] = nil
         if !roomsAheadOfStore.contains(room) { lastSequenceByRoom[room] = nil }
     }
 

@@ -10,6 +10,7 @@ public final class ChatServerState {
     /// Replaced by ``reconfigure(_:now:)``.
     public internal(set) var configuration: ChatServerConfiguration
     let history: any HistoryStore
+    let accounts: any AccountStore
     public internal(set) var statistics = ChatServerStatistics()
 
     /// Every connection the core still serves, said hello or not.
@@ -30,15 +31,41 @@ public final class ChatServerState {
     /// so that seq is not handed out twice.
     var roomsAheadOfStore: Set<String> = []
 
-    /// Throws ``ChatServerConfigurationError`` for a configuration out of range.
-    public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore) throws {
+    /// Settings (owner, operators, topic, modes, bans, invites) of every room with members and of
+    /// the idle rooms still held, so no ordinary message asks the account store.
+    var roomSettings: [String: RoomSettings] = [:]
+    /// Every server ban, loaded at start.
+    var serverBans = BanList()
+    /// Operator account keys.
+    internal(set) var operatorKeys: Set<String>
+    var loginFailures: LoginFailures
+    /// Password tasks handed to the glue and not yet answered, also those of clients since gone
+    /// (their work still occupies the glue's workers).
+    var passwordTasks: [UInt64: PendingPasswordTask] = [:]
+    var nextPasswordTicket: UInt64 = 0
+
+    /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
+    /// store's error when the server bans cannot be read.
+    public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore,
+                accounts: any AccountStore = InMemoryAccountStore()) throws {
         try configuration.validate()
         self.configuration = configuration
         self.history = history
+        self.accounts = accounts
+        operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
+        loginFailures = LoginFailures(limit: configuration.loginFailureLimit,
+                                      windowMilliseconds: configuration.loginFailureWindowMilliseconds,
+                                      keyLimit: configuration.loginFailureKeys)
+        serverBans = BanList(try accounts.serverBans())
     }
 
     /// How many connections the core serves, said hello or not.
     public var connectedClientCount: Int { clients.count }
+
+    /// The account a connection is logged in as.
+    public func account(of client: ClientID) -> String? {
+        clients[client]?.account
+    }
 
     /// The nick of a connection that has said hello.
     public func nick(of client: ClientID) -> String? {

@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// Everything the core knows about one connection.
 final class ClientSession {
     let id: ClientID
@@ -6,6 +8,12 @@ final class ClientSession {
     let isLegacy: Bool
     /// The peer accepts DATAGRAM frames; otherwise typing goes on its presence stream.
     let acceptsDatagrams: Bool
+    /// The client's address as limits count it (IPv4 address, or IPv6 /64): guest bans and the
+    /// per-address password attempt limit use it. Empty for an address many clients share
+    /// (exempt from the per-address limits), which neither holds.
+    let address: String
+    /// The SHA-256 fingerprint of the client certificate it presented, if any (its identity).
+    let certificate: String?
     var phase = ClientPhase.awaitingHello
     /// Valid once active.
     var nick = ""
@@ -28,9 +36,20 @@ final class ClientSession {
     /// Typing messages on the presence stream that are free of the flood limit.
     var presenceTypingBucket: TokenBucket
     var rateLimitStrikes: StrikeWindow
+    /// The account this connection is logged in as (its name as registered); nil for a guest.
+    var account: String?
+    /// ``ChatValidation/nickKey(_:)`` of `account`, compared on every moderation check.
+    var accountKey: String?
+    /// The password task this connection waits for; while it runs, chat-stream messages wait in
+    /// `heldMessages` and are handled in order after the verdict.
+    var awaitedPasswordTask: UInt64?
+    var heldMessages: [ChatMessage] = []
 
-    init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, configuration: ChatServerConfiguration, now: Int64) {
+    init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, address: String, certificate: String?,
+         configuration: ChatServerConfiguration, now: Int64) {
         self.id = id
+        self.address = address
+        self.certificate = certificate
         self.isLegacy = isLegacy
         self.acceptsDatagrams = acceptsDatagrams
         pendingPresence = PresenceBacklog(countLimit: configuration.presenceQueueLimit, byteLimit: configuration.presenceQueueByteLimit)
@@ -45,5 +64,11 @@ final class ClientSession {
 
     func isMember(of room: String) -> Bool {
         rooms.contains(room)
+    }
+
+    /// Logs this connection in (or, with nil, out: never done by a request, but by a takeover).
+    func logIn(_ name: String?) {
+        account = name
+        accountKey = name.map(ChatValidation.nickKey)
     }
 }

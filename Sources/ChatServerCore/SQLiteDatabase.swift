@@ -26,6 +26,19 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    /// WAL mode with the given synchronous setting, and a short busy timeout: the history and the
+    /// account store each hold a connection to the file (one thread uses both, one transaction at a
+    /// time, so a lock is only ever held by a checkpoint).
+    func useWriteAheadLog(synchronous: SQLiteSynchronousMode) throws(HistoryStoreError) {
+        // The first statement that reads the file: a file that is not a database fails here.
+        let mode = try text(of: "PRAGMA journal_mode=WAL", doing: "switching to WAL mode")
+        guard mode?.lowercased() == "wal" else {
+            throw HistoryStoreError("history database '\(path)': cannot use WAL mode (journal mode is \(mode ?? "unknown"))")
+        }
+        try execute("PRAGMA synchronous=\(synchronous.rawValue)", doing: "setting synchronous mode")
+        sqlite3_busy_timeout(handle, 1000)
+    }
+
     /// Runs SQL that returns no rows we need, e.g. a PRAGMA or CREATE TABLE.
     func execute(_ sql: String, doing what: String) throws(HistoryStoreError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -7,8 +7,8 @@ import CSQLite
 /// sent after `append`, is never ahead of the disk. Every failure is thrown as a
 /// ``HistoryStoreError`` naming the file.
 public final class SQLiteHistoryStore: HistoryStore {
-    /// The schema this code writes, kept in `PRAGMA user_version`.
-    static let schemaVersion = 1
+    /// The schema this code writes, kept in `PRAGMA user_version` (``SQLiteSchema``).
+    static let schemaVersion = SQLiteSchema.version
 
     public let path: String
     /// Receipts kept at most; the oldest are deleted first.
@@ -23,8 +23,8 @@ public final class SQLiteHistoryStore: HistoryStore {
         self.path = path
         self.receiptLimit = receiptLimit
         database = try SQLiteDatabase(path: path)
-        try Self.configure(database, synchronous: synchronous)
-        try Self.createSchema(in: database)
+        try database.useWriteAheadLog(synchronous: synchronous)
+        try SQLiteSchema.migrate(database)
         statements = try SQLiteHistoryStatements(database)
     }
 
@@ -62,7 +62,8 @@ public final class SQLiteHistoryStore: HistoryStore {
                 StoredEvent(
                     room: room, seq: statement.integer(at: 0), ts: statement.integer(at: 1), kind: kind,
                     sender: statement.text(at: 3) ?? "", text: statement.text(at: 4) ?? "",
-                    id: statement.isNull(at: 5) ? nil : statement.text(at: 5)))
+                    id: statement.optionalText(at: 5), account: statement.optionalText(at: 6),
+                    target: statement.optionalText(at: 7), mode: statement.optionalText(at: 8)))
         }
         return newestFirst.reversed()
     }
@@ -90,7 +91,8 @@ public final class SQLiteHistoryStore: HistoryStore {
             try statements.insertEvent.run(
                 [
                     .text(event.room), .integer(event.seq), .integer(event.ts), .text(event.kind.rawValue),
-                    .text(event.sender), .text(event.text), .optionalText(event.id),
+                    .text(event.sender), .text(event.text), .optionalText(event.id), .optionalText(event.account),
+                    .optionalText(event.target), .optionalText(event.mode),
                 ], doing: "storing an event in room '\(event.room)'")
             newestSeqByRoom[event.room] = max(newestSeqByRoom[event.room] ?? event.seq, event.seq)
         }
@@ -111,39 +113,5 @@ public final class SQLiteHistoryStore: HistoryStore {
                 ], doing: "storing a message receipt")
         }
         try statements.pruneReceipts.run([.integer(Int64(receiptLimit))], doing: "pruning old message receipts")
-    }
-
-    // MARK: Opening
-
-    private static func configure(_ database: SQLiteDatabase, synchronous: SQLiteSynchronousMode) throws(HistoryStoreError) {
-        // The first statement that reads the file: a file that is not a database fails here.
-        let mode = try database.text(of: "PRAGMA journal_mode=WAL", doing: "switching to WAL mode")
-        guard mode?.lowercased() == "wal" else {
-            throw HistoryStoreError("history database '\(database.path)': cannot use WAL mode (journal mode is \(mode ?? "unknown"))")
-        }
-        try database.execute("PRAGMA synchronous=\(synchronous.rawValue)", doing: "setting synchronous mode")
-    }
-
-    private static func createSchema(in database: SQLiteDatabase) throws(HistoryStoreError) {
-        let version = Int(try database.text(of: "PRAGMA user_version", doing: "reading the schema version") ?? "0") ?? 0
-        guard version <= schemaVersion else {
-            throw HistoryStoreError(
-                "history database '\(database.path)' has schema version \(version); this server knows up to \(schemaVersion)")
-        }
-        try database.execute(
-            """
-            BEGIN IMMEDIATE;
-            CREATE TABLE IF NOT EXISTS events (
-                room TEXT NOT NULL, seq INTEGER NOT NULL, ts INTEGER NOT NULL, kind TEXT NOT NULL,
-                sender TEXT NOT NULL, text TEXT NOT NULL, msg_id TEXT,
-                PRIMARY KEY (room, seq)
-            ) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS receipts (
-                peer TEXT NOT NULL, msg_id TEXT NOT NULL, room TEXT, seq INTEGER, ts INTEGER NOT NULL,
-                UNIQUE (peer, msg_id)
-            );
-            PRAGMA user_version = \(schemaVersion);
-            COMMIT;
-            """, doing: "creating the schema")
     }
 }

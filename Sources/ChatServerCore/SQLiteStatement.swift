@@ -64,6 +64,10 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    func optionalText(at column: Int32) -> String? {
+        isNull(at: column) ? nil : text(at: column)
+    }
+
     /// Ends a read early, so the statement holds no read lock until its next use.
     func reset() {
         sqlite3_reset(handle)

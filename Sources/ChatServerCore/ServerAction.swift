@@ -12,6 +12,9 @@ public enum ServerAction: Sendable {
     /// Close the connection with CONNECTION_CLOSE carrying `code`. The core has already
     /// forgotten the client: a later `disconnected` call for it does nothing.
     case close(ClientID, CloseCode, reason: String)
+    /// Run slow password work off the event loop and hand the outcome back with
+    /// ``ChatServerState/passwordTaskFinished(_:_:now:)``, whatever happens to the client meanwhile.
+    case password(PasswordTask)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

@@ -8,12 +8,20 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
     public var kind: StoredEventKind
     /// The nick that caused the event (for `nick`: the old nick).
     public var sender: String
-    /// `msg`: the sanitised body; `left`: the reason; `nick`: the new nick; `joined`: empty.
+    /// `msg`: the sanitised body; `left`: the reason; `nick`: the new nick; `topic`: the topic;
+    /// `kicked`, `banned`: the reason; `op` of a claim: `owner`; others: empty.
     public var text: String
     /// The client's id of a `msg`, if it gave one.
     public var id: String?
+    /// The account the sender was logged in as (version 1.1; events stored before have none).
+    public var account: String?
+    /// Whom a `kicked`, `banned`, `unbanned`, `op` or `deop` names (`to` on the wire).
+    public var target: String?
+    /// A `mode` event's change, `+invite` and friends.
+    public var mode: String?
 
-    public init(room: String, seq: Int64, ts: Int64, kind: StoredEventKind, sender: String, text: String, id: String? = nil) {
+    public init(room: String, seq: Int64, ts: Int64, kind: StoredEventKind, sender: String, text: String, id: String? = nil,
+                account: String? = nil, target: String? = nil, mode: String? = nil) {
         self.room = room
         self.seq = seq
         self.ts = ts
@@ -21,12 +29,16 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
         self.sender = sender
         self.text = text
         self.id = id
+        self.account = account
+        self.target = target
+        self.mode = mode
     }
 
     /// The event as clients receive it; `replay` marks a re-send from history.
     public func message(replay: Bool) -> ChatMessage {
         var message = ChatMessage(
-            type: kind.rawValue, text: text, sender: sender, room: room, id: id, seq: seq, ts: ts)
+            type: kind.rawValue, text: text, sender: sender, room: room, id: id, seq: seq, ts: ts, to: target, account: account,
+            mode: mode)
         if replay { message.replay = true }
         return message
     }

@@ -1,8 +1,16 @@
 /// The room events a history store keeps (PROTOCOL.md section 3: "Stored events are `msg`,
-/// `joined`, `left` and `nick`"). The raw value is the wire `type` and the column value.
+/// `joined`, `left` and `nick"; section 8 adds the moderation events). The raw value is the wire
+/// `type` and the column value.
 public enum StoredEventKind: String, Sendable, CaseIterable {
     case msg
     case joined
     case left
     case nick
+    case topic
+    case kicked
+    case banned
+    case unbanned
+    case op
+    case deop
+    case mode
 }

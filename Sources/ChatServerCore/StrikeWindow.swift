@@ -24,4 +24,13 @@ struct StrikeWindow {
         guard times.count == limit, let oldest = times.first else { return false }
         return now - oldest < windowMilliseconds
     }
+
+    /// Whether `limit` strikes lie within the window ending now, without recording one.
+    func isFull(now: Int64) -> Bool {
+        guard times.count == limit, let oldest = times.first else { return false }
+        return now - oldest < windowMilliseconds
+    }
+
+    /// The time of the latest strike, if any.
+    var latest: Int64? { times.last }
 }

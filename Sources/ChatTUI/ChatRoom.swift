@@ -11,6 +11,14 @@ public struct ChatRoom: Sendable, Equatable {
     public internal(set) var highlightCount = 0
     /// Nicks in the room, as the roster and joined/left events give them.
     public internal(set) var members: [String] = []
+    /// The room's topic, shown above its messages.
+    public internal(set) var topic: String?
+    /// Lower-cased nicks of the operators present, and of the members logged in: marked `@` and
+    /// `+` in the member list.
+    public internal(set) var operators: Set<String> = []
+    public internal(set) var identified: Set<String> = []
+    /// `invite`, `registered`.
+    public internal(set) var modes: [String] = []
     public internal(set) var typists: [Typist] = []
     /// nil while the pane follows the newest line.
     public internal(set) var scrollAnchor: ScrollAnchor?
@@ -49,6 +57,7 @@ public struct ChatRoom: Sendable, Equatable {
     public static func == (lhs: ChatRoom, rhs: ChatRoom) -> Bool {
         lhs.name == rhs.name && lhs.lines == rhs.lines && lhs.unreadCount == rhs.unreadCount
             && lhs.highlightCount == rhs.highlightCount && lhs.members == rhs.members && lhs.typists == rhs.typists
+            && lhs.topic == rhs.topic && lhs.operators == rhs.operators && lhs.identified == rhs.identified && lhs.modes == rhs.modes
             && lhs.scrollAnchor == rhs.scrollAnchor && lhs.isHistoryExhausted == rhs.isHistoryExhausted
             && lhs.isAwaitingReadMarker == rhs.isAwaitingReadMarker && lhs.searchMatch?.lineIndex == rhs.searchMatch?.lineIndex
             && lhs.searchMatch?.term == rhs.searchMatch?.term

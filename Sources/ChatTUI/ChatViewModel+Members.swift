@@ -6,6 +6,16 @@ extension ChatViewModel {
         rooms[index].members = nicks.filter { seen.insert($0.lowercased()).inserted }
     }
 
+    /// What the roster says besides the members (PROTOCOL.md section 8): topic, modes, the
+    /// operators present and the members logged in.
+    public mutating func setRoomInfo(topic: String?, modes: [String], operators: [String], identified: [String], in roomName: String) {
+        let index = openRoom(roomName)
+        rooms[index].topic = topic.flatMap { $0.isEmpty ? nil : $0 }
+        rooms[index].modes = modes
+        rooms[index].operators = Set(operators.map { $0.lowercased() })
+        rooms[index].identified = Set(identified.map { $0.lowercased() })
+    }
+
     public mutating func addMember(_ nick: String, to roomName: String) {
         let index = openRoom(roomName)
         if rooms[index].memberIndex(of: nick) == nil { rooms[index].members.append(nick) }

@@ -15,6 +15,9 @@ public struct ChatViewModel: Sendable, Equatable {
     public internal(set) var statuses: [String: MemberStatus] = [:]
     /// Older lines are dropped beyond this many per room.
     public var maximumLinesPerRoom: Int
+    /// While a password is asked for: the prompt the input line shows instead of the room, and
+    /// nothing of what is typed (no echo).
+    public var secretPrompt: String?
 
     public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
         self.serverName = serverName

@@ -17,6 +17,12 @@ extension Renderer {
 
     /// `[room] ` then the visible part of the editor; the frame's cursor goes where the editor's is.
     func drawInputLine(_ model: ChatViewModel, editor: LineEditor, row: Int, into frame: inout Frame) {
+        if let secret = model.secretPrompt {
+            // A password: the prompt, and nothing of what is typed, not even its length.
+            let width = frame.write(Glyph.singleLine(secret, style: style(bold: true)), row: row, column: 0, limit: frame.columns)
+            frame.cursor = CursorPosition(row: row, column: min(width, frame.columns - 1))
+            return
+        }
         let prompt = promptGlyphs(model, columns: frame.columns)
         let promptWidth = frame.write(prompt, row: row, column: 0, limit: frame.columns)
         let viewport = editor.viewport(width: frame.columns - promptWidth)

@@ -23,7 +23,14 @@ extension Renderer {
         }
     }
 
-    /// A `|` column, then ` Members (N)` and one member a row: `~` marks away users.
+    /// The topic above the messages, one line, cut at the pane's width; neutralised like all text.
+    func drawTopic(_ topic: String, row: Int, width: Int, into frame: inout Frame) {
+        let label = Glyph.glyphs("Topic: ", style: style(foreground: Palette.dim, bold: true))
+        frame.write(label + Glyph.singleLine(topic, style: style(bold: true)), row: row, column: 0, limit: width)
+    }
+
+    /// A `|` column, then ` Members (N)` and one member a row, its mark before it: `@` an operator,
+    /// `~` away, `+` logged in to an account, a space otherwise (the name of an away user is dim).
     func drawMemberList(_ model: ChatViewModel, rows: Range<Int>, columns: Range<Int>, into frame: inout Frame) {
         let separator = Glyph.glyphs("|", style: style(foreground: Palette.dim))
         for row in rows {
@@ -39,7 +46,9 @@ extension Renderer {
         let shown = overflow ? Array(members.prefix(slots - 1)) : members
         for (offset, nick) in shown.enumerated() {
             let isAway = model.status(of: nick) == .away
-            let mark = Glyph.glyphs(isAway ? "~" : " ", style: style(foreground: Palette.dim))
+            let key = nick.lowercased()
+            let symbol = room.operators.contains(key) ? "@" : isAway ? "~" : room.identified.contains(key) ? "+" : " "
+            let mark = Glyph.glyphs(symbol, style: style(foreground: symbol == "@" ? Palette.highlight : Palette.dim, bold: symbol == "@"))
             let name = Glyph.singleLine(nick, style: style(foreground: isAway ? Palette.dim : NickPalette.color(for: nick)))
             frame.write(mark + name, row: headerRow + 1 + offset, column: columns.lowerBound, limit: columns.upperBound)
         }

@@ -14,20 +14,24 @@ public struct Renderer: Sendable {
         MessageFormatter(colors: options.colors, utcOffsetSeconds: options.utcOffsetSeconds, timestamp: options.timestamp)
     }
 
-    public func layout(for size: TerminalSize) -> ScreenLayout {
-        ScreenLayout(size: size, memberListMinimumColumns: options.memberListMinimumColumns)
+    /// The layout for a model shown at a size: the current room's topic takes a row when it has one.
+    public func layout(for size: TerminalSize, model: ChatViewModel) -> ScreenLayout {
+        ScreenLayout(size: size, memberListMinimumColumns: options.memberListMinimumColumns, showsTopic: model.currentRoom?.topic != nil)
     }
 
     public func render(_ model: ChatViewModel, editor: LineEditor, size: TerminalSize) -> Frame {
         var frame = Frame(size: size)
         guard size.columns > 0, size.rows > 0 else { return frame }
-        let layout = layout(for: size)
+        let layout = layout(for: size, model: model)
         if let row = layout.statusRow {
             drawStatusBar(model, row: row, into: &frame)
         }
+        if let row = layout.topicRow, let topic = model.currentRoom?.topic {
+            drawTopic(topic, row: row, width: layout.messageWidth, into: &frame)
+        }
         drawMessagePane(model, layout: layout, into: &frame)
         if let columns = layout.memberColumns {
-            drawMemberList(model, rows: layout.messageRows, columns: columns, into: &frame)
+            drawMemberList(model, rows: layout.memberRows, columns: columns, into: &frame)
         }
         if let row = layout.typingRow {
             drawTypingLine(model, row: row, into: &frame)

@@ -4,7 +4,11 @@
 public struct ScreenLayout: Sendable, Equatable {
     public let size: TerminalSize
     public let statusRow: Int?
+    /// The room's topic, above its messages (when it has one and the pane has rows to spare).
+    public let topicRow: Int?
     public let messageRows: Range<Int>
+    /// The rows of the member list: the message pane's, the topic's included.
+    public let memberRows: Range<Int>
     /// The message pane spans columns `0..<messageWidth`.
     public let messageWidth: Int
     /// The member list's columns; the separator is the column just left of them.
@@ -12,14 +16,22 @@ public struct ScreenLayout: Sendable, Equatable {
     public let typingRow: Int?
     public let inputRow: Int?
 
-    public init(size: TerminalSize, memberListMinimumColumns: Int = 60) {
+    public init(size: TerminalSize, memberListMinimumColumns: Int = 60, showsTopic: Bool = false) {
         self.size = size
         let rows = size.rows
         statusRow = rows >= 2 ? 0 : nil
         inputRow = rows >= 1 ? rows - 1 : nil
         typingRow = rows >= 4 ? rows - 2 : nil
-        messageRows = rows >= 3 ? 1..<(rows >= 4 ? rows - 2 : rows - 1) : 0..<0
-        if size.columns >= memberListMinimumColumns, !messageRows.isEmpty, size.columns >= 30 {
+        let pane = rows >= 3 ? 1..<(rows >= 4 ? rows - 2 : rows - 1) : 0..<0
+        memberRows = pane
+        if showsTopic, pane.count >= 3 {
+            topicRow = pane.lowerBound
+            messageRows = (pane.lowerBound + 1)..<pane.upperBound
+        } else {
+            topicRow = nil
+            messageRows = pane
+        }
+        if size.columns >= memberListMinimumColumns, !pane.isEmpty, size.columns >= 30 {
             let memberWidth = min(24, max(12, size.columns / 5))
             memberColumns = (size.columns - memberWidth)..<size.columns
             messageWidth = size.columns - memberWidth - 1

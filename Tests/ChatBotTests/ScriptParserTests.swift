@@ -1,4 +1,5 @@
 @testable import ChatBot
+import ChatProtocol
 import Testing
 
 /// The bot script language: what good scripts parse to, and the line every mistake names.
@@ -163,5 +164,62 @@ struct ScriptParserTests {
         var endless = ProgramCursor(forever.bots[0].commands)
         let first = (0..<7).compactMap { _ in endless.next()?.line }
         #expect(first == [3, 4, 3, 4, 3, 4, 3])
+    }
+}
+
+/// The account and moderation commands of bot scripts (issue 13).
+@Suite("chat-bot script parser, accounts and moderation")
+struct ScriptModerationParserTests {
+    /// Each command parses to its request; `-server` drops the room; the bot header may carry a password.
+    @Test func parsesTheRequests() throws {
+        let script = try ScriptParser.parse("""
+            bot alice club password secret-pass {
+                register
+                register another-pass
+                login alice secret-pass
+                password newer-pass
+                claim
+                claim other
+                topic release on Friday
+                kick bob spamming links
+                ban -server troll
+                unban troll
+                op carol
+                deop carol
+                mode +invite
+                invite dave
+                expect mode "+invite"
+                expect kicked from alice /bob/
+                expect account "registered"
+            }
+            """)
+        let alice = script.bots[0]
+        #expect(alice.password == "secret-pass" && alice.room == "club")
+        let requests = alice.commands.compactMap { command -> ScriptRequest? in
+            if case .request(let request) = command.action { request } else { nil }
+        }
+        #expect(requests.count == 14)
+        #expect(requests[0] == ScriptRequest(type: .register, scope: .none))
+        #expect(requests[2] == ScriptRequest(type: .login, scope: .none, password: "secret-pass", account: "alice"))
+        #expect(requests[5].scope == .room("other"))
+        #expect(requests[6] == ScriptRequest(type: .topic, scope: .currentRoom, text: "release on Friday"))
+        #expect(requests[7] == ScriptRequest(type: .kick, scope: .currentRoom, target: "bob", text: "spamming links"))
+        #expect(requests[8] == ScriptRequest(type: .ban, scope: .none, target: "troll"))
+        #expect(requests[12] == ScriptRequest(type: .mode, scope: .currentRoom, mode: "+invite"))
+        let message = requests[7].message(currentRoom: "club") { $0 == "bob" ? "bob_2" : $0 }
+        #expect(message == ChatMessage(type: "kick", text: "spamming links", room: "club", to: "bob_2"))
+        guard case .expect(let expectation) = alice.commands[15].action else { Issue.record("expected an expect"); return }
+        #expect(expectation.kind == .kicked)
+        #expect(expectation.matches(ChatMessage(type: "kicked", text: "spam", sender: "alice", room: "club", to: "bob"), senderNick: "alice"))
+    }
+
+    /// Mistakes name their line: a short password, a bad mode, a kick without a nick.
+    @Test func mistakes() {
+        #expect(throws: ScriptError(line: 2, "a password is 8 to 256 bytes")) { try ScriptParser.parse("bot a {\n register short\n}") }
+        #expect(throws: ScriptError(line: 2, "expected 'mode +invite', '-invite', '+registered' or '-registered'")) {
+            try ScriptParser.parse("bot a {\n mode +moderated\n}")
+        }
+        #expect(throws: ScriptError(line: 2, "expected 'kick [-server] NICK [REASON]'")) { try ScriptParser.parse("bot a {\n kick\n}") }
+        #expect(throws: ScriptError(line: 1, "a password is 8 to 256 bytes")) { try ScriptParser.parse("bot a lobby password x {\n}") }
     }
 }

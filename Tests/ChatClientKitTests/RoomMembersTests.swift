@@ -95,3 +95,96 @@ struct RoomMembersTests {
         #expect(members.members(of: "lobby").count == 1_001)
     }
 }
+
+/// The rest of the roster (PROTOCOL.md section 8): topic, modes, operators present and who is
+/// logged in, kept as the events change them.
+struct RoomInfoTests {
+    static func event(_ type: String, sender: String = "alice", text: String = "", to: String? = nil, mode: String? = nil,
+                      ops: [String]? = nil, account: String? = nil, members: [String]? = nil, replay: Bool = false) -> ChatMessage {
+        ChatMessage(type: type, text: text, sender: sender, room: "dev", to: to, members: members, replay: replay ? true : nil,
+                    account: account, mode: mode, ops: ops)
+    }
+
+    static func roster() -> ChatMessage {
+        ChatMessage(type: "roster", room: "dev", members: ["alice", "bob", "carol"], topic: "hello", modes: ["invite"],
+                    ops: ["alice"], identified: ["alice", "bob"])
+    }
+
+    static func joinedRoom(_ members: inout RoomMembers) {
+        members.apply(roster(), ownNick: "bob")
+        members.apply(ChatMessage(type: "joined", sender: "bob", room: "dev"), ownNick: "bob")
+    }
+
+    /// The roster's topic, modes, operators and logged-in members are the room's info.
+    @Test func rosterGivesTheInfo() {
+        var members = RoomMembers()
+        Self.joinedRoom(&members)
+        let info = members.info(of: "dev")
+        #expect(info.topic == "hello")
+        #expect(info.modes == ["invite"])
+        #expect(info.operators == ["alice"])
+        #expect(info.isIdentified("BOB"))
+        #expect(!info.isIdentified("carol"))
+    }
+
+    /// topic, mode, op and deop events change it; a replayed one does not.
+    @Test func eventsChangeTheInfo() {
+        var members = RoomMembers()
+        Self.joinedRoom(&members)
+        members.apply(Self.event("topic", text: "new topic"), ownNick: "bob")
+        members.apply(Self.event("mode", mode: "+registered"), ownNick: "bob")
+        members.apply(Self.event("mode", mode: "-invite"), ownNick: "bob")
+        members.apply(Self.event("op", to: "carol", ops: ["alice", "carol"]), ownNick: "bob")
+        members.apply(Self.event("topic", text: "old", replay: true), ownNick: "bob")
+        var info = members.info(of: "dev")
+        #expect(info.topic == "new topic")
+        #expect(info.modes == ["registered"])
+        #expect(info.isOperator("carol"))
+        members.apply(Self.event("deop", to: "carol", ops: ["alice"]), ownNick: "bob")
+        members.apply(Self.event("topic", text: ""), ownNick: "bob")
+        info = members.info(of: "dev")
+        #expect(!info.isOperator("carol"))
+        #expect(info.topic == nil)
+    }
+
+    /// kicked and banned take the named (for a ban, every listed) nick out of every list; our own means we left the room.
+    @Test func kickAndBanRemove() {
+        var members = RoomMembers()
+        Self.joinedRoom(&members)
+        members.apply(Self.event("kicked", to: "carol"), ownNick: "bob")
+        #expect(members.members(of: "dev") == ["alice", "bob"])
+        members.apply(ChatMessage(type: "joined", sender: "alice_2", room: "dev", account: "alice"), ownNick: "bob")
+        members.apply(Self.event("banned", sender: "owner", to: "alice", members: ["alice", "alice_2"]), ownNick: "bob")
+        #expect(members.members(of: "dev") == ["bob"])
+        #expect(members.info(of: "dev").operators.isEmpty)
+        let changed = members.apply(Self.event("kicked", sender: "op", to: "bob"), ownNick: "bob")
+        #expect(changed == ["dev"])
+        #expect(members.members(of: "dev").isEmpty)
+    }
+
+    /// Renames follow into the operators and logged-in lists; a live event from a logged-in user marks it so.
+    @Test func renamesAndAccounts() {
+        var members = RoomMembers()
+        Self.joinedRoom(&members)
+        members.apply(ChatMessage(type: "nick", text: "alicia", sender: "alice", room: "dev", account: "alice"), ownNick: "bob")
+        let info = members.info(of: "dev")
+        #expect(info.isOperator("alicia"))
+        #expect(info.isIdentified("alicia"))
+        members.apply(ChatMessage(type: "msg", text: "hi", sender: "carol", room: "dev", account: "carol"), ownNick: "bob")
+        #expect(members.info(of: "dev").isIdentified("carol"))
+        members.apply(ChatMessage(type: "joined", sender: "dave", room: "dev", account: "dave", ops: ["alicia", "dave"]), ownNick: "bob")
+        #expect(members.info(of: "dev").isOperator("dave"))
+        #expect(members.info(of: "dev").isIdentified("dave"))
+    }
+
+    /// Events between the own joined and a late roster apply to it, info included.
+    @Test func lateRosterGetsTheEventsToo() {
+        var members = RoomMembers()
+        members.apply(ChatMessage(type: "joined", sender: "bob", room: "dev"), ownNick: "bob")
+        members.apply(Self.event("topic", text: "later topic"), ownNick: "bob")
+        members.apply(Self.event("kicked", to: "carol"), ownNick: "bob")
+        members.apply(Self.roster(), ownNick: "bob")
+        #expect(members.info(of: "dev").topic == "later topic")
+        #expect(members.members(of: "dev") == ["alice", "bob"])
+    }
+}

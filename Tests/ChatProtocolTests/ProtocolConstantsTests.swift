@@ -5,29 +5,33 @@ import Testing
 /// The strings and numbers that appear on the wire must match PROTOCOL.md exactly.
 struct ProtocolConstantsTests {
     /// The ten error codes of section 5, then those of the version 1.1 additions the server
-    /// uses so far, spelled as on the wire.
+    /// uses so far (section 12; accounts and moderation, sections 7 and 8), spelled as on the wire.
     @Test func errorCodesMatchProtocol() {
         #expect(ErrorCode.allCases.map(\.rawValue) == [
             "bad-json", "bad-field", "unknown-type", "too-large", "not-joined", "bad-nick", "nick-in-use", "bad-room",
             "no-such-user", "rate-limited", "too-many-rooms",
+            "account-exists", "weak-password", "bad-login", "nick-registered", "not-logged-in", "account-required",
+            "room-owned", "not-operator", "banned", "not-invited", "quota-exceeded", "unavailable",
         ])
     }
 
-    /// The close codes 0x0 to 0x6 with their names from section 5.
+    /// The close codes 0x0 to 0x6 with their names from section 5, and 0x7 BANNED of section 12.
     @Test func closeCodesMatchProtocol() {
         let expected: [(UInt64, String)] = [
             (0x0, "NO_ERROR"), (0x1, "PROTOCOL_ERROR"), (0x2, "REPLACED"), (0x3, "KICKED"), (0x4, "SHUTDOWN"),
-            (0x5, "SLOW_CONSUMER"), (0x6, "FLOODING"),
+            (0x5, "SLOW_CONSUMER"), (0x6, "FLOODING"), (0x7, "BANNED"),
         ]
         #expect(CloseCode.allCases.map(\.rawValue) == expected.map(\.0))
         #expect(CloseCode.allCases.map(\.name) == expected.map(\.1))
     }
 
-    /// Every message type of section 3, spelled as on the wire.
+    /// Every message type of section 3 and of sections 7 and 8, spelled as on the wire.
     @Test func messageTypesMatchProtocol() {
         #expect(Set(MessageType.allCases.map(\.rawValue)) == [
             "join", "msg", "dm", "nick", "part", "history", "welcome", "ack", "joined", "left", "history-end", "error",
             "roster", "status", "typing", "presence",
+            "register", "login", "password", "certificate", "account",
+            "claim", "topic", "kick", "kicked", "ban", "banned", "unban", "unbanned", "op", "deop", "mode", "invite", "rooms", "whois",
         ])
         #expect(ChatMessage(type: "history-end").messageType == .historyEnd)
         #expect(ChatMessage(type: "file").messageType == nil)
@@ -42,6 +46,9 @@ struct ProtocolConstantsTests {
         #expect(ChatLimits.maxRoomLength == 32)
         #expect(ChatLimits.maxTextBytes == 4_096)
         #expect(ChatLimits.defaultRoom == "lobby")
+        #expect(ChatLimits.passwordBytes == 8...256)
+        #expect(ChatLimits.maxTopicBytes == 512)
+        #expect(ChatLimits.maxRoomsListed == 1_000)
     }
 
     /// The constructors fill the fields the protocol tables require for each message.

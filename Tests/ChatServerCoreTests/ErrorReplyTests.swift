@@ -45,7 +45,7 @@ import Testing
     }
 
     /// Across the protocol's scenarios the server produces every error code it knows (PROTOCOL.md
-    /// section 5 and those of section 12).
+    /// section 5 and those of sections 7, 8 and 12).
     @Test func everyErrorCodeIsProduced() throws {
         var configuration = ChatServerConfiguration()
         configuration.maxRoomsPerClient = 1
@@ -64,6 +64,55 @@ import Testing
         out = out + harness.send(.dm(to: "nobody", text: "hi", id: "d"), from: 1)
         out = out + harness.send(.join(room: "dev"), from: 1)
         for _ in 0..<12 { out = out + harness.say("flood", from: 1) }
+        out = out + accountAndModerationErrors()
         #expect(Set(out.errorCodes(to: 1)) == Set(ErrorCode.allCases.map(\.rawValue)))
+    }
+
+    /// The codes of sections 7 and 8, each caused once, all to client 1 (or redirected to it).
+    private func accountAndModerationErrors() -> Outbox {
+        let store = InMemoryAccountStore()
+        var configuration = ChatServerConfiguration()
+        configuration.maxCertificatesPerAccount = 1
+        guard let harness = try? Harness(configuration: configuration, accounts: store) else { return Outbox([]) }
+        harness.hello(1, nick: "alice", certificate: Harness.fingerprint(1))
+        var out = harness.register(1, password: "short")
+        out = out + harness.send(.changePassword("long-enough"), from: 1)
+        harness.registered(2, nick: "bob")
+        harness.send(.nick("bobby"), from: 2)
+        out = out + harness.send(.nick("bob"), from: 1)
+        out = out + harness.finishPasswordWork(harness.send(.login(account: "bob", password: "wrong-password"), from: 1))
+        out = out + harness.send(.kick(room: "lobby", nick: "bob"), from: 1)
+        harness.register(1)
+        out = out + harness.register(1)
+        harness.send(.claim(room: "lobby"), from: 2)
+        out = out + harness.send(.claim(room: "lobby"), from: 1)
+        harness.send(.join(room: "club"), from: 2)
+        harness.send(.claim(room: "club"), from: 2)
+        harness.send(.mode(room: "club", "+invite"), from: 2)
+        out = out + harness.send(.join(room: "club"), from: 1)
+        harness.send(.mode(room: "club", "-invite"), from: 2)
+        harness.send(.mode(room: "club", "+registered"), from: 2)
+        harness.send(.ban(room: "club", target: "alice"), from: 2)
+        out = out + harness.send(.join(room: "club"), from: 1)
+        harness.hello(3, nick: "carol")
+        out = out + harness.send(.join(room: "club"), from: 3).redirect(from: 3, to: 1)
+        harness.hello(4, nick: "alice", password: "password1", certificate: Harness.fingerprint(2))
+        out = out + harness.send(.certificate(add: true), from: 4).redirect(from: 4, to: 1)
+        store.failure = "unreadable"
+        out = out + harness.send(.join(room: "elsewhere"), from: 1)
+        store.failure = nil
+        return out
+    }
+}
+
+private extension Outbox {
+    /// What went to `source`, as if it had gone to `target`.
+    func redirect(from source: ClientID, to target: ClientID) -> Outbox {
+        Outbox(actions.compactMap { action in
+            if case .send(let client, let stream, let payload, let live) = action, client == source {
+                return .send(target, stream, payload, live: live)
+            }
+            return nil
+        })
     }
 }

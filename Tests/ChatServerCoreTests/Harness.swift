@@ -9,8 +9,9 @@ final class Harness {
     private var decoders: [String: ChatStreamDecoder] = [:]
     private var messageCounter: UInt64 = 0
 
-    init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore()) throws {
-        state = try ChatServerState(configuration: configuration, history: history)
+    init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore(),
+         accounts: any AccountStore = InMemoryAccountStore()) throws {
+        state = try ChatServerState(configuration: configuration, history: history, accounts: accounts)
     }
 
     /// A harness whose flood limit never triggers, for tests that send many messages.

@@ -82,6 +82,21 @@ import Testing
         #expect(harness.state.idleRoomCount == 1)
     }
 
+    /// Server operators added by a reload may moderate at once, and those removed may not, with no reconnect.
+    @Test func operatorsChangeForConnectedAccounts() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.operators = ["admin"]
+        let harness = try Harness(configuration: configuration)
+        harness.registered(1, nick: "admin")
+        harness.registered(2, nick: "alice")
+        harness.hello(3, nick: "guest")
+        #expect(harness.send(.kick(room: "lobby", nick: "guest"), from: 2).errorCodes(to: 2) == ["not-operator"])
+        configuration.operators = ["alice"]
+        try harness.state.reconfigure(configuration, now: harness.now)
+        #expect(harness.send(.mode(room: "lobby", "+invite"), from: 1).errorCodes(to: 1) == ["not-operator"])
+        #expect(harness.send(.kick(room: "lobby", nick: "guest"), from: 2).errorCodes(to: 2).isEmpty)
+    }
+
     /// A configuration out of range is refused and the running one stays.
     @Test func invalidConfigurationChangesNothing() throws {
         let harness = try room()

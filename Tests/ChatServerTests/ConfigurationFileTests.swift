@@ -45,6 +45,10 @@ struct ConfigurationFileTests {
             metrics-request-bytes = 1024
             metrics-timeout = 2.5
             metrics-cache = 0.5
+            operator = alice, bob
+            accounts-only = yes
+            password-queue = 14
+            password-workers = 2
             """)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let options = try ServerOptions(["--config", path, "--port", "6000", "--name", "Flagged", "--exempt", "none"])
@@ -63,6 +67,8 @@ struct ConfigurationFileTests {
         #expect(options.metrics.address?.description == "127.0.0.1:9464")
         #expect(options.metrics.maxConnections == 13 && options.metrics.maxRequestBytes == 1024)
         #expect(options.metrics.timeout == .milliseconds(2500) && options.metrics.cacheLifetime == .milliseconds(500))
+        #expect(options.core.operators == ["alice", "bob"] && options.core.accountsOnly)
+        #expect(options.core.passwordQueueLimit == 14 && options.passwordWorkers == 2)
         #expect(options.configurationFile == path)
     }
 

@@ -8,12 +8,13 @@ import TestSupport
 import Testing
 
 /// `--log-format text|json`: one event a line on stderr, each with its level, and no message
-/// text at info, whatever people write.
+/// text or password at info, whatever people write.
 @Suite("chat-server logs")
 struct LogFormatTests {
-    private static let secrets = ["SECRET-ROOM-TEXT-7731", "SECRET-DM-TEXT-4410", "SECRET-TYPO-ID-0001"]
+    private static let secrets = ["SECRET-ROOM-TEXT-7731", "SECRET-DM-TEXT-4410", "SECRET-TYPO-ID-0001", "SECRET-PASSWORD-9911",
+                                  "SECRET-WRONG-PASSWORD-5522"]
 
-    /// A conversation of room messages, a private message, a bad request and a kick, against a server logging at info in `format`; its stderr when it stopped.
+    /// A conversation of room messages, a private message, a bad request, a registration with a password, a login with a wrong one and a kick, against a server logging at info in `format`; its stderr when it stopped.
     private func converse(format: String) async throws -> [String] {
         let process = try ChildProcess(BuildPaths.product("chat-server"),
                                        ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
@@ -29,6 +30,10 @@ struct LogFormatTests {
             alice.send(.dm(to: "bob", text: Self.secrets[1], id: "d-1"))
             alice.send(.msg(room: "no room here", text: Self.secrets[2], id: "m-2"))
             world.run { world.has(bob, type: "msg") && world.has(bob, type: "dm") && world.has(alice, type: "error") }
+            alice.send(.register(password: Self.secrets[3]))
+            world.run { world.has(alice, type: "account") }
+            bob.send(.login(account: "alice", password: Self.secrets[4]))
+            world.run { world.count(bob, type: "error") > 0 }
             process.write("kick bob spamming\n")
             world.run { world.closeCode(bob) != nil }
         }
@@ -51,6 +56,7 @@ struct LogFormatTests {
             for secret in Self.secrets { #expect(!line.contains(secret), "\(line)") }
         }
         #expect(events.isSuperset(of: ["listening", "hello", "join", "closing", "shutting down"]), "\(events.sorted())")
+        #expect(lines.contains { $0.contains("register") || $0.contains("account") }, "the registration left no trace")
     }
 
     /// Text format: `TIME LEVEL event key=value...` a line; none carries a message's text.

@@ -69,6 +69,10 @@ enum { CQUIC_MAX_RETRY_TOKENLEN = NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN };
 // gnutls_free is a macro over a global function pointer, which Swift 6 sees as shared mutable state.
 void cquic_gnutls_free(void *pointer);
 
+// GNUTLS_CURVE_TO_BITS is a function-like macro: the `bits` argument that asks
+// gnutls_x509_privkey_generate for a key on `curve`.
+unsigned int cquic_gnutls_curve_to_bits(gnutls_ecc_curve_t curve);
+
 // Linux batching calls: glibc declares `struct mmsghdr`, recvmmsg and sendmmsg only under
 // _GNU_SOURCE, which Swift's Glibc module is not built with. This mirror has the same layout
 // (checked by _Static_assert in shim.c).

@@ -85,7 +85,7 @@ extension SocketAddress {
 
     /// The key under which connections from one client are counted: the IPv4 address, or the
     /// IPv6 /64 (one site or household; an IPv6 host can use any address of its /64).
-    var clientKey: SocketAddress {
+    public var clientKey: SocketAddress {
         switch unmappingIPv4 {
         case .v4(let address, _):
             return .v4(address: address, port: 0)

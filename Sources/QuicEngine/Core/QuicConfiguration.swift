@@ -6,6 +6,10 @@ public struct QuicTLSConfiguration: Sendable {
     /// CAs that sign the peer's certificate: a client verifies the server against them; a server
     /// given CAs requires and verifies client certificates.
     public var trustedCAPath: String?
+    /// Server only, without `trustedCAPath`: ask every client for a certificate and accept any,
+    /// self-signed included (TLS proves the client holds its key; no chain is checked), so the
+    /// application can use its fingerprint as an identity. A client may still send none.
+    public var requestClientCertificate = false
     /// Client only: skip certificate verification (development only).
     public var insecureSkipVerification = false
     /// Client only: the name the server certificate must carry and the SNI sent (a DNS name or an

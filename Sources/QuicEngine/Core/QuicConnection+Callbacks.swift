@@ -58,6 +58,7 @@ extension QuicConnection {
             connection.phase = .established
             connection.negotiatedALPN = connection.tls?.negotiatedALPN
             connection.peerCertificateSubject = connection.tls?.peerCertificateSubject
+            connection.peerCertificateFingerprint = connection.tls?.peerCertificateFingerprint
             connection.emit(.handshakeCompleted)
             return 0
         }

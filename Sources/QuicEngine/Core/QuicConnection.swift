@@ -44,6 +44,8 @@ public final class QuicConnection {
     public internal(set) var closeReason: QuicCloseReason?
     public internal(set) var negotiatedALPN: String?
     public internal(set) var peerCertificateSubject: String?
+    /// The SHA-256 of the peer's certificate, 64 lowercase hex digits; nil when it sent none.
+    public internal(set) var peerCertificateFingerprint: String?
 
     var streams = StreamTable()
     var sendQueue: [QuicStreamID] = []

@@ -40,6 +40,10 @@ final class TLSSession {
             if credentials.hasTrustAnchors {
                 gnutls_certificate_server_set_request(handle, GNUTLS_CERT_REQUIRE)
                 gnutls_session_set_verify_cert(handle, nil, 0)
+            } else if config.requestClientCertificate {
+                // No verify function: any certificate is taken, its CertificateVerify (checked by
+                // GnuTLS in every TLS 1.3 handshake) proving the client holds the key.
+                gnutls_certificate_server_set_request(handle, GNUTLS_CERT_REQUEST)
             }
         } else {
             if let name = serverName, !name.isEmpty {
@@ -122,6 +126,15 @@ final class TLSSession {
         guard gnutls_x509_crt_get_dn3(certificate, &name, 0) == 0, let data = name.data else { return nil }
         defer { cquic_gnutls_free(data) }
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(name.size)), as: UTF8.self)
+    }
+
+    /// The SHA-256 of the peer's first certificate (its DER encoding), as 64 lowercase hex digits,
+    /// when it sent one.
+    var peerCertificateFingerprint: String? {
+        var count: UInt32 = 0
+        guard let list = gnutls_certificate_get_peers(handle, &count), count > 0 else { return nil }
+        var first = list[0]
+        return TLSIdentity.sha256Fingerprint(of: &first)
     }
 
     /// Why certificate verification failed, in GnuTLS's words; nil when it did not fail.

@@ -1,0 +1,186 @@
+import CLIOptions
+import ChatClientKit
+import ChatProtocol
+import Foundation
+import Glibc
+import QuicEngine
+
+/// `chat-bot logins`: registers accounts, then measures bursts of hellos per login path (guest,
+/// certificate, password): the time until the last `welcome` and, with `--server-pid`, the
+/// server's CPU time per connection (docs/PERFORMANCE.md, "Accounts"). Runs on one event loop.
+final class LoginBench {
+    enum Path: String, CaseIterable {
+        case guest, certificate, password
+    }
+
+    struct Burst {
+        let path: Path
+        let wallMilliseconds: Double
+        let cpuMilliseconds: Double?
+        let loggedIn: Int
+    }
+
+    private let options: LoginBenchOptions
+    private let loop: EventLoop
+    private let pool: ChatSessionPool
+    private let directory: String
+    private var identities: [String] = []
+    private var sessions: [ChatSession] = []
+    private var done: (() -> Bool)?
+
+    init(options: LoginBenchOptions) throws {
+        self.options = options
+        loop = try EventLoop()
+        pool = try options.connection.makePool(on: loop)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-logins-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    func run() throws -> Int32 {
+        for index in 0..<options.clients where options.paths.contains(.certificate) {
+            let path = directory + "/identity-\(index).pem"
+            try TLSIdentity.makeSelfSigned(commonName: "bench").write(toFile: path, atomically: true, encoding: .utf8)
+            identities.append(path)
+        }
+        if !options.existing {
+            let registered = try register()
+            Console.error("chat-bot: registered \(registered) of \(options.clients) accounts")
+            guard registered == options.clients else { return 1 }
+        }
+        var bursts: [Burst] = []
+        for _ in 0..<options.rounds {
+            for path in options.paths {
+                let burst = try measure(path)
+                bursts.append(burst)
+                Console.error("chat-bot: \(path.rawValue): \(burst.loggedIn) welcomed in \(Int(burst.wallMilliseconds)) ms"
+                              + (burst.cpuMilliseconds.map { ", server CPU \(Int($0)) ms" } ?? ""))
+            }
+        }
+        report(bursts)
+        return bursts.allSatisfy { $0.loggedIn == options.clients } ? 0 : 1
+    }
+
+    private func nick(_ index: Int) -> String { "\(options.prefix)\(index)" }
+
+    // MARK: Phases
+
+    /// Every account with its password and its own certificate bound.
+    private func register() throws -> Int {
+        var registered = 0
+        for index in 0..<options.clients {
+            let session = try connect(nick: nick(index), identity: identities.isEmpty ? nil : identities[index], password: nil)
+            session.onMessage = { [unowned self, unowned session] message, _ in
+                switch message.type {
+                case "welcome": session.send(.register(password: options.password))
+                case "account": registered += 1
+                case "error" where message.code == ErrorCode.rateLimited.rawValue:
+                    // The server's password queue was full: ask again shortly, as clients do.
+                    loop.schedule(at: .now() + .milliseconds(200)) { session.send(.register(password: self.options.password)) }
+                default: break
+                }
+            }
+        }
+        wait(seconds: 120) { registered == self.options.clients }
+        try closeAll()
+        return registered
+    }
+
+    /// One burst: every client at once, guests or logging in by one path.
+    private func measure(_ path: Path) throws -> Burst {
+        let cpuBefore = serverCPUMilliseconds()
+        let start = QuicTime.now()
+        var welcomed = 0
+        var loggedIn = 0
+        for index in 0..<options.clients {
+            let session = try connect(nick: path == .guest ? "g\(nick(index))" : nick(index),
+                                      identity: path == .certificate ? identities[index] : nil,
+                                      password: path == .password ? options.password : nil)
+            session.onMessage = { [unowned self, unowned session] message, _ in
+                switch message.type {
+                case "welcome":
+                    welcomed += 1
+                    if message.account != nil || path == .guest { loggedIn += 1 }
+                case "error" where message.code == ErrorCode.rateLimited.rawValue && session.assignedNick == nil:
+                    loop.schedule(at: .now() + .milliseconds(100)) {
+                        session.send(.join(nick: session.nick, peer: session.peer, room: session.room, password: self.options.password))
+                    }
+                default: break
+                }
+            }
+        }
+        wait(seconds: 120) { welcomed == self.options.clients }
+        let wall = Double((QuicTime.now() - start).nanoseconds) / 1e6
+        let cpuAfter = serverCPUMilliseconds()
+        try closeAll()
+        let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
+        return Burst(path: path, wallMilliseconds: wall, cpuMilliseconds: cpu, loggedIn: loggedIn)
+    }
+
+    private func connect(nick: String, identity: String?, password: String?) throws -> ChatSession {
+        var configuration = pool.configuration
+        configuration.tls.certificateChainPath = identity
+        configuration.tls.privateKeyPath = identity
+        let session = try pool.connect(nick: nick, configuration: configuration)
+        session.helloPassword = password
+        sessions.append(session)
+        return session
+    }
+
+    private func closeAll() throws {
+        for session in sessions where session.isOpen { session.quit() }
+        wait(seconds: 10) { self.sessions.allSatisfy { !$0.isOpen } }
+        sessions = []
+        // Let the server finish the departures before the next burst is measured.
+        wait(seconds: 0.5) { false }
+    }
+
+    private func wait(seconds: Double, until condition: @escaping () -> Bool) {
+        done = condition
+        let deadline = QuicTime.now() + .milliseconds(UInt64(seconds * 1000))
+        check(deadline: deadline)
+        loop.run()
+        done = nil
+    }
+
+    private func check(deadline: QuicTime) {
+        if done?() == true || QuicTime.now() >= deadline {
+            loop.stop()
+            return
+        }
+        loop.schedule(at: .now() + .milliseconds(2)) { [unowned self] in check(deadline: deadline) }
+    }
+
+    // MARK: Measuring
+
+    /// The server's user and system CPU time, all threads, from /proc/PID/stat.
+    private func serverCPUMilliseconds() -> Double? {
+        guard let pid = options.serverPID, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private func report(_ bursts: [Burst]) {
+        Console.line("path         connections  last welcome (ms, median)  server CPU per connection (ms, median)  extra over guest")
+        let guestCPU = median(bursts.filter { $0.path == .guest }.compactMap(\.cpuMilliseconds))
+        for path in options.paths {
+            let runs = bursts.filter { $0.path == path }
+            let wall = median(runs.map(\.wallMilliseconds)) ?? 0
+            let cpu = median(runs.compactMap(\.cpuMilliseconds)).map { $0 / Double(options.clients) }
+            let extra = cpu.flatMap { value in guestCPU.map { value - $0 / Double(options.clients) } }
+            Console.line(path.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0) + "\(options.clients)".padding(toLength: 13, withPad: " ", startingAt: 0)
+                         + String(format: "%-27.0f", wall) + (cpu.map { String(format: "%-39.2f", $0) } ?? "n/a".padding(toLength: 39, withPad: " ", startingAt: 0))
+                         + (extra.map { String(format: "%.2f", $0) } ?? "n/a"))
+        }
+    }
+
+    private func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}

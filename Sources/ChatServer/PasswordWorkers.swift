@@ -1,0 +1,67 @@
+import ChatServerCore
+import Dispatch
+import Glibc
+import PasswordHashing
+import QuicEngine
+
+/// Runs the core's password tasks (argon2id, tens of milliseconds each) on a small fixed set of
+/// worker threads, so a hash never stalls the event loop for the other clients, and hands each
+/// outcome back to the loop through its channel. The core bounds how many tasks are outstanding
+/// (`--password-queue`), so the work queued here is bounded too.
+final class PasswordWorkers {
+    struct Result: Sendable {
+        let ticket: UInt64
+        let outcome: PasswordOutcome
+    }
+
+    /// Empty with `--password-workers 0`: every task then runs on the loop thread itself, to
+    /// measure what that would cost the other clients (docs/PERFORMANCE.md), never to serve.
+    private let queues: [DispatchQueue]
+    private let results: LoopChannel<Result>
+    private let hasher: Argon2id
+    private var next = 0
+
+    /// `deliver` runs on the loop thread with each result.
+    init(loop: EventLoop, threads: Int, hasher: Argon2id = .standard, deliver: @escaping (Result) -> Void) {
+        // Serial queues, one thread each: `threads` hashes at most run at once, each with its
+        // argon2 memory (19 MiB at the standard parameters).
+        queues = (0..<max(0, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
+        results = loop.makeChannel(deliver)
+        self.hasher = hasher
+    }
+
+    /// Queues a task on the next worker, round robin.
+    func run(_ task: PasswordTask) {
+        guard !queues.isEmpty else {
+            // On the loop (measurement only): the result still comes back through the channel.
+            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+        }
+        let queue = queues[next]
+        next = (next + 1) % queues.count
+        queue.async { [results, hasher] in
+            Self.yieldToTheLoop()
+            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+        }
+    }
+
+    /// Puts the worker thread in Linux's SCHED_IDLE class (scheduling policies are per thread; pid 0
+    /// is the calling one), so that on a core it shares with the event loop the loop preempts it at
+    /// once: a burst of logins slows the logins, not everyone's messages (docs/PERFORMANCE.md,
+    /// "Accounts"). Glibc declares SCHED_IDLE only under _GNU_SOURCE, hence its value.
+    private static func yieldToTheLoop() {
+        let schedIdle: Int32 = 5
+        var parameters = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, schedIdle, &parameters)
+    }
+
+    private static func outcome(of task: PasswordTask, hasher: Argon2id) -> PasswordOutcome {
+        do {
+            switch task.work {
+            case .hash: return .hashed(try hasher.hash(task.password))
+            case .verify(let storedHash): return .verified(try Argon2id.verify(task.password, against: storedHash))
+            }
+        } catch {
+            return .failed(error.description)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ChatProtocol
+
+/// One ban, of a room or of the whole server (PROTOCOL.md section 8): an account, or for a
+/// guest its peer id and address. Logged-in users are matched by account only, so a guest ban
+/// never shuts out a logged-in user who shares the guest's address.
+public struct Ban: Sendable, Equatable, Hashable {
+    /// The name an `unban` uses: the account's name, or the guest's nick when it was banned.
+    public var label: String
+    /// The account's key (``ChatValidation/nickKey(_:)``) of an account ban.
+    public var account: String?
+    /// A guest ban's upper-case peer id and client address (IPv4, or the IPv6 /64).
+    public var peer: String?
+    public var address: String?
+    public var reason: String
+    /// The nick of the operator who banned.
+    public var by: String
+    public var ts: Int64
+
+    public init(label: String, account: String? = nil, peer: String? = nil, address: String? = nil, reason: String, by: String,
+                ts: Int64) {
+        self.label = label
+        self.account = account
+        self.peer = peer
+        self.address = address
+        self.reason = reason
+        self.by = by
+        self.ts = ts
+    }
+
+    /// The key under which bans are unique and lifted.
+    public var key: String { ChatValidation.nickKey(label) }
+
+    /// Whether a connection with this identity is banned.
+    public func matches(account accountKey: String?, peer: String, address: String) -> Bool {
+        if let account { return accountKey == account }
+        guard accountKey == nil else { return false }
+        return self.peer == peer || (self.address != nil && self.address == address)
+    }
+}

@@ -1,0 +1,53 @@
+import ChatProtocol
+
+/// The bans of one room, or of the server, indexed so that checking a user costs three set
+/// lookups whatever the number of bans (a banned room is checked on every message).
+public struct BanList: Sendable, Equatable {
+    public private(set) var byKey: [String: Ban] = [:]
+    private var accounts: [String: Int] = [:]
+    private var peers: [String: Int] = [:]
+    private var addresses: [String: Int] = [:]
+
+    public init(_ bans: [Ban] = []) {
+        for ban in bans { insert(ban) }
+    }
+
+    public var count: Int { byKey.count }
+    public var isEmpty: Bool { byKey.isEmpty }
+
+    public func ban(labelled label: String) -> Ban? { byKey[ChatValidation.nickKey(label)] }
+
+    /// Adds a ban, replacing one with the same label.
+    public mutating func insert(_ ban: Ban) {
+        remove(label: ban.label)
+        byKey[ban.key] = ban
+        if let account = ban.account { accounts[account, default: 0] += 1 }
+        if let peer = ban.peer { peers[peer, default: 0] += 1 }
+        if let address = ban.address { addresses[address, default: 0] += 1 }
+    }
+
+    public mutating func remove(label: String) {
+        guard let ban = byKey.removeValue(forKey: ChatValidation.nickKey(label)) else { return }
+        if let account = ban.account { Self.decrement(&accounts, account) }
+        if let peer = ban.peer { Self.decrement(&peers, peer) }
+        if let address = ban.address { Self.decrement(&addresses, address) }
+    }
+
+    /// Whether a connection with this identity is banned: a logged-in user by its account only, a
+    /// guest by its peer id or its address.
+    public func matches(account: String?, peer: String, address: String) -> Bool {
+        guard !byKey.isEmpty else { return false }
+        if let account { return accounts[account] != nil }
+        return peers[peer] != nil || addresses[address] != nil
+    }
+
+    /// The ban that matches, for its reason.
+    public func first(matching account: String?, peer: String, address: String) -> Ban? {
+        guard matches(account: account, peer: peer, address: address) else { return nil }
+        return byKey.values.first { $0.matches(account: account, peer: peer, address: address) }
+    }
+
+    private static func decrement(_ counts: inout [String: Int], _ key: String) {
+        if let count = counts[key], count > 1 { counts[key] = count - 1 } else { counts[key] = nil }
+    }
+}

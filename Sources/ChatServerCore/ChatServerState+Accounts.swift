@@ -1,0 +1,171 @@
+import ChatProtocol
+
+/// `register`, `login`, `password` and `certificate` (PROTOCOL.md section 7). Each is answered
+/// with `{"type":"account","sender":NICK,"account":NAME,"text":WHAT}` or an `error`.
+extension ChatServerState {
+    func handleRegister(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if let account = session.account {
+            sendError(.accountExists, "this connection is logged in as '\(account)' already", id: request.id, to: session, into: &out)
+            return
+        }
+        switch lookUpAccount(session.nick, for: request, from: session, into: &out) {
+        case .unreadable: return
+        case .found:
+            sendError(.accountExists, "'\(session.nick)' is a registered account", id: request.id, to: session, into: &out)
+            return
+        case .none: break
+        }
+        guard let password = request.password else {
+            guard session.certificate != nil else {
+                sendError(.weakPassword, "register needs a password of 8 to 256 bytes (or a client certificate)", id: request.id,
+                          to: session, into: &out)
+                return
+            }
+            completeRegistration(request, nick: session.nick, hash: nil, session: session, now: now, into: &out)
+            return
+        }
+        guard ChatValidation.isAcceptablePassword(password) else {
+            sendError(.weakPassword, "a password is 8 to 256 bytes", id: request.id, to: session, into: &out)
+            return
+        }
+        startPasswordTask(.hash, password: password, purpose: .register(request: request, nick: session.nick), request: request,
+                          session: session, into: &out)
+    }
+
+    /// Stores the account (its password hash, the connection's certificate) and logs the
+    /// connection in; the nick is the account's name.
+    func completeRegistration(_ request: ChatMessage, nick: String, hash: String?, session: ClientSession, now: Int64,
+                              into out: inout [ServerAction]) {
+        // Messages wait while the hash runs, so the nick cannot have changed; a takeover would.
+        guard session.nick == nick, session.account == nil else {
+            sendError(.accountExists, "the nick changed while registering; register again", id: request.id, to: session, into: &out)
+            return
+        }
+        do {
+            try accounts.create(StoredAccount(name: nick, passwordHash: hash, created: now), certificate: session.certificate)
+        } catch {
+            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
+            sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
+            return
+        }
+        session.logIn(nick)
+        out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
+        sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
+    }
+
+    func handleLogin(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        if let account = session.account {
+            sendError(.accountExists, "this connection is logged in as '\(account)' already; reconnect to change accounts",
+                      id: request.id, to: session, into: &out)
+            return
+        }
+        let lookup = lookUpAccount(request.sender, for: request, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        guard let account = lookup.account else {
+            // Counted for the address: guessing names is guessing too.
+            let locked = loginFailures.isLocked(account: nil, address: session.address, now: now)
+            if !locked { loginFailures.recordFailure(account: nil, address: session.address, now: now) }
+            sendError(.badLogin, locked ? "too many wrong passwords lately; wait a minute" : "wrong account name or password",
+                      id: request.id, to: session, into: &out)
+            return
+        }
+        if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+            logIn(session, to: account, request: request, now: now, into: &out)
+            return
+        }
+        guard let password = request.password else {
+            sendError(.badLogin, "login needs the password (this connection's certificate is not bound to '\(account.name)')",
+                      id: request.id, to: session, into: &out)
+            return
+        }
+        checkPassword(password, of: account, for: .login(request: request, account: account), request: request, session: session,
+                      now: now, into: &out)
+    }
+
+    /// Logs a connection in after its hello: it takes the account's nick (renamed in each of its
+    /// rooms; `NAME_2`... when another connection of the account holds it), unless it is banned
+    /// from the server, which closes it.
+    func logIn(_ session: ClientSession, to account: StoredAccount, request: ChatMessage, now: Int64, into out: inout [ServerAction]) {
+        if serverBan(account: account.name, peer: session.peer, address: session.address) != nil {
+            sendError(.banned, "account '\(account.name)' is banned from this server", id: request.id, to: session, into: &out)
+            close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
+            return
+        }
+        session.logIn(account.name)
+        let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
+            ? session.nick
+            : freeNick(for: account.name, account: account.name, renaming: session, into: &out)
+        if nick != session.nick { rename(session, to: nick, now: now, into: &out) }
+        out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
+        sendChat(.accountNotice(nick: session.nick, account: account.name, text: "logged-in"), to: session, into: &out)
+    }
+
+    func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
+        guard let account = session.account else {
+            sendError(.notLoggedIn, "log in (or register) first", id: request.id, to: session, into: &out)
+            return
+        }
+        guard let password = request.password, ChatValidation.isAcceptablePassword(password) else {
+            sendError(.weakPassword, "a password is 8 to 256 bytes", id: request.id, to: session, into: &out)
+            return
+        }
+        startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
+                          session: session, into: &out)
+    }
+
+    func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,
+                                into out: inout [ServerAction]) {
+        do {
+            try accounts.setPasswordHash(hash, ofAccount: account)
+        } catch {
+            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
+            sendError(.unavailable, "the password could not be stored; try again", id: request.id, to: session, into: &out)
+            return
+        }
+        out.append(.log(.info, "password changed", logFields(session, ["account": account])))
+        sendChat(.accountNotice(nick: session.nick, account: account, text: "password-changed"), to: session, into: &out)
+    }
+
+    /// `certificate` `add` or `remove`: binds or unbinds the connection's certificate. An account
+    /// keeps at least one credential: removing its only certificate when it has no password is
+    /// `weak-password`.
+    func handleCertificate(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
+        guard let account = session.account else {
+            sendError(.notLoggedIn, "log in (or register) first", id: request.id, to: session, into: &out)
+            return
+        }
+        guard request.text == "add" || request.text == "remove" else {
+            sendError(.badField, "certificate takes text 'add' or 'remove'", id: request.id, to: session, into: &out)
+            return
+        }
+        guard let fingerprint = session.certificate else {
+            sendError(.badField, "this connection presented no client certificate", id: request.id, to: session, into: &out)
+            return
+        }
+        let adding = request.text == "add"
+        do {
+            let bound = try accounts.certificates(ofAccount: account)
+            if adding, !bound.contains(fingerprint) {
+                guard bound.count < configuration.maxCertificatesPerAccount else {
+                    sendError(.quotaExceeded, "an account has at most \(configuration.maxCertificatesPerAccount) certificates; remove one",
+                              id: request.id, to: session, into: &out)
+                    return
+                }
+                try accounts.bind(certificate: fingerprint, toAccount: account)
+            } else if !adding, bound.contains(fingerprint) {
+                if bound.count == 1, try accounts.account(named: account)?.passwordHash == nil {
+                    sendError(.weakPassword, "this is the account's only credential: set a password first", id: request.id, to: session,
+                              into: &out)
+                    return
+                }
+                try accounts.unbind(certificate: fingerprint, fromAccount: account)
+            }
+        } catch {
+            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
+            sendError(.unavailable, "the certificate could not be stored; try again", id: request.id, to: session, into: &out)
+            return
+        }
+        sendChat(.accountNotice(nick: session.nick, account: account, text: adding ? "certificate-added" : "certificate-removed"),
+                 to: session, into: &out)
+    }
+}

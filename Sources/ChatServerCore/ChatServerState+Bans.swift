@@ -1,0 +1,174 @@
+import ChatProtocol
+
+/// `kick`, `ban` and `unban` (PROTOCOL.md section 8), of a room or, without `room`, of the whole
+/// server (server operators only). A target may not rank above the one who asks (``Privilege``).
+/// A kicked or banned member gets the event too and is no longer in the room: the event takes the
+/// place of its `left`.
+extension ChatServerState {
+    func handleKick(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard let reason = reason(of: request, from: session, into: &out) else { return }
+        guard request.room != nil else { return kickFromServer(request, reason: reason, by: session, now: now, into: &out) }
+        guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out) else { return }
+        guard let target = activeSession(forNick: request.to ?? ""), target.isMember(of: room) else {
+            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(request.to ?? ""))' in room '\(room)'", id: request.id, room: room,
+                      to: session, into: &out)
+            return
+        }
+        guard outranks(session, target.accountKey, in: settings, request: request, room: room, into: &out) else { return }
+        announce(.kicked, in: room, by: session, text: reason, target: target.nick, now: now, into: &out)
+        removeFromRoom([target], room)
+    }
+
+    func handleBan(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard let reason = reason(of: request, from: session, into: &out) else { return }
+        guard request.room != nil else { return banFromServer(request, reason: reason, by: session, now: now, into: &out) }
+        guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out),
+              let target = moderationTarget(request, from: session, into: &out),
+              outranks(session, target.accountKey, in: settings, request: request, room: room, into: &out) else { return }
+        let ban = makeBan(of: target, reason: reason, by: session.nick, now: now)
+        guard settings.bans.ban(labelled: ban.label) == nil else {
+            return confirm(.banned, in: room, to: session, text: reason, target: ban.label, now: now, into: &out)
+        }
+        guard settings.bans.count < configuration.maxBansPerRoom else {
+            sendError(.quotaExceeded, "a room keeps at most \(configuration.maxBansPerRoom) bans; lift one first", id: request.id,
+                      room: room, to: session, into: &out)
+            return
+        }
+        guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
+        let banned = members(of: room, matching: ban)
+        announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick), now: now, into: &out)
+        removeFromRoom(banned, room)
+    }
+
+    func handleUnban(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        let name = request.to ?? ""
+        guard request.room != nil else { return unbanFromServer(request, by: session, now: now, into: &out) }
+        guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out) else { return }
+        guard let ban = settings.bans.ban(labelled: name) else {
+            sendError(.noSuchUser, "'\(ChatValidation.excerpt(name))' is not banned from room '\(room)'", id: request.id, room: room,
+                      to: session, into: &out)
+            return
+        }
+        guard save(.banRemoved(room: room, label: ban.label), request: request, to: session, into: &out) else { return }
+        announce(.unbanned, in: room, by: session, target: ban.label, now: now, into: &out)
+    }
+
+    // MARK: The whole server
+
+    /// `kick` without `room`: closes the target with KICKED after a `kicked` naming the operator.
+    private func kickFromServer(_ request: ChatMessage, reason: String, by session: ClientSession, now: Int64,
+                                into out: inout [ServerAction]) {
+        guard isServerOperator(session) else {
+            sendError(.notOperator, "only server operators may kick from the server", id: request.id, to: session, into: &out)
+            return
+        }
+        guard let target = activeSession(forNick: request.to ?? "") else {
+            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(request.to ?? ""))' is connected", id: request.id, to: session,
+                      into: &out)
+            return
+        }
+        let notice = ChatMessage(.kicked, text: reason, sender: session.nick, ts: now)
+        var withTarget = notice
+        withTarget.to = target.nick
+        if target !== session { sendChat(withTarget, to: session, into: &out) }
+        sendChat(withTarget, to: target, into: &out)
+        close(target, with: .kicked, reason: reason.isEmpty ? "kicked by \(session.nick)" : reason, now: now, into: &out)
+    }
+
+    private func banFromServer(_ request: ChatMessage, reason: String, by session: ClientSession, now: Int64,
+                               into out: inout [ServerAction]) {
+        guard isServerOperator(session) else {
+            sendError(.notOperator, "only server operators may ban from the server", id: request.id, to: session, into: &out)
+            return
+        }
+        guard let target = moderationTarget(request, from: session, into: &out) else { return }
+        if let key = target.accountKey, operatorKeys.contains(key) {
+            sendError(.notOperator, "a server operator cannot be banned", id: request.id, to: session, into: &out)
+            return
+        }
+        let ban = makeBan(of: target, reason: reason, by: session.nick, now: now)
+        if serverBans.ban(labelled: ban.label) == nil {
+            guard serverBans.count < configuration.maxServerBans else {
+                sendError(.quotaExceeded, "the server keeps at most \(configuration.maxServerBans) bans; lift one first", id: request.id,
+                          to: session, into: &out)
+                return
+            }
+            guard save(.banAdded(room: nil, ban), request: request, to: session, into: &out) else { return }
+        }
+        sendChat(ChatMessage(type: MessageType.banned.rawValue, text: reason, sender: session.nick, ts: now, to: ban.label),
+                 to: session, into: &out)
+        closeServerBanned(ban, by: session.nick, now: now, into: &out)
+    }
+
+    private func unbanFromServer(_ request: ChatMessage, by session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard isServerOperator(session) else {
+            sendError(.notOperator, "only server operators may lift server bans", id: request.id, to: session, into: &out)
+            return
+        }
+        let name = request.to ?? ""
+        guard let ban = serverBans.ban(labelled: name) else {
+            sendError(.noSuchUser, "'\(ChatValidation.excerpt(name))' is not banned from the server", id: request.id, to: session,
+                      into: &out)
+            return
+        }
+        guard save(.banRemoved(room: nil, label: ban.label), request: request, to: session, into: &out) else { return }
+        sendChat(ChatMessage(type: MessageType.unbanned.rawValue, sender: session.nick, ts: now, to: ban.label), to: session, into: &out)
+    }
+
+    /// Closes with BANNED every connection a new server ban matches, each after a `banned`.
+    func closeServerBanned(_ ban: Ban, by operatorNick: String, now: Int64, into out: inout [ServerAction]) {
+        let matching = clients.values.filter { $0.phase == .active && ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+        for target in matching.sorted(by: { $0.id < $1.id }) {
+            sendChat(ChatMessage(type: MessageType.banned.rawValue, text: ban.reason, sender: operatorNick, ts: now, to: ban.label),
+                     to: target, into: &out)
+            close(target, with: .banned, reason: ban.reason.isEmpty ? "banned from this server" : ban.reason, now: now, into: &out)
+        }
+    }
+
+    // MARK: Shared
+
+    /// An account ban, or for a guest a ban of its peer id and address.
+    func makeBan(of target: ModerationTarget, reason: String, by: String, now: Int64) -> Ban {
+        if let key = target.accountKey { return Ban(label: target.label, account: key, reason: reason, by: by, ts: now) }
+        let address = target.session?.address ?? ""
+        return Ban(label: target.label, peer: target.session?.peer, address: address.isEmpty ? nil : address, reason: reason, by: by,
+                   ts: now)
+    }
+
+    /// Whether `session` may act on a target of this account (nil: a guest) in the room;
+    /// otherwise answers `not-operator`.
+    private func outranks(_ session: ClientSession, _ targetKey: String?, in settings: RoomSettings, request: ChatMessage, room: String,
+                          into out: inout [ServerAction]) -> Bool {
+        guard privilege(ofAccount: targetKey, in: settings) <= privilege(of: session, in: settings) else {
+            sendError(.notOperator, "you cannot do that to someone who ranks above you in room '\(room)'", id: request.id, room: room,
+                      to: session, into: &out)
+            return false
+        }
+        return true
+    }
+
+    /// The reason of a kick or ban, one line of at most 512 bytes; nil after `too-large`.
+    private func reason(of request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> String? {
+        do {
+            return try ChatValidation.sanitizeTopic(request.text)
+        } catch {
+            sendError(.tooLarge, "a reason is at most \(ChatLimits.maxTopicBytes) bytes", id: request.id, to: session, into: &out)
+            return nil
+        }
+    }
+
+    /// The members of a room a ban matches, in a stable order.
+    func members(of room: String, matching ban: Ban) -> [ClientSession] {
+        (rooms[room]?.members ?? [:]).values
+            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+            .sorted { $0.id < $1.id }
+    }
+
+    /// Takes members out of a room after the event that removed them (no `left`).
+    func removeFromRoom(_ members: [ClientSession], _ room: String) {
+        for member in members {
+            member.rooms.remove(room)
+            removeMember(member.id, from: room)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import ChatProtocol
+
+/// Who may be where (PROTOCOL.md section 8): the settings of each room, cached for every room with
+/// members so that ordinary messages never ask the account store, the privilege of a user in a
+/// room, and the checks on joining and speaking.
+extension ChatServerState {
+    /// The settings of `room`: cached, or read once from the account store. Nil (after a log line)
+    /// when the store cannot be read: the caller refuses rather than guess that a room is open.
+    func settings(of room: String, into out: inout [ServerAction]) -> RoomSettings? {
+        if let cached = roomSettings[room] { return cached }
+        do {
+            let loaded = try accounts.roomSettings(of: room)
+            roomSettings[room] = loaded
+            return loaded
+        } catch {
+            out.append(.log(.error, "room settings read failed", ["room": room, "error": "\(error)"]))
+            return nil
+        }
+    }
+
+    /// Stores a change, then applies it to the cache; false (after a log line) when the store
+    /// failed, and then nothing changed.
+    func save(_ change: PolicyChange, into out: inout [ServerAction]) -> Bool {
+        do {
+            try accounts.save(change)
+        } catch {
+            out.append(.log(.error, "room settings write failed", ["error": "\(error)"]))
+            return false
+        }
+        switch change {
+        case .banAdded(nil, let ban): serverBans.insert(ban)
+        case .banRemoved(nil, let label): serverBans.remove(label: label)
+        default:
+            if let room = change.room { roomSettings[room]?.apply(change) }
+        }
+        return true
+    }
+
+    func isServerOperator(_ session: ClientSession) -> Bool {
+        session.accountKey.map(operatorKeys.contains) ?? false
+    }
+
+    /// What `session` may do in a room with these settings.
+    func privilege(of session: ClientSession, in settings: RoomSettings) -> Privilege {
+        privilege(ofAccount: session.accountKey, in: settings)
+    }
+
+    /// The same for an account by key (nil: a guest), connected or not.
+    func privilege(ofAccount key: String?, in settings: RoomSettings) -> Privilege {
+        guard let key else { return .guest }
+        if operatorKeys.contains(key) { return .serverOperator }
+        if key == settings.ownerKey { return .owner }
+        if settings.operators[key] != nil { return .roomOperator }
+        return .member
+    }
+
+    /// Why `session` may not join a room, or nil. Bans, then the registered mode, then the invite
+    /// mode; the room's operators and server operators pass the modes, server operators the bans.
+    func joinDenial(of session: ClientSession, settings: RoomSettings, room: String) -> (ErrorCode, String)? {
+        if settings.restrictsNobody { return nil }
+        let rank = privilege(of: session, in: settings)
+        if rank < .serverOperator, isBanned(session, in: settings) { return (.banned, "you are banned from room '\(room)'") }
+        if rank >= .roomOperator { return nil }
+        if settings.modes.contains(.registered), session.account == nil {
+            return (.accountRequired, "room '\(room)' takes logged-in users only")
+        }
+        if settings.modes.contains(.invite), !isInvited(session, in: settings) {
+            return (.notInvited, "room '\(room)' is invite-only and you are not invited")
+        }
+        return nil
+    }
+
+    /// Why a member may not speak in `room`, or nil: banned (a guest who logged in to a banned
+    /// account), or a guest in a `registered` room. One dictionary read for a room without bans or
+    /// modes, the common case.
+    func speakingDenial(of session: ClientSession, in room: String) -> (ErrorCode, String)? {
+        guard let settings = roomSettings[room], !settings.restrictsNobody else { return nil }
+        if !isServerOperator(session), isBanned(session, in: settings) { return (.banned, "you are banned from room '\(room)'") }
+        if settings.modes.contains(.registered), session.account == nil {
+            return (.accountRequired, "room '\(room)' takes logged-in users only: guests may not speak")
+        }
+        return nil
+    }
+
+    func isBanned(_ session: ClientSession, in settings: RoomSettings) -> Bool {
+        settings.bans.matches(account: session.accountKey, peer: session.peer, address: session.address)
+    }
+
+    private func isInvited(_ session: ClientSession, in settings: RoomSettings) -> Bool {
+        if let key = session.accountKey, settings.invites.contains(.account(key)) { return true }
+        return settings.invites.contains(.peer(session.peer))
+    }
+
+    /// The server ban that applies to this identity, if any.
+    func serverBan(account: String?, peer: String, address: String) -> Ban? {
+        guard !serverBans.isEmpty else { return nil }
+        let key = account.map(ChatValidation.nickKey)
+        if let key, operatorKeys.contains(key) { return nil }
+        return serverBans.first(matching: key, peer: peer, address: address)
+    }
+
+    /// Nicks of the room's operators present (owner included), sorted as rosters are.
+    func operatorNicks(of room: String) -> [String] {
+        guard let settings = roomSettings[room], settings.owner != nil || !settings.operators.isEmpty else { return [] }
+        return memberNicks(of: room) { settings.isOperator($0.accountKey) }
+    }
+
+    /// Nicks of the room's members logged in to an account.
+    func identifiedNicks(of room: String) -> [String] {
+        memberNicks(of: room) { $0.account != nil }
+    }
+}

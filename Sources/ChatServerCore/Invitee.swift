@@ -1,0 +1,5 @@
+/// Who an `invite` lets into an invite-only room: an account (by key), or a guest's peer id.
+public enum Invitee: Sendable, Equatable, Hashable {
+    case account(String)
+    case peer(String)
+}

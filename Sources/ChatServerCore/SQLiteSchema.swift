@@ -1,0 +1,68 @@
+/// The tables of the `--db` file and their migrations, kept in `PRAGMA user_version`. Both SQLite
+/// stores run ``migrate(_:)`` when they open the file; it is a no-op once the file is current.
+///
+/// - Version 1: `events` and `receipts` (the history).
+/// - Version 2: `events` gains `account`, `target` and `mode` (who sent an event, whom a moderation
+///   event names, a mode change); `accounts`, `account_certificates`, `room_settings`,
+///   `room_operators`, `bans` and `invites` (PROTOCOL.md sections 7 and 8). A version 1 file keeps
+///   every event and receipt; its old events have no account.
+enum SQLiteSchema {
+    static let version = 2
+
+    static func migrate(_ database: SQLiteDatabase) throws(HistoryStoreError) {
+        // IMMEDIATE: the version is read and raised under the write lock, so two stores opening
+        // the file at once migrate it once.
+        try database.execute("BEGIN IMMEDIATE", doing: "starting the schema migration")
+        do throws(HistoryStoreError) {
+            let found = Int(try database.text(of: "PRAGMA user_version", doing: "reading the schema version") ?? "0") ?? 0
+            guard found <= version else {
+                throw HistoryStoreError("database '\(database.path)' has schema version \(found); this server knows up to \(version)")
+            }
+            if found < 1 { try database.execute(versionOne, doing: "creating the history tables") }
+            if found < 2 { try database.execute(versionTwo, doing: "adding the account and moderation tables") }
+            if found < version { try database.execute("PRAGMA user_version = \(version)", doing: "raising the schema version") }
+            try database.execute("COMMIT", doing: "committing the schema migration")
+        } catch {
+            try? database.execute("ROLLBACK", doing: "rolling back the schema migration")
+            throw error
+        }
+    }
+
+    private static let versionOne = """
+        CREATE TABLE IF NOT EXISTS events (
+            room TEXT NOT NULL, seq INTEGER NOT NULL, ts INTEGER NOT NULL, kind TEXT NOT NULL,
+            sender TEXT NOT NULL, text TEXT NOT NULL, msg_id TEXT,
+            PRIMARY KEY (room, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS receipts (
+            peer TEXT NOT NULL, msg_id TEXT NOT NULL, room TEXT, seq INTEGER, ts INTEGER NOT NULL,
+            UNIQUE (peer, msg_id)
+        );
+        """
+
+    private static let versionTwo = """
+        ALTER TABLE events ADD COLUMN account TEXT;
+        ALTER TABLE events ADD COLUMN target TEXT;
+        ALTER TABLE events ADD COLUMN mode TEXT;
+        CREATE TABLE accounts (
+            name_key TEXT PRIMARY KEY, name TEXT NOT NULL, password_hash TEXT, created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE account_certificates (
+            name_key TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (name_key, fingerprint)
+        ) WITHOUT ROWID;
+        CREATE TABLE room_settings (
+            room TEXT PRIMARY KEY, owner TEXT, topic TEXT, topic_by TEXT, topic_ts INTEGER,
+            invite_only INTEGER NOT NULL DEFAULT 0, registered_only INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE TABLE room_operators (
+            room TEXT NOT NULL, name_key TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (room, name_key)
+        ) WITHOUT ROWID;
+        CREATE TABLE bans (
+            scope TEXT NOT NULL, label_key TEXT NOT NULL, label TEXT NOT NULL, account TEXT, peer TEXT, address TEXT,
+            reason TEXT NOT NULL, by TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY (scope, label_key)
+        ) WITHOUT ROWID;
+        CREATE TABLE invites (
+            room TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (room, kind, value)
+        ) WITHOUT ROWID;
+        """
+}

@@ -77,14 +77,22 @@ extension ChatServerApp {
                      endpoint.streamPacketsLost)
     }
 
+    /// The types a client sends and those the server sends (PROTOCOL.md sections 3, 7 and 8);
+    /// the families show these, so the page stays the same size whatever clients send.
+    static let serverMessageTypes: [MessageType] = [.welcome, .msg, .ack, .dm, .joined, .left, .nick, .historyEnd, .error, .roster,
+                                                    .status, .typing, .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode,
+                                                    .invite, .rooms, .whois]
+    static let clientMessageTypes: [MessageType] = [.join, .msg, .dm, .nick, .part, .history, .status, .typing, .presence, .register,
+                                                    .login, .password, .certificate, .claim, .topic, .kick, .ban, .unban, .op, .deop,
+                                                    .mode, .invite, .rooms, .whois]
+
     private func addMessageFamilies(to page: inout MetricsPage) {
         page.counter("qchat_messages_received_total", "Messages clients sent, by type.",
-                     metrics.received.samples([.join, .msg, .dm, .nick, .part, .history, .status, .typing, .presence]))
+                     metrics.received.samples(ChatServerApp.clientMessageTypes))
         page.counter("qchat_messages_malformed_total", "Messages that did not decode (each answered with an error, or a close).",
                      metrics.malformedReceived)
         page.counter("qchat_deliveries_total", "Messages queued to clients, by type.",
-                     metrics.delivered.samples([.welcome, .msg, .ack, .dm, .joined, .left, .nick, .historyEnd, .error, .roster, .status,
-                                                .typing]))
+                     metrics.delivered.samples(ChatServerApp.serverMessageTypes))
         page.counter("qchat_errors_sent_total", "Error replies by code; rate-limited counts the messages the flood limit dropped.",
                      ErrorCode.allCases.map { MetricSample(["code": $0.rawValue], state.statistics.errorsSent[$0] ?? 0) })
         page.counter("qchat_closes_total", "Connections the server closed, by close code.",

@@ -1,12 +1,14 @@
 import ChatProtocol
 import Prometheus
 
-/// Messages counted by `type`, one plain integer per type: counting one is a jump and an
-/// addition, with no hashing and no allocation, since it happens for every delivery.
+/// Messages counted by `type`. The types of version 1, which every delivery is one of, have a
+/// plain integer each: counting one is a jump and an addition, no hashing, no allocation. The
+/// rarer types of accounts and moderation share a dictionary.
 struct MessageTypeCounts {
     private var join = 0, msg = 0, dm = 0, nick = 0, part = 0, history = 0
     private var welcome = 0, ack = 0, joined = 0, left = 0, historyEnd = 0, error = 0
     private var roster = 0, status = 0, typing = 0, presence = 0
+    private var rarer: [MessageType: Int] = [:]
     /// No `type` this build knows.
     private var other = 0
 
@@ -29,7 +31,8 @@ struct MessageTypeCounts {
         case .status?: status &+= 1
         case .typing?: typing &+= 1
         case .presence?: presence &+= 1
-        default: other &+= 1
+        case let type?: rarer[type, default: 0] &+= 1
+        case nil: other &+= 1
         }
     }
 
@@ -51,12 +54,15 @@ struct MessageTypeCounts {
         case .status?: status
         case .typing?: typing
         case .presence?: presence
-        default: other
+        case let type?: rarer[type] ?? 0
+        case nil: other
         }
     }
 
-    /// One sample per type in `types`, then `other`, for a metrics family labelled `type`.
+    /// One sample per type in `types`, then any other type counted, then `other`, for a metrics
+    /// family labelled `type`.
     func samples(_ types: [MessageType]) -> [MetricSample] {
-        types.map { MetricSample(["type": $0.rawValue], self[$0]) } + [MetricSample(["type": "other"], other)]
+        let unlisted = rarer.keys.filter { !types.contains($0) }.sorted { $0.rawValue < $1.rawValue }
+        return (types + unlisted).map { MetricSample(["type": $0.rawValue], self[$0]) } + [MetricSample(["type": "other"], other)]
     }
 }

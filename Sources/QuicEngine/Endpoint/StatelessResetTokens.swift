@@ -43,7 +43,7 @@ final class StatelessResetTokens {
             for index in 0..<min(cid.datalen, 20) { block[1 + index] = bytes[index] }
         }
         var output = [UInt8](repeating: 0, count: 32)
-        _ = zeroIV.withUnsafeMutableBytes { gnutls_cipher_set_iv(cipher, $0.baseAddress, 16) }
+        zeroIV.withUnsafeMutableBytes { gnutls_cipher_set_iv(cipher, $0.baseAddress, 16) }
         _ = block.withUnsafeBytes { input in
             output.withUnsafeMutableBytes { gnutls_cipher_encrypt2(cipher, input.baseAddress, 32, $0.baseAddress, 32) }
         }

@@ -136,13 +136,14 @@ struct PackagingTests {
         #expect(status.output.contains("Status: install ok installed"), "\(status.output)")
         #expect(status.output.contains("Conffiles:\n /etc/qchat/chat-server.conf"), "\(status.output)")
 
-        // Depends: the package of each library a binary needs directly (not the shipped runtime).
+        // Depends: the package of each library a binary needs directly, but the Swift runtime it ships.
         let fields = try Self.run("/usr/bin/dpkg-deb", ["--field", deb, "Depends"]).output
         var needed: Set<String> = []
         for program in Self.programs {
             let dynamic = try Self.run("/usr/bin/readelf", ["-d", root + "/usr/bin/" + program]).output
-            for match in dynamic.matches(of: /Shared library: \[([^\]]+)\]/) where !match.1.hasPrefix("libswift") {
-                if !["libdispatch.so", "libBlocksRuntime.so"].contains(String(match.1)) { needed.insert(String(match.1)) }
+            for match in dynamic.matches(of: /Shared library: \[([^\]]+)\]/)
+            where !FileManager.default.fileExists(atPath: root + "/usr/lib/qchat/" + match.1) {
+                needed.insert(String(match.1))
             }
         }
         #expect(!needed.isEmpty)

@@ -176,7 +176,10 @@ extension DailyDriverTests {
             usleep(1_500_000)
             let bar = bob.screen().first ?? ""
             let rtt = bar.range(of: #"rtt (\d+) ms"#, options: .regularExpression).map { Int(bar[$0].dropFirst(4).dropLast(3)) ?? -1 } ?? -1
-            #expect(rtt >= 0 && rtt < 100, "\(bar)")
+            // With the bug the idle gaps went into the samples (527 ms seen); a loopback RTT is
+            // about a millisecond, but on a machine saturated by other test processes a server
+            // can take 100 ms to answer, so the bound sits between the two.
+            #expect(rtt >= 0 && rtt < 250, "\(bar)")
         }
 
         static func matches(_ text: String, _ pattern: String) -> Bool {

@@ -1,7 +1,6 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
-import Foundation
 import Glibc
 import QuicEngine
 
@@ -32,16 +31,22 @@ final class LoginBench {
         self.options = options
         loop = try EventLoop()
         pool = try options.connection.makePool(on: loop)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-logins-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var template = Array("/tmp/qchat-logins-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw UsageError("cannot make a temporary folder for the identities") }
+        directory = String(cString: made)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit {
+        for path in identities { unlink(path) }
+        rmdir(directory)
+    }
 
     func run() throws -> Int32 {
         for index in 0..<options.clients where options.paths.contains(.certificate) {
             let path = directory + "/identity-\(index).pem"
-            try TLSIdentity.makeSelfSigned(commonName: "bench").write(toFile: path, atomically: true, encoding: .utf8)
+            guard FileInput.write(try TLSIdentity.makeSelfSigned(commonName: "bench"), to: path, mode: 0o600) else {
+                throw UsageError("cannot write \(path)")
+            }
             identities.append(path)
         }
         if !options.existing {
@@ -156,7 +161,7 @@ final class LoginBench {
 
     /// The server's user and system CPU time, all threads, from /proc/PID/stat.
     private func serverCPUMilliseconds() -> Double? {
-        guard let pid = options.serverPID, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        guard let pid = options.serverPID, let stat = FileInput.read("/proc/\(pid)/stat"),
               let close = stat.lastIndex(of: ")") else { return nil }
         // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -172,10 +177,19 @@ final class LoginBench {
             let wall = median(runs.map(\.wallMilliseconds)) ?? 0
             let cpu = median(runs.compactMap(\.cpuMilliseconds)).map { $0 / Double(options.clients) }
             let extra = cpu.flatMap { value in guestCPU.map { value - $0 / Double(options.clients) } }
-            Console.line(path.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0) + "\(options.clients)".padding(toLength: 13, withPad: " ", startingAt: 0)
-                         + String(format: "%-27.0f", wall) + (cpu.map { String(format: "%-39.2f", $0) } ?? "n/a".padding(toLength: 39, withPad: " ", startingAt: 0))
-                         + (extra.map { String(format: "%.2f", $0) } ?? "n/a"))
+            Console.line(Self.padded(path.rawValue, 13) + Self.padded("\(options.clients)", 13) + Self.padded("\(Int(wall.rounded()))", 27)
+                         + Self.padded(cpu.map(Self.twoDecimals) ?? "n/a", 39) + (extra.map(Self.twoDecimals) ?? "n/a"))
         }
+    }
+
+    private static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private static func twoDecimals(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = abs(hundredths % 100)
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     private func median(_ values: [Double]) -> Double? {

@@ -37,7 +37,7 @@ public final class ChatServerState {
     /// Every server ban, loaded at start.
     var serverBans = BanList()
     /// Operator account keys.
-    internal(set) var operatorKeys: Set<String>
+    var operatorKeys: Set<String>
     var loginFailures: LoginFailures
     /// Password tasks handed to the glue and not yet answered, also those of clients since gone
     /// (their work still occupies the glue's workers).

@@ -25,17 +25,18 @@ import Testing
     @Test func unknownTypeIsUnknownType() throws {
         let harness = try Harness()
         harness.login(1, nick: "alice")
-        let out = harness.send(ChatMessage(type: "file", id: "U1"), from: 1)
+        let out = harness.send(ChatMessage(type: "files", id: "U1"), from: 1)
         #expect(out.errorCodes(to: 1) == ["unknown-type"])
         #expect(out.chat(to: 1).first?.id == "U1")
         #expect(out.closes.isEmpty)
     }
 
-    /// Types only the server sends are unknown-type when a client sends them, on either stream.
+    /// Types only the server sends, and the first lines of file streams (`upload`, `download`), are
+    /// unknown-type when a client sends them on either stream.
     @Test func serverOnlyTypesAreUnknownType() throws {
         let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
-        for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster"] {
+        for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster", "file", "upload", "download"] {
             for stream in [ChatStreamKind.chat, .presence] {
                 let out = harness.send(ChatMessage(type: type, room: "lobby"), from: 1, on: stream)
                 #expect(out.errorCodes(to: 1) == ["unknown-type"], "\(type) on \(stream)")

@@ -37,9 +37,7 @@ extension ChatServerApp {
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
-                // Not wired yet (issue 14 in progress): the server still refuses every stream but
-                // 0 and 4 when it opens, so no file stream reaches the core to cause these.
-                logger.log(.error, "file action without file streams", [:])
+                performFileAction(action)
             }
         }
         // After the batch, not amid it: the `left` of a slow consumer must not overtake the

@@ -22,6 +22,10 @@ final class RawChatClient {
     private(set) var resets: [Reset] = []
     private(set) var problems: [String] = []
     private(set) var closeReason: QuicCloseReason?
+    /// Streams the server has finished (FIN received).
+    private(set) var finished: Set<QuicStreamID> = []
+    /// Called when a stream's send buffer has room again (file bodies are written in pieces).
+    var onWritable: (RawChatClient, QuicStreamID) -> Void = { _, _ in }
     /// Called once the handshake is done; nothing has been sent yet.
     var onConnected: (RawChatClient) -> Void = { _ in }
     private var decoders: [QuicStreamID: ChatStreamDecoder] = [:]
@@ -37,6 +41,9 @@ final class RawChatClient {
             onConnected(self)
         case .streamData(let stream, let data, let fin):
             bytes[stream, default: []] += data
+            if fin { finished.insert(stream) }
+            // A file stream's credit comes back once its bytes are taken, here at once.
+            if connection.isBulk(stream) { connection.releaseReceiveCredit(stream, count: data.count) }
             var decoder = decoders[stream] ?? ChatStreamDecoder()
             var events = decoder.feed(data)
             if fin { events += decoder.finish() }
@@ -56,6 +63,8 @@ final class RawChatClient {
             if let message = try? ChatMessage.decode(data) { datagrams.append(message) }
         case .closed(let reason):
             closeReason = reason
+        case .streamWritable(let stream):
+            onWritable(self, stream)
         default:
             break
         }

@@ -43,13 +43,13 @@ struct FileTransferTests {
     }
 
     /// Uploads `body` from alice to the lobby, bob sees the file event and downloads it whole.
-    static func shareAndFetch(_ body: [UInt8], world: ChatTestWorld) throws -> Shared {
+    static func shareAndFetch(_ body: FileStreamPump.Body, world: ChatTestWorld) throws -> Shared {
         var shared = Shared()
         let alice = try joined(world, "alice")
         let bob = try joined(world, "bob")
         let pump = FileStreamPump()
         let upload = try pump.send(.upload(id: "up-1", room: "lobby", name: "data.bin", size: Int64(body.count),
-                                           sha256: SHA256.hex(of: body)), body: body, on: alice)
+                                           sha256: body.sha256), body: body, on: alice)
         guard world.run(seconds: 120, until: { alice.finished.contains(upload) && bob.has(type: "file") }) else {
             shared.problems.append("no ack or announcement: \(alice.messages(on: upload))")
             return shared
@@ -74,7 +74,7 @@ struct FileTransferTests {
     @Test(arguments: [0, 1, 1 << 20])
     func uploadAndDownload(_ size: Int) async throws {
         let body = Self.bytes(size, seed: UInt64(size) + 7)
-        let shared = try await scenario { world, _ in try Self.shareAndFetch(body, world: world) }
+        let shared = try await scenario { world, _ in try Self.shareAndFetch(FileStreamPump.Body(body), world: world) }
         #expect(shared.problems.isEmpty)
         let ack = try #require(shared.ack)
         #expect(ack.type == "ack" && ack.id == "up-1" && ack.seq != nil && ack.file != nil)

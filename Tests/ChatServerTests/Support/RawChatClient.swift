@@ -22,6 +22,11 @@ final class RawChatClient {
     private(set) var resets: [Reset] = []
     private(set) var problems: [String] = []
     private(set) var closeReason: QuicCloseReason?
+    /// With `hashesFileBodies`, file streams keep only their header line in `bytes`: what follows
+    /// it is counted and hashed (a 200 MiB download is never whole in memory).
+    var hashesFileBodies = false
+    private(set) var bodyHashes: [QuicStreamID: SHA256] = [:]
+    private(set) var bodyCounts: [QuicStreamID: Int] = [:]
     /// Streams the server has finished (FIN received).
     private(set) var finished: Set<QuicStreamID> = []
     /// Called when a stream's send buffer has room again (file bodies are written in pieces).
@@ -40,10 +45,15 @@ final class RawChatClient {
             isConnected = true
             onConnected(self)
         case .streamData(let stream, let data, let fin):
-            bytes[stream, default: []] += data
-            if fin { finished.insert(stream) }
             // A file stream's credit comes back once its bytes are taken, here at once.
             if connection.isBulk(stream) { connection.releaseReceiveCredit(stream, count: data.count) }
+            if hashesFileBodies && connection.isBulk(stream) {
+                hashFileData(data, on: stream)
+                if fin { finished.insert(stream) }
+                return
+            }
+            bytes[stream, default: []] += data
+            if fin { finished.insert(stream) }
             var decoder = decoders[stream] ?? ChatStreamDecoder()
             var events = decoder.feed(data)
             if fin { events += decoder.finish() }
@@ -68,6 +78,22 @@ final class RawChatClient {
         default:
             break
         }
+    }
+
+    private func hashFileData(_ data: [UInt8], on stream: QuicStreamID) {
+        var body = data[...]
+        if bodyHashes[stream] == nil {
+            let held = bytes[stream, default: []]
+            guard let newline = data.firstIndex(of: 10) else {
+                bytes[stream] = held + data
+                return
+            }
+            bytes[stream] = held + data[...newline]
+            bodyHashes[stream] = SHA256()
+            body = data[(newline + 1)...]
+        }
+        body.withUnsafeBytes { bodyHashes[stream]?.update($0) }
+        bodyCounts[stream, default: 0] += body.count
     }
 
     /// Opens the next client bidirectional stream (0, 4, 8, ...).

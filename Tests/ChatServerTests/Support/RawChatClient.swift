@@ -47,7 +47,9 @@ final class RawChatClient {
         case .streamData(let stream, let data, let fin):
             // A file stream's credit comes back once its bytes are taken, here at once.
             if connection.isBulk(stream) { connection.releaseReceiveCredit(stream, count: data.count) }
-            if hashesFileBodies && connection.isBulk(stream) {
+            // Streams 8, 12, … are file streams (PROTOCOL.md section 9); the engine may have
+            // forgotten the stream by the time its last bytes are handled.
+            if hashesFileBodies && stream >= 8 {
                 hashFileData(data, on: stream)
                 if fin { finished.insert(stream) }
                 return

@@ -36,6 +36,9 @@ final class LineMode {
     /// read with echo off from a terminal, never printed, never sent as a message.
     private var awaitedSecret: SecretPurpose?
     private var echo: EchoSuppression?
+    /// Shared files seen, by the number their line shows (`/get N`).
+    private var sharedFiles: [Int: ChatMessage] = [:]
+    private var sharedFileNumbers: [String: Int] = [:]
 
     enum SecretPurpose {
         case register
@@ -55,6 +58,7 @@ final class LineMode {
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
+        session.files.onEvent = { [unowned self] event in transferred(event) }
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         watchInput()
     }
@@ -172,6 +176,27 @@ final class LineMode {
             complain("usage: \(ClientCommand.description(of: name)?.usage ?? "/" + name)")
         case .unknown(let name):
             complain("unknown command \(name), /help lists them")
+        case .send(let nick, let path):
+            do {
+                let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
+                complain("sending \(path) as [transfer \(number)]")
+            } catch {
+                status = 1
+                complain("cannot send \(path): \(error)")
+            }
+        case .get(let number, let folder):
+            guard let shared = sharedFiles[number] else { return complain("there is no shared file \(number)") }
+            let target = folder ?? ClientPaths.downloadFolder()
+            ClientPaths.makeDirectory(target)
+            do {
+                let transfer = try session.files.download(shared, into: target)
+                complain("getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
+            } catch {
+                status = 1
+                complain("cannot download into \(target): \(error)")
+            }
+        case .cancel(let number):
+            if !session.files.cancel(number) { complain("there is no transfer \(number)") }
         case .query, .close, .clear, .search, .buffer:
             complain("\(text.split(separator: " ").first ?? "") works in the full-screen client only")
         case .register:
@@ -290,7 +315,40 @@ final class LineMode {
                 isExplained = true
             }
         }
+        if message.messageType == .file, message.file != nil {
+            let number = remember(message)
+            if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds())) }
+            isExplained = true
+        }
         if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds())) }
+        if inputEnded { settle() }
+    }
+
+    /// The number a shared file's line shows; the same file (a replay) keeps its number.
+    private func remember(_ file: ChatMessage) -> Int {
+        let key = file.file ?? ""
+        if let number = sharedFileNumbers[key] { return number }
+        let number = sharedFiles.count + 1
+        sharedFiles[number] = file
+        sharedFileNumbers[key] = number
+        return number
+    }
+
+    /// Transfers report on standard error: progress, the end, a failure (then status 1).
+    private func transferred(_ event: FileTransfers.Event) {
+        lastProgress = .now()
+        switch event {
+        case .progress(let transfer):
+            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))")
+        case .finished(let transfer, _):
+            switch transfer.direction {
+            case .upload: complain("[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))")
+            case .download(_, let destination): complain("[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)")
+            }
+        case .failed(let transfer, let reason):
+            status = 1
+            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))")
+        }
         if inputEnded { settle() }
     }
 
@@ -311,7 +369,7 @@ final class LineMode {
     private func settle() {
         if let settleTimer { loop.cancel(settleTimer) }
         settleTimer = nil
-        if session.isSettled { return stop() }
+        if session.isSettled && session.files.transfers.isEmpty { return stop() }
         if QuicTime.now() - lastProgress >= Self.stallTimeout {
             let count = session.pendingMessages.count
             if count > 0 { complain("\(count) message(s) never acknowledged") }

@@ -65,6 +65,8 @@ extension TUIMode {
             model.selectRoom(at: number - 1)
         case .help(let name):
             help(name)
+        case .send, .get, .cancel:
+            note("file transfers work in line mode (chat-client --line) for now", in: currentRoomName)
         case .quit:
             requestQuit()
         case .usage(let name):

@@ -340,6 +340,8 @@ final class LineMode {
         switch event {
         case .progress(let transfer):
             complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))")
+        case .resumed(let transfer):
+            complain("[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))")
         case .finished(let transfer, _):
             switch transfer.direction {
             case .upload: complain("[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))")

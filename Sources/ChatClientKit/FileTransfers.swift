@@ -11,6 +11,8 @@ import QuicEngine
 public final class FileTransfers {
     public enum Event: Sendable {
         case progress(FileTransfer)
+        /// Starting again on a new stream from `done` bytes (after a reconnect or a `bad-offset`).
+        case resumed(FileTransfer)
         /// An upload's `ack`, or a download complete and verified at `destination`.
         case finished(FileTransfer, ack: ChatMessage?)
         case failed(FileTransfer, reason: String)
@@ -145,6 +147,7 @@ public final class FileTransfers {
         transfer.doneAtStart = transfer.done
         job.transfer = transfer
         transfers[transfer.number] = transfer
+        if transfer.done > 0 { onEvent(.resumed(transfer)) }
     }
 
     // MARK: Stream events

@@ -37,8 +37,7 @@ final class LineMode {
     private var awaitedSecret: SecretPurpose?
     private var echo: EchoSuppression?
     /// Shared files seen, by the number their line shows (`/get N`).
-    private var sharedFiles: [Int: ChatMessage] = [:]
-    private var sharedFileNumbers: [String: Int] = [:]
+    private var sharedFiles = SharedFiles()
 
     enum SecretPurpose {
         case register
@@ -316,22 +315,12 @@ final class LineMode {
             }
         }
         if message.messageType == .file, message.file != nil {
-            let number = remember(message)
+            let number = sharedFiles.number(for: message)
             if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds())) }
             isExplained = true
         }
         if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds())) }
         if inputEnded { settle() }
-    }
-
-    /// The number a shared file's line shows; the same file (a replay) keeps its number.
-    private func remember(_ file: ChatMessage) -> Int {
-        let key = file.file ?? ""
-        if let number = sharedFileNumbers[key] { return number }
-        let number = sharedFiles.count + 1
-        sharedFiles[number] = file
-        sharedFileNumbers[key] = number
-        return number
     }
 
     /// Transfers report on standard error: progress, the end, a failure (then status 1).

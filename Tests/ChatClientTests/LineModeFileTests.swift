@@ -42,18 +42,30 @@ struct LineModeFileTests {
 }
 
 extension LineModeFileTests {
-    /// The server is killed (SIGKILL) mid-upload and restarts on the same port and `--db`: the
-    /// client reconnects and resumes (corrected to what the server's disk holds), the file is
-    /// stored whole, and another client downloads it intact.
-    @Test func uploadResumesAfterAServerCrash() throws {
+    /// A fresh folder with an empty `out` folder in it.
+    static func folder() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-files-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        return folder
+    }
+
+    /// Writes 150 MiB of random bytes (a random MiB, varied per MiB) to `path` and returns them.
+    static func bigFile(at path: String) throws -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var bytes: [UInt8] = []
         for index in 0..<150 { bytes += block.map { $0 &+ UInt8(truncatingIfNeeded: index) } }
-        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/big.bin"))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return bytes
+    }
+
+    /// The server is killed (SIGKILL) mid-upload and restarts on the same port and `--db`: the
+    /// client reconnects and resumes (corrected to what the server's disk holds), the file is
+    /// stored whole, and another client downloads it intact.
+    @Test func uploadResumesAfterAServerCrash() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bytes = try Self.bigFile(at: folder + "/big.bin")
         let port = ReconnectTests.freePort()
         let database = temporaryDatabasePath()
         let arguments = ["--port", "\(port)", "--db", database, "--max-file-size", "\(200 << 20)"]

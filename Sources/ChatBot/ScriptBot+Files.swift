@@ -48,18 +48,21 @@ extension ScriptBot {
         }
     }
 
-    /// A file of `size` random bytes in the temporary folder, written a MiB at a time.
+    /// A file of `size` random bytes (from /dev/urandom) in the temporary folder, a MiB at a time.
     static func randomFile(_ size: Int64) throws -> String {
         var template = Array((temporaryBase() + "/qchat-bot-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw ScriptFileError("cannot create a temporary file: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(descriptor) }
-        var generator = SystemRandomNumberGenerator()
+        let random = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        guard random >= 0 else { throw ScriptFileError("cannot open /dev/urandom: \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(random) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var written: Int64 = 0
         while written < size {
             let count = Int(min(1 << 20, size - written))
-            let chunk = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            guard chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, count) }) == count else {
+            guard chunk.withUnsafeMutableBytes({ Glibc.read(random, $0.baseAddress, count) }) == count,
+                  chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, count) }) == count else {
                 throw ScriptFileError("cannot write a temporary file: \(String(cString: strerror(errno)))")
             }
             written += Int64(count)

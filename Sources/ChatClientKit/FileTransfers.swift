@@ -51,21 +51,26 @@ public final class FileTransfers {
 
     // MARK: Starting
 
-    /// Hashes `path` and uploads it to `room` or, with `to`, to one user; returns its number.
+    /// Hashes `path` (unless its `sha256` is given: a load generator sending one file many times)
+    /// and uploads it to `room` or, with `to`, to one user; returns its number.
     @discardableResult
-    public func upload(_ path: String, room: String?, to recipient: String?) throws -> Int {
+    public func upload(_ path: String, room: String?, to recipient: String?, sha256 known: String? = nil) throws -> Int {
         let descriptor = try LocalFile.openForReading(path)
         let size = LocalFile.size(descriptor)
-        let hasher = SHA256Sink()
-        do {
-            try LocalFile.sha256(descriptor, upTo: size, into: hasher)
-        } catch {
-            close(descriptor)
-            throw error
+        var digest = known
+        if digest == nil {
+            let hasher = SHA256Sink()
+            do {
+                try LocalFile.sha256(descriptor, upTo: size, into: hasher)
+            } catch {
+                close(descriptor)
+                throw error
+            }
+            digest = hasher.hex
         }
         let name = ChatValidation.safeFileName(LocalFile.baseName(path))
         let transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
-                                    sha256: hasher.hex, id: ChatSession.randomPeerID(), started: .now())
+                                    sha256: digest ?? "", id: ChatSession.randomPeerID(), started: .now())
         return begin(Job(transfer, descriptor: descriptor))
     }
 
@@ -100,6 +105,15 @@ public final class FileTransfers {
         }
         finish(job, with: .failed(job.transfer, reason: "cancelled"))
         return true
+    }
+
+    /// The SHA-256 of a whole local file, as lowercase hex.
+    public static func sha256(ofFile path: String) throws -> String {
+        let descriptor = try LocalFile.openForReading(path)
+        defer { close(descriptor) }
+        let hasher = SHA256Sink()
+        try LocalFile.sha256(descriptor, upTo: LocalFile.size(descriptor), into: hasher)
+        return hasher.hex
     }
 
     // MARK: Connections

@@ -64,3 +64,29 @@ struct ScriptFileCommandTests {
         #expect(size == 3 << 20)
     }
 }
+
+extension ScriptFileCommandTests {
+    /// `chat-bot load --file-size 2M --file-rate 2`: uploads start during the run, the clients
+    /// taking turns, all complete, chat loses nothing, and the report gives their throughput.
+    @Test func loadRunWithFileUploads() throws {
+        let server = try ChatServerProcess(["--flood-burst", "1000", "--flood-rate", "1000"])
+        defer { server.stop() }
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), [
+            "load", "--port", String(server.port), "--ca", TestCertificates.ca, "--clients", "6", "--rate", "30",
+            "--duration", "2", "--warmup", "0.5", "--file-size", "2M", "--file-rate", "2", "--json", json,
+        ])
+        let finished = bot.finish(timeout: 60)
+        #expect(finished.status == 0, "\(finished.output)\n\(finished.errors)")
+        #expect(finished.output.contains("| file uploads started / completed / failed |"), "\(finished.output)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let files = try #require(report["files"] as? [String: Any])
+        let started = files["started"] as? Int ?? 0
+        #expect(started >= 4 && files["completed"] as? Int == started && files["failed"] as? Int == 0, "\(files)")
+        #expect(files["bytes"] as? Int == started * (2 << 20))
+        #expect((files["throughput_mib_s"] as? Double ?? 0) > 0)
+        let deliveries = try #require(report["deliveries"] as? [String: Any])
+        #expect(deliveries["lost"] as? Int == 0)
+    }
+}

@@ -67,6 +67,7 @@ demo: build certs
 bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
+	scripts/bench-files.sh
 	scripts/bench-hol.sh
 	scripts/bench-irc.sh
 	scripts/bench-accounts.sh

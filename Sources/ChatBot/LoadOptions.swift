@@ -20,7 +20,7 @@ struct LoadOptions {
           --seed N             seed of the poisson schedule (default 1)
           --connect-parallel N handshakes in flight while connecting (default 100)
           --connect-timeout S  give up connecting the first clients after S seconds (default 60)
-          --drain S            seconds to wait for outstanding deliveries after the run (default 5)
+          --drain S            seconds to wait for outstanding deliveries (and uploads) after the run (default 5)
           --json FILE          also write the report as JSON
           --nick-prefix P      nicks are P0, P1, ... (default load)
           --room-prefix P      rooms are P0, P1, ... (default load)

@@ -8,7 +8,9 @@ import Synchronization
 /// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,
 /// downloads read chunk by chunk, evicted and expired bytes removed. Jobs run in the order the
 /// loop queued them (one serial queue), so work on one partial file never overtakes earlier work
-/// on it; results come back through the loop's channel.
+/// on it; results come back through the loop's channel. Each job runs in SCHED_IDLE
+/// (``LoopYield``), so on a core shared with the event loop the loop always goes first: a
+/// transfer slows itself, never chat.
 ///
 /// What it holds in memory is bounded by the loop: an upload's bytes in flight are at most its
 /// stream's receive window (credit is returned only as `consumed` reports come back), a
@@ -53,6 +55,7 @@ final class FileWorker: Sendable {
 
     func startUpload(_ key: FileStreamKey, _ job: UploadJob) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             do {
                 let descriptor = try directory.openPartial(job.partialKey, fresh: !job.resumes)
                 if job.resumes {
@@ -76,6 +79,7 @@ final class FileWorker: Sendable {
     /// stopped the stream), their credit still given back.
     func write(_ bytes: [UInt8], to key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             defer { reports.send(.consumed(key, bytes.count)) }
             guard let sink = sinks.withLock({ $0[key] }) else { return }
             guard sink.job.offset + sink.written + Int64(bytes.count) <= sink.job.size else {
@@ -98,6 +102,7 @@ final class FileWorker: Sendable {
     /// FIN: the body is complete, or short.
     func finishUpload(_ key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             guard let sink = sinks.withLock({ $0[key] }) else { return }
             let received = sink.job.offset + sink.written
             guard received == sink.job.size else { return end(key, sink, .incomplete(received: received)) }
@@ -114,6 +119,7 @@ final class FileWorker: Sendable {
     /// The stream was reset or the connection lost: the partial file stays for a resume.
     func interruptUpload(_ key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             guard let sink = sinks.withLock({ $0[key] }) else { return }
             end(key, sink, .interrupted(held: sink.job.offset + sink.written))
         }
@@ -122,6 +128,7 @@ final class FileWorker: Sendable {
     /// Another stream took the upload over: close the partial file as it is, report nothing.
     func abandonUpload(_ key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             guard let sink = sinks.withLock({ $0.removeValue(forKey: key) }) else { return }
             close(sink.descriptor)
         }
@@ -130,6 +137,7 @@ final class FileWorker: Sendable {
     /// The next up to `count` bytes of a download from `offset`.
     func read(_ sha256: String, at offset: Int64, count: Int, for key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             do {
                 var descriptor = readers.withLock { $0[key] }
                 if descriptor == nil {
@@ -148,6 +156,7 @@ final class FileWorker: Sendable {
 
     func finishDownload(_ key: FileStreamKey) {
         queue.async { [self] in
+            LoopYield.onThisThread()
             if let descriptor = readers.withLock({ $0.removeValue(forKey: key) }) { close(descriptor) }
         }
     }

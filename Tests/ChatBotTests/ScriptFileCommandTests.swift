@@ -75,7 +75,7 @@ extension ScriptFileCommandTests {
         defer { try? FileManager.default.removeItem(atPath: json) }
         let bot = try ChildProcess(BuildPaths.product("chat-bot"), [
             "load", "--port", String(server.port), "--ca", TestCertificates.ca, "--clients", "6", "--rate", "30",
-            "--duration", "2", "--warmup", "0.5", "--file-size", "2M", "--file-rate", "2", "--json", json,
+            "--duration", "2", "--warmup", "0.5", "--file-size", "2M", "--file-rate", "2", "--drain", "60", "--json", json,
         ])
         let finished = bot.finish(timeout: 60)
         #expect(finished.status == 0, "\(finished.output)\n\(finished.errors)")

@@ -28,14 +28,7 @@ bench_workspace
 start_server() {
     [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
     rm -rf "$work/files"
-    taskset -c 0 "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --sendq 67108864 \
-        --files "$work/files" --max-file-size 4294967296 --file-quota 8589934592 --files-max-bytes 17179869184 \
-        > "$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 100); do udp_port_bound "$PORT" && return 0; sleep 0.05; done
-    echo "chat-server did not start: $(cat "$work/server.log")" >&2
-    exit 1
+    launch_chat_server --files "$work/files" --max-file-size 4294967296 --file-quota 8589934592 --files-max-bytes 17179869184
 }
 
 # The server's RSS every 0.2 s while the bot runs, its peak into $peak_kb.

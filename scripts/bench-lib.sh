@@ -72,10 +72,11 @@ measure_idle_rss() {
 
 # Starts chat-server on core 0 as the chat benchmarks run it: flood and typing limits raised, a
 # 64 MiB send queue, history in memory (loopback is exempt from --max-per-address). Uses $SERVER,
-# $PORT, the certificates in $C and $work; sets server_pid once the UDP port is bound.
+# $PORT, the certificates in $C and $work; sets server_pid once the UDP port is bound. Extra
+# flags follow.
 launch_chat_server() {
     taskset -c 0 "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
+        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "$@" \
         > "$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do udp_port_bound "$PORT" && return 0; sleep 0.05; done

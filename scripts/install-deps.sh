@@ -37,6 +37,8 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 [ -z "$made_policy" ] || $SUDO rm -f "$policy"
 # --no-install-recommends keeps libnss-mdns (which edits nsswitch.conf) out. Under systemd the
 # package enables avahi-daemon for the next boot: the tests never need it.
-if pgrep -x avahi-daemon >/dev/null 2>&1 && [ "$(readlink /proc/1/ns/net)" = "$(readlink /proc/self/ns/net)" ]; then
-    echo "note: an avahi-daemon runs on this host (the tests start their own in namespaces)" >&2
-fi
+for pid in $(pgrep -x avahi-daemon || true); do
+    if [ "$(readlink "/proc/$pid/ns/net")" = "$(readlink /proc/1/ns/net)" ]; then
+        echo "note: avahi-daemon $pid runs in the host's network (the tests start their own in namespaces)" >&2
+    fi
+done

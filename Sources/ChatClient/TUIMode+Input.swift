@@ -84,7 +84,7 @@ extension TUIMode {
     /// tells the room nothing), nor in a private conversation (typing is room-scoped).
     func followTyping() {
         let text = editor.text
-        guard !awaitingNick, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
+        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
         if typingRoom != room { stopTyping() }
         let now = QuicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }

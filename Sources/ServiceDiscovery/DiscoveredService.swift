@@ -20,16 +20,8 @@ public struct DiscoveredService: Equatable, Sendable {
     /// The address to connect to: the first, an IPv4 one when there is one.
     public var address: SocketAddress? { addresses.first }
 
-    /// The certificate fingerprint the service advertises (`fp=sha256:<64 hex>`), as 64
-    /// lowercase hex digits; nil when absent or malformed.
-    public var advertisedFingerprint: String? {
-        guard let value = txt["fp"], value.hasPrefix("sha256:") else { return nil }
-        let hex = value.dropFirst("sha256:".count).lowercased()
-        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-        return hex
-    }
-
     /// `v`, `alpn` and `fp` as advertised (empty when missing), for listings.
     public var version: String { txt["v"] ?? "" }
     public var alpn: String { txt["alpn"] ?? "" }
+    public var fingerprint: String { txt["fp"] ?? "" }
 }

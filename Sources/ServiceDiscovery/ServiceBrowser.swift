@@ -113,8 +113,10 @@ public final class ServiceBrowser {
     private func resolve(_ instance: AvahiServiceInstance) {
         guard resolvers[instance] == nil, let client = link.client else { return }
         let tag = link.makeTag()
+        // The address of the IP version the instance was found over (avahi publishes AAAA records
+        // over IPv4 too): each instance gives its own family's address, IPv4 listed first.
         let made = avahi_service_resolver_new(client, instance.interface, instance.ipVersion, instance.name, instance.type,
-                                              instance.domain, cavahi_protocol_unspecified(), AvahiLookupFlags(0), {
+                                              instance.domain, instance.ipVersion, AvahiLookupFlags(0), {
             _, interface, ipVersion, event, name, type, domain, hostName, address, port, txt, _, userdata in
             let instance = AvahiServiceInstance(interface: interface, ipVersion: ipVersion, name: name.map { String(cString: $0) } ?? "",
                                                 type: type.map { String(cString: $0) } ?? "", domain: domain.map { String(cString: $0) } ?? "")

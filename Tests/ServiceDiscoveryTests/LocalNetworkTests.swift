@@ -53,6 +53,7 @@ struct LocalNetworkTests {
         server = try startServer(lab, state: state, port: port)
         let secondPrint = try #require(fingerprint(loggedBy: server))
         #expect(secondPrint != firstPrint)
+        #expect(server.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil, "\(lab.daemonLog(of: lab.server))")
         #expect(discover.waitForLine(timeout: 10) { $0.hasPrefix("+\t\(Self.name)\t") && $0.contains(secondPrint) } != nil,
                 "\(discover.outputLines) \(discover.errorOutput) \(server.process.outputLines.suffix(5))")
         let again = try lab.start(on: lab.client, BuildPaths.product("chat-client"),

@@ -94,6 +94,9 @@ public final class LocalNetworkLab: @unchecked Sendable {
         try startDaemon(on: host)
     }
 
+    /// What the host's avahi-daemon logged, for a failing test to show.
+    public func daemonLog(of host: Host) -> [String] { host.daemon?.shell.outputLines ?? [] }
+
     /// Stops the host's avahi-daemon and waits for it to exit.
     public func stopDaemon(on host: Host) {
         host.daemon?.stop(signal: SIGTERM)
@@ -208,11 +211,23 @@ public final class LocalNetworkLab: @unchecked Sendable {
             self.pid = pid
         }
 
-        /// Signals the daemon and waits for it (its shell ends with it); SIGKILL after 10 s.
+        /// Signals the daemon and waits for it to end (SIGKILL after 10 s), then ends its shell,
+        /// which may never notice by itself (a mask inherited from the test's thread can block
+        /// the SIGCHLD its `wait` needs).
         func stop(signal: Int32) {
             kill(pid, signal)
-            if !shell.waitForExit(timeout: 10) { kill(pid, SIGKILL) }
-            shell.terminate()
+            let deadline = Date().addingTimeInterval(TestTime.scaled(10))
+            while isAlive && Date() < deadline { usleep(10_000) }
+            if isAlive { kill(pid, SIGKILL) }
+            shell.signal(SIGKILL)
+            _ = shell.finish(timeout: 5)
+        }
+
+        /// Running: neither gone nor a zombie.
+        private var isAlive: Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return !stat[close...].hasPrefix(") Z")
         }
     }
 

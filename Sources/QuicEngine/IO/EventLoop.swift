@@ -169,12 +169,15 @@ public final class EventLoop {
         var earliest: QuicTime?
         for _ in 0..<8 {
             var busy = false
-            earliest = timers.nextDeadline
+            var ticksDeadline: QuicTime?
             for tick in ticks {
                 let result = tick()
-                if let deadline = result.deadline { earliest = min(earliest ?? deadline, deadline) }
+                if let deadline = result.deadline { ticksDeadline = min(ticksDeadline ?? deadline, deadline) }
                 busy = busy || result.busy
             }
+            // Read after the ticks: a timer a tick scheduled (a library's poll API arming a
+            // timeout from inside an event it was handed) must bound this wait too.
+            earliest = [timers.nextDeadline, ticksDeadline].compactMap { $0 }.min()
             if !busy { break }
         }
         return earliest

@@ -48,6 +48,8 @@ final class DiscoveryListing {
             Console.error("chat-client: cannot browse the local network: \(why)")
             status = 1
             return loop.stop()
+        case .tooMany(let limit):
+            Console.error("chat-client: more than \(limit) services on the local network: the others are not listed")
         case .changed, .disappeared:
             break
         }

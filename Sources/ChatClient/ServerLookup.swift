@@ -24,7 +24,7 @@ enum ServerLookup {
                 problem = noDaemon(why)
             case .failed(let why):
                 problem = "cannot browse the local network: \(why)"
-            case .disappeared, .daemonLost:
+            case .disappeared, .daemonLost, .tooMany:
                 return
             }
             if found != nil || problem != nil { loop.stop() }
@@ -64,7 +64,7 @@ enum ServerLookup {
                     printable(service.alpn)].joined(separator: "\t")
         case .disappeared(let name):
             return json ? "{\"event\":\"disappeared\",\"name\":\(JSONString.quoted(name))}" : "-\t\(printable(name))"
-        case .daemonUnavailable, .daemonLost, .failed:
+        case .daemonUnavailable, .daemonLost, .failed, .tooMany:
             return nil
         }
     }

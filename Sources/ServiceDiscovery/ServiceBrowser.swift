@@ -16,7 +16,14 @@ public final class ServiceBrowser {
         /// once it is back.
         case daemonLost(String)
         case failed(String)
+        /// More instances than ``instanceLimit`` are on the network: the rest are not followed
+        /// (reported once per browser).
+        case tooMany(limit: Int)
     }
+
+    /// Instances resolved and followed at once: each costs a resolver in avahi-daemon and an
+    /// entry here, and a hostile network can announce any number of names.
+    public static let instanceLimit = 256
 
     public let type: String
     /// Called on the loop thread, never inside a C call of Avahi's.
@@ -29,6 +36,7 @@ public final class ServiceBrowser {
     private var resolvers: [AvahiServiceInstance: (object: UInt64, resolver: OpaquePointer)] = [:]
     private var instances: [UInt64: AvahiServiceInstance] = [:]
     private var directory = ServiceDirectory()
+    private var toldTooMany = false
 
     public init(loop: EventLoop, type: String, onEvent: @escaping (Event) -> Void = { _ in }) {
         self.type = type
@@ -112,6 +120,11 @@ public final class ServiceBrowser {
 
     private func resolve(_ instance: AvahiServiceInstance) {
         guard resolvers[instance] == nil, let client = link.client else { return }
+        guard resolvers.count < Self.instanceLimit else {
+            if !toldTooMany { onEvent(.tooMany(limit: Self.instanceLimit)) }
+            toldTooMany = true
+            return
+        }
         let tag = link.makeTag()
         // The address of the IP version the instance was found over (avahi publishes AAAA records
         // over IPv4 too): each instance gives its own family's address, IPv4 listed first.

@@ -113,6 +113,28 @@ struct TrustOnFirstUseTests {
         #expect(run.errors.contains("\(Self.knownServers(home)) line 2: expected HOST PORT sha256:FINGERPRINT, found 4 field(s)"), "\(run.errors)")
         #expect(run.errors.contains("no server is trusted from a damaged file"))
         #expect(run.output.isEmpty)
+
+        // Over the 1 MiB limit: refused as a whole, also when the server's line comes first.
+        let long = "127.0.0.1 \(server.port) sha256:\(server.fingerprint)\n" + String(repeating: "#\n", count: 600_000)
+        try long.write(toFile: Self.knownServers(home), atomically: true, encoding: .utf8)
+        let tooLong = try Self.client(home, port: server.port, ["--trust-on-first-use"]).finish(timeout: 10)
+        #expect(tooLong.status == 2)
+        #expect(tooLong.errors.contains("cannot read \(Self.knownServers(home))"), "\(tooLong.errors)")
+        #expect(tooLong.errors.contains("no server is trusted from a file that cannot be read"))
+    }
+
+    /// A DNS-SD instance name is one DNS label: --server refuses more than 63 bytes before
+    /// looking (and --discover and --host do not go with it).
+    @Test func serverNamesAreOneLabel() throws {
+        let home = try ClientHome()
+        let long = try ChildProcess(BuildPaths.product("chat-client"), ["--server", String(repeating: "é", count: 32), "--plain"],
+                                    environment: home.environment).finish(timeout: 10)
+        #expect(long.status == 2)
+        #expect(long.errors.contains("--server takes an instance name of 1 to 63 bytes"), "\(long.errors)")
+        let both = try ChildProcess(BuildPaths.product("chat-client"), ["--server", "x", "--host", "h", "--plain"],
+                                    environment: home.environment).finish(timeout: 10)
+        #expect(both.status == 2)
+        #expect(both.errors.contains("not with --discover, --host or --port"))
     }
 
     /// --trust-on-first-use takes an unknown server without asking and lists it; a CA named

@@ -64,4 +64,13 @@ struct SelfSignedCertificateTests {
         #expect(clash.status == 2)
         #expect(clash.errors.contains("without --cert and --key"))
     }
+
+    /// --advertise takes one DNS label: 63 bytes of UTF-8 at most, on one line.
+    @Test func advertisedNamesAreOneLabel() throws {
+        let state = Self.stateDirectory()
+        let run = try ChildProcess(BuildPaths.product("chat-server"), ["--self-signed", "--state-dir", state, "--advertise",
+                                                                         String(repeating: "é", count: 32)]).finish(timeout: 10)
+        #expect(run.status == 2)
+        #expect(run.errors.contains("at most 63 bytes"), "\(run.errors)")
+    }
 }

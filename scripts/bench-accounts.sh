@@ -24,13 +24,8 @@ echo "building (release)..." >&2
 swift build -c release -j 2 --product chat-server >&2
 swift build -c release -j 2 --product chat-bot >&2
 
-work=$(mktemp -d)
-server_pid=""
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
-if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+bench_workspace
 
 # chat-server on core 0 (its password worker thread too: the worst case, sharing the loop's core),
 # flood limits raised for the load, history in memory; extra flags follow.

@@ -82,3 +82,14 @@ launch_chat_server() {
     echo "chat-server did not start: $(cat "$work/server.log")" >&2
     exit 1
 }
+
+# A temporary folder ($work) with the benchmark's certificates ($C), removed at exit with the
+# server $server_pid stopped; refuses to run when UDP port $PORT is taken.
+bench_workspace() {
+    work=$(mktemp -d)
+    server_pid=""
+    trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+    scripts/make-certs.sh "$work/certs" >/dev/null
+    C="$work/certs"
+    if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+}

@@ -188,7 +188,8 @@ final class ChatServerApp {
                 "accepted": seen.connectionsAccepted,
                 "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
                 "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
-                "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes]
+                "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes,
+                "connection_page_bytes": ProcessMemory.connectionPageBytes]
     }
 
     // MARK: Shutdown

@@ -9,19 +9,6 @@ import Testing
 struct HostileTrafficTests {
     static let chatters = ["--clients", "10", "--rooms", "1", "--rate", "30"]
 
-    /// The server's `stats` operator command, parsed.
-    static func statistics(of server: ChatServerProcess) -> [String: Int] {
-        let isStats = { (line: String) in line.hasPrefix("stats ") }
-        let earlier = server.process.lineCount(where: isStats)
-        server.process.write("stats\n")
-        let line = server.process.waitForLine(timeout: 10, skipping: earlier, where: isStats) ?? ""
-        return Dictionary(line.split(separator: " ").dropFirst().compactMap { pair -> (String, Int)? in
-            let parts = pair.split(separator: "=")
-            guard parts.count == 2, let value = Int(parts[1]) else { return nil }
-            return (String(parts[0]), value)
-        }, uniquingKeysWith: { $1 })
-    }
-
     /// Scenario 6: 10,000 garbage datagrams (random bytes, truncated long headers, forged and
     /// corrupted Initials, unknown short headers, unsupported versions, empty datagrams) while 10
     /// clients chat: no crash, the clients lose nothing, server memory grows by under 5 MB.
@@ -31,7 +18,7 @@ struct HostileTrafficTests {
         let load = try BotRun("load", port: server.port, Self.chatters + ["--duration", "6", "--warmup", "2"])
         #expect(load.waitForLine(timeout: 30) { $0.contains("measuring") } != nil)
         let before = try #require(server.process.residentMemoryBytes())
-        let seenBefore = Self.statistics(of: server)
+        let seenBefore = server.statistics()
 
         let probe = try UDPProbe()
         var maker = GarbageMaker(seed: 6, realInitial: try GarbageMaker.realInitial())
@@ -42,7 +29,7 @@ struct HostileTrafficTests {
         }
 
         load.finish()
-        let seen = Self.statistics(of: server)
+        let seen = server.statistics()
         let after = try #require(server.process.residentMemoryBytes())
         print("scenario 6: RSS \(before / 1024) KiB -> \(after / 1024) KiB; server saw \(seen); chatters: \(load.summary)")
         #expect(load.status == 0, "\(load.text)")
@@ -72,7 +59,7 @@ struct HostileTrafficTests {
 
         let storm = try await onDedicatedThread { try ConnectionStorm(port: proxyPort).run(attempts: 2000, over: 5, halfOpenEvery: 2) }
         load.finish()
-        let seen = Self.statistics(of: server)
+        let seen = server.statistics()
         let memory = server.process.residentMemoryBytes() ?? 0
         proxy.write("stats\n")
         let line = try #require(proxy.waitForLine(timeout: 10) { $0.hasPrefix("{") })

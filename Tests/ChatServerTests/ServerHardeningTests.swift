@@ -245,7 +245,7 @@ struct ServerHardeningTests {
         #expect(result.refusedCode == 0x2, "CONNECTION_REFUSED")
         #expect(result.otherAddressJoined)
         #expect(result.againJoined)
-        let stats = HostileTrafficTests.statistics(of: server)
+        let stats = server.statistics()
         #expect((stats["refused_per_address"] ?? 0) >= 1, "\(stats)")
     }
 

@@ -46,6 +46,10 @@ size_t cquic_conn_memory_free(cquic_conn_memory *memory);
 // Bytes ngtcp2 holds through this allocator now (usable sizes of its blocks).
 size_t cquic_conn_memory_bytes(const cquic_conn_memory *memory);
 
+// The resident part of the pages ngtcp2's larger blocks take (conn_memory.c's page pool), all
+// connections of the process together.
+size_t cquic_page_pool_resident_bytes(void);
+
 // mallinfo2().uordblks: bytes the process's heap has handed out (malloc.h is not in Swift's Glibc).
 size_t cquic_heap_bytes_in_use(void);
 

@@ -7,24 +7,10 @@ import QuicEngine
 /// Keys.
 extension TUIMode {
     func readKeys() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(0, &buffer, buffer.count)
-        if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-        guard count > 0 else {
+        guard keys.read() else {
             exitMessage = "chat-client: terminal closed"
-            quitNow()
-            return
+            return quitNow()
         }
-        for key in decoder.feed(buffer[..<count]) { handle(key) }
-        if let escapeTimer { loop.cancel(escapeTimer) }
-        escapeTimer = nil
-        if decoder.needsTimeoutFlush {
-            escapeTimer = loop.schedule(at: .now() + .milliseconds(40)) { [unowned self] in
-                for key in decoder.flushPending() { handle(key) }
-                needsRender = true
-            }
-        }
-        needsRender = true
     }
 
     func handle(_ key: KeyEvent) {

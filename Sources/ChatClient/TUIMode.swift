@@ -18,14 +18,13 @@ final class TUIMode {
     /// While a password is asked for (``SecretEntry``), what is typed goes here, not into `editor`.
     var secretEntry: SecretEntry?
     var secretEditor = LineEditor(historyLimit: 0)
-    var decoder = KeyDecoder()
+    let keys: TerminalKeys
     var renderer: Renderer
     var highlights: HighlightMatcher
     let privateMessages: PrivateMessageStore
     let log: RoomLog?
     var lastFrame: Frame?
     var needsRender = true
-    var escapeTimer: LoopTimerID?
     var typingTimer: LoopTimerID?
     var lastTypingSent: QuicTime?
     var typingRoom: String?
@@ -52,6 +51,7 @@ final class TUIMode {
     init(options: ClientOptions) throws {
         self.options = options
         loop = try EventLoop()
+        keys = TerminalKeys(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
         session = try ClientConnection.open(options, nick: nick, policy: trust.policy(options), on: loop)
@@ -64,6 +64,8 @@ final class TUIMode {
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
+        keys.onKey = { [unowned self] key in handle(key) }
+        keys.onKeysHandled = { [unowned self] in needsRender = true }
         session.onMessage = { [unowned self] message, channel in
             received(message, channel: channel)
             needsRender = true

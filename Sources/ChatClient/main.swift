@@ -6,7 +6,11 @@ do {
     var options = try ClientOptions(Array(CommandLine.arguments.dropFirst()))
     let fullScreen = isatty(0) == 1 && isatty(1) == 1 && !options.plain && !options.json
     if options.discover {
-        exit(try DiscoveryListing(options: options).run())
+        guard fullScreen else { exit(try DiscoveryListing(options: options).run()) }
+        guard let chosen = try DiscoveryPicker().run(), let address = chosen.address else { exit(1) }
+        options.host = address.host
+        options.port = chosen.port
+        options.advertisedFingerprint = chosen.fingerprint
     }
     if let name = options.serverName { try ServerLookup.find(name, for: &options) }
     if fullScreen {

@@ -84,6 +84,36 @@ struct LocalNetworkTests {
         #expect(server.process.lineCount { $0.contains("not advertised") } == 1)
     }
 
+    /// The full-screen --discover lists the server as it appears; Enter connects to it; the
+    /// trust question is asked in the room (the advertised fp matching); yes trusts, lists it in
+    /// known_servers and the chat goes on.
+    @Test func pickInTheFullScreenUIThenTrustOnce() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let server = try startServer(lab, state: lab.server.directory.appendingPathComponent("state").path, port: 0)
+        defer { server.stop() }
+        let print = try #require(fingerprint(loggedBy: server))
+        let config = lab.client.directory.appendingPathComponent("config").path
+        let command = lab.shellCommand(on: lab.client, BuildPaths.product("chat-client"), ["--discover", "--nick", "carol"],
+                                       environment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": lab.client.directory.path])
+        let tui = try TmuxSession(command: command + "; echo EXITED $?; sleep 60", columns: 200, rows: 40)
+        defer { tui.kill() }
+        #expect(tui.waitFor { $0.contains { $0.hasPrefix("1 \(Self.name)  \(lab.server.address):\(server.port)  sha256:\(print.prefix(16))") } },
+                "\(tui.screen())")
+        try tui.press("Enter")
+        #expect(tui.waitFor { $0.joined().contains("Type yes to trust it") }, "\(tui.screen())")
+        #expect(tui.screen().joined().contains("fingerprint is sha256:\(print)"))
+        #expect(tui.screen().joined().contains("It matches the fingerprint the server advertised on the local network."))
+        try tui.type("yes")
+        try tui.press("Enter")
+        #expect(tui.waitFor { $0.joined().contains("carol joined") }, "\(tui.screen())")
+        let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
+        #expect(known.contains("\(lab.server.address) \(server.port) sha256:\(print)\n"))
+        try tui.type("hello from the picker")
+        try tui.press("Enter")
+        #expect(tui.waitFor { $0.contains { $0.contains("<carol> hello from the picker") } })
+    }
+
     private func startServer(_ lab: LocalNetworkLab, state: String, port: UInt16) throws -> ChatServerProcess {
         let command = lab.command(on: lab.server, BuildPaths.product("chat-server"),
                                   ["--host", "0.0.0.0", "--port", "\(port)", "--self-signed", "--state-dir", state,

@@ -88,6 +88,14 @@ public final class LocalNetworkLab: @unchecked Sendable {
         (Self.ip, ["netns", "exec", host.namespace, "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)", executable] + arguments)
     }
 
+    /// The same as one shell command line (for tmux), `environment` set too.
+    public func shellCommand(on host: Host, _ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> String {
+        let command = self.command(on: host, executable, arguments)
+        let words = [command.executable] + command.arguments.prefix(4) + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            + command.arguments.dropFirst(4)
+        return words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+    }
+
     /// Stops the host's avahi-daemon (waiting for it to exit) and starts it again.
     public func restartDaemon(on host: Host) throws {
         stopDaemon(on: host)

@@ -84,6 +84,36 @@ struct LocalNetworkTests {
         #expect(server.process.lineCount { $0.contains("not advertised") } == 1)
     }
 
+    /// A second server taking a name already advertised gets avahi's alternative name, logged;
+    /// both are listed. The server's avahi-daemon restarting is logged, and the service is
+    /// published again and found.
+    @Test func nameCollisionAndDaemonRestart() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let first = try startServer(lab, state: lab.server.directory.appendingPathComponent("one").path, port: 0)
+        defer { first.stop() }
+        #expect(first.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil)
+        let second = try startServer(lab, state: lab.server.directory.appendingPathComponent("two").path, port: 0)
+        defer { second.stop() }
+        let taken = second.process.waitForLine(timeout: 10) { $0.contains("advertised name taken") }
+        #expect(taken?.contains("now=\"\(Self.name) #2\"") == true, "\(taken ?? "") \(second.process.errorOutput)")
+        let discover = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--discover", "--plain", "--wait", "0"])
+        defer { discover.terminate() }
+        #expect(discover.waitForLine(timeout: 5) { $0.hasPrefix("+\t\(Self.name)\t\(lab.server.address)\t\(first.port)\t") } != nil)
+        #expect(discover.waitForLine(timeout: 5) { $0.hasPrefix("+\t\(Self.name) #2\t\(lab.server.address)\t\(second.port)\t") } != nil,
+                "\(discover.outputLines)")
+
+        try lab.restartDaemon(on: lab.server)
+        #expect(first.process.waitForLine(timeout: 10) { $0.contains("avahi-daemon went away") } != nil)
+        #expect(first.process.waitForLine(timeout: 15, skipping: 1) { $0.contains(" advertised ") } != nil, "\(first.process.errorOutput)")
+        let after = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--server", Self.name, "--plain", "--nick", "dave",
+                                                                                       "--trust-on-first-use"])
+        after.write("back after the restart\n")
+        #expect(after.waitForLine(timeout: 10) { $0.hasSuffix("<dave> back after the restart") } != nil, "\(after.errorOutput)")
+        after.closeInput()
+        #expect(after.finish(timeout: 10).status == 0)
+    }
+
     /// The full-screen --discover lists the server as it appears; Enter connects to it; the
     /// trust question is asked in the room (the advertised fp matching); yes trusts, lists it in
     /// known_servers and the chat goes on.

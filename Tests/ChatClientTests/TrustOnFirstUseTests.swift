@@ -124,7 +124,7 @@ struct TrustOnFirstUseTests {
     }
 
     /// A DNS-SD instance name is one DNS label: --server refuses more than 63 bytes before
-    /// looking (and --discover and --host do not go with it).
+    /// looking (and --discover and --host do not go with it); --wait is at most an hour.
     @Test func serverNamesAreOneLabel() throws {
         let home = try ClientHome()
         let long = try ChildProcess(BuildPaths.product("chat-client"), ["--server", String(repeating: "é", count: 32), "--plain"],
@@ -135,6 +135,10 @@ struct TrustOnFirstUseTests {
                                     environment: home.environment).finish(timeout: 10)
         #expect(both.status == 2)
         #expect(both.errors.contains("not with --discover, --host or --port"))
+        let wait = try ChildProcess(BuildPaths.product("chat-client"), ["--discover", "--wait", "3601", "--plain"],
+                                    environment: home.environment).finish(timeout: 10)
+        #expect(wait.status == 2)
+        #expect(wait.errors.contains("--wait"), "\(wait.errors)")
     }
 
     /// --trust-on-first-use takes an unknown server without asking and lists it; a CA named

@@ -68,7 +68,7 @@ struct LocalNetworkTests {
     }
 
     /// A server whose avahi-daemon is not running serves anyway and says so in one line; once
-    /// the daemon is back it is advertised and found.
+    /// the daemon is back it is advertised and found (--discover --json: one object per change).
     @Test func serverWithoutDaemonServesAndAdvertisesOnceItIsBack() throws {
         let lab = try LocalNetworkLab()
         defer { lab.close() }
@@ -78,8 +78,10 @@ struct LocalNetworkTests {
         #expect(server.process.waitForLine(timeout: 10) { $0.contains("not advertised") && $0.contains("serving=yes") } != nil)
         try lab.restartDaemon(on: lab.server)
         #expect(server.process.waitForLine(timeout: 15) { $0.contains(" advertised ") } != nil, "\(server.process.outputLines)")
-        let discover = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--discover", "--plain", "--wait", "10"])
-        #expect(discover.waitForLine(timeout: 10) { $0.hasPrefix("+\t\(Self.name)\t\(lab.server.address)\t\(server.port)\t") } != nil)
+        let discover = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--discover", "--json", "--wait", "10"])
+        let json = "{\"event\":\"appeared\",\"name\":\"\(Self.name)\",\"address\":\"\(lab.server.address)\",\"port\":\(server.port),\"fp\":\"sha256:"
+        #expect(discover.waitForLine(timeout: 10) { $0.hasPrefix(json) && $0.hasSuffix("\",\"v\":\"1.1\",\"alpn\":\"qchat/1\"}") } != nil,
+                "\(discover.outputLines)")
         discover.terminate()
         #expect(server.process.lineCount { $0.contains("not advertised") } == 1)
     }

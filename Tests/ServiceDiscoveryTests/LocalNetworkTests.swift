@@ -146,6 +146,29 @@ struct LocalNetworkTests {
         #expect(tui.waitFor { $0.contains { $0.contains("<carol> hello from the picker") } })
     }
 
+    /// A network announcing more services than a browser follows (256): --discover lists 256,
+    /// says once that there are more, and stays well.
+    @Test func aBrowserFollowsAtMost256Services() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let groups = (1...300).map { index in
+            "<?xml version=\"1.0\" standalone='no'?>\n<service-group><name>flood \(index)</name><service><type>_qchat._udp</type>"
+                + "<port>\(10_000 + index)</port><txt-record>v=1.1</txt-record></service></service-group>\n"
+        }
+        try lab.restartDaemon(on: lab.server, services: groups)
+        let discover = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--discover", "--plain", "--wait", "0"])
+        defer { discover.terminate() }
+        #expect(discover.waitForLine(timeout: 20) { $0.contains("more than 256 services on the local network") } != nil,
+                "\(discover.errorOutput) \(discover.outputLines.count) \(lab.daemonLog(of: lab.server).suffix(5))")
+        #expect(discover.waitForLine(timeout: 20, skipping: 255) { $0.hasPrefix("+\tflood ") } != nil, "\(discover.outputLines.count)")
+        // Resolutions still coming in must not pass the limit.
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline { usleep(100_000) }
+        #expect(discover.lineCount { $0.hasPrefix("+\tflood ") } == 256)
+        #expect(discover.lineCount { $0.contains("more than 256") } == 1)
+        #expect(discover.isRunning)
+    }
+
     private func startServer(_ lab: LocalNetworkLab, state: String, port: UInt16) throws -> ChatServerProcess {
         let command = lab.command(on: lab.server, BuildPaths.product("chat-server"),
                                   ["--host", "0.0.0.0", "--port", "\(port)", "--self-signed", "--state-dir", state,

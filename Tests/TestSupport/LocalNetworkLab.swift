@@ -97,9 +97,11 @@ public final class LocalNetworkLab: @unchecked Sendable {
     }
 
     /// Stops the host's avahi-daemon (waiting for it to exit) and starts it again.
-    public func restartDaemon(on host: Host) throws {
+    /// With `services`, the daemon also publishes these static services (each the XML of one
+    /// avahi `.service` file, a `<service-group>`, in its own /etc/avahi/services).
+    public func restartDaemon(on host: Host, services: [String] = []) throws {
         stopDaemon(on: host)
-        try startDaemon(on: host)
+        try startDaemon(on: host, services: services)
     }
 
     /// What the host's avahi-daemon logged, for a failing test to show.
@@ -169,8 +171,15 @@ public final class LocalNetworkLab: @unchecked Sendable {
 
     /// avahi-daemon in the namespace, on a /run of its own (its pid file and socket are fixed
     /// under /run/avahi-daemon), in the foreground; waits for its startup to complete.
-    private func startDaemon(on host: Host) throws {
+    private func startDaemon(on host: Host, services: [String] = []) throws {
         let configuration = host.directory.appendingPathComponent("avahi-daemon.conf")
+        // Its own /etc/avahi/services (the mount namespace of `ip netns exec` is private).
+        let serviceDirectory = host.directory.appendingPathComponent("services")
+        try? FileManager.default.removeItem(at: serviceDirectory)
+        try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
+        for (index, service) in services.enumerated() {
+            try service.write(to: serviceDirectory.appendingPathComponent("lab-\(index).service"), atomically: true, encoding: .utf8)
+        }
         try """
             [server]
             host-name=\(host.namespace)
@@ -185,7 +194,8 @@ public final class LocalNetworkLab: @unchecked Sendable {
             publish-workstation=no
             """.write(to: configuration, atomically: true, encoding: .utf8)
         let daemon = try Supervised(Self.ip, ["netns", "exec", host.namespace, "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)",
-            "/bin/sh", "-c", "mount -t tmpfs -o mode=0755 qchat-run /run || exit 1; /usr/sbin/avahi-daemon "
+            "/bin/sh", "-c", "mount -t tmpfs -o mode=0755 qchat-run /run || exit 1; mkdir -p /etc/avahi/services "
+            + "&& mount --bind \(serviceDirectory.path) /etc/avahi/services || exit 1; /usr/sbin/avahi-daemon "
             + "--no-drop-root --no-chroot --no-rlimits --no-proc-title -f \(configuration.path) 2>&1"])
         host.daemon = daemon
         guard daemon.shell.waitForLine(timeout: 20, where: { $0.contains("Server startup complete") }) != nil else {

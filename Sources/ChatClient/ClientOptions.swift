@@ -111,6 +111,9 @@ struct ClientOptions {
         if rooms.isEmpty { rooms = [ChatLimits.defaultRoom] }
         insecure = options.flag("insecure")
         trustOnFirstUse = options.flag("trust-on-first-use")
+        if trustOnFirstUse && (insecure || options.string("ca") != nil) {
+            throw UsageError("--trust-on-first-use is for a server no CA signs: not with --ca or --insecure")
+        }
         discover = options.flag("discover")
         serverName = options.string("server")
         waitSeconds = try options.integer("wait", default: 5, in: 0...3600)

@@ -124,7 +124,8 @@ struct TrustOnFirstUseTests {
     }
 
     /// A DNS-SD instance name is one DNS label: --server refuses more than 63 bytes before
-    /// looking (and --discover and --host do not go with it); --wait is at most an hour.
+    /// looking (and --discover and --host do not go with it); --wait is at most an hour;
+    /// --trust-on-first-use does not go with --ca or --insecure.
     @Test func serverNamesAreOneLabel() throws {
         let home = try ClientHome()
         let long = try ChildProcess(BuildPaths.product("chat-client"), ["--server", String(repeating: "é", count: 32), "--plain"],
@@ -139,6 +140,12 @@ struct TrustOnFirstUseTests {
                                     environment: home.environment).finish(timeout: 10)
         #expect(wait.status == 2)
         #expect(wait.errors.contains("--wait"), "\(wait.errors)")
+        for other in [["--ca", TestCertificates.ca], ["--insecure"]] {
+            let clash = try ChildProcess(BuildPaths.product("chat-client"), ["--trust-on-first-use", "--nick", "a", "--plain"] + other,
+                                         environment: home.environment).finish(timeout: 10)
+            #expect(clash.status == 2)
+            #expect(clash.errors.contains("not with --ca or --insecure"), "\(clash.errors)")
+        }
     }
 
     /// --trust-on-first-use takes an unknown server without asking and lists it; a CA named

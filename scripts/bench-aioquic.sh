@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# chat-server under independent QUIC clients that acknowledge every packet at once: aioquic
+# (tools/bench/aioquic_chat_load.py, aioquic pinned by tools/interop/setup.sh, in
+# .build/interop-venv) against chat-bot load (our own engine, which delays its ACKs), on the
+# same cells with the same open-loop schedule, in one run. Each cell gets a fresh release
+# chat-server on core 0 with scripts/bench-chat.sh's flags (flood limits raised, history in
+# memory), the driver on core 1; server CPU from /proc/PID/stat from the moment every client
+# has joined to the end of the drain (warm-up, measured window and drain), divided by every
+# delivery received in that time, as scripts/bench-chat.sh and scripts/bench-irc.sh count it.
+# Prints a markdown table, a row per cell, driver and repetition, then the medians.
+# `make bench-aioquic` runs it (and `make bench`).
+#
+# Sizes can be overridden for a quick smoke run, e.g.
+#   CELLS="6/2/20" REPEATS=1 DURATION=1 WARMUP=0.5 scripts/bench-aioquic.sh
+# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CELLS=${CELLS:-"50/1/20 50/1/40"}
+REPEATS=${REPEATS:-3}
+DURATION=${DURATION:-10}                   # measured seconds of each cell
+WARMUP=${WARMUP:-3}
+DRAIN=${DRAIN:-5}                          # at most this long for outstanding deliveries after each cell
+SIZE=${SIZE:-200}                          # message text bytes
+PORT=${BENCH_PORT:-4492}
+VENV=${VENV:-.build/interop-venv}
+SERVER=.build/release/chat-server
+BOT=.build/release/chat-bot
+DRIVER=tools/bench/aioquic_chat_load.py
+
+tools/interop/setup.sh "$VENV"
+PYTHON=$VENV/bin/python
+echo "building (release)..." >&2
+swift build -c release -j 2 --product chat-server >&2
+swift build -c release -j 2 --product chat-bot >&2
+
+work=$(mktemp -d)
+server_pid=""
+stop_server() {
+    [ -n "$server_pid" ] || return 0
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+scripts/make-certs.sh "$work/certs" >/dev/null
+C="$work/certs"
+source scripts/bench-lib.sh
+if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+
+# One cell with one driver on a fresh server: sets row (the table's figures) and cpu.
+run_cell() {
+    local driver=$1 clients=$2 rooms=$3 rate=$4
+    local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN")
+    stop_server
+    launch_chat_server
+    if [ "$driver" = aioquic ]; then
+        # run_bot starts "$BOT COMMAND --port ... --ca ... --size ... --json ..." on core 1.
+        BOT=$PYTHON run_bot "$DRIVER" "$PORT" "${flags[@]}"
+        lost=$(( $(json "$report" deliveries.lost) + $(json "$report" messages.unacknowledged) ))
+        sent_per=$(json "$report" datagrams.sent_per_delivery)
+    else
+        run_bot load "$PORT" "${flags[@]}"
+        lost=$(( $(json "$report" deliveries.lost) + $(json "$report" messages.unacknowledged_measured) ))
+        sent_per=n/a
+    fi
+    stop_server
+    cpu=$(per_unit_us "$load_ticks" "$(json "$report" deliveries.received_all)")
+    row="$(json "$report" deliveries.per_second) | $cpu | $load_busy% | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) | $lost | $sent_per | $(json "$report" bot_cpu_seconds)"
+    [ "$(json "$report" ok)" = true ] || row+=" (FAILED: $(grep -o 'result.*\|protocol deviation.*' "$work/bot.out" "$work/bot.err" | head -2 | tr '\n' ' '))"
+}
+
+# The median and the spread of a list of figures: "median (min-max)".
+median_spread() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "n/a"; exit} m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f (%.1f-%.1f)", m, v[1], v[NR]}'; }
+
+declare -A cpus
+rows=()
+for repeat in $(seq "$REPEATS"); do
+    for cell in $CELLS; do
+        IFS=/ read -r clients rooms rate <<< "$cell"
+        for driver in aioquic chat-bot; do
+            echo "run $repeat/$REPEATS: $driver, $clients clients in $rooms rooms, $rate msgs/s..." >&2
+            run_cell "$driver" "$clients" "$rooms" "$rate"
+            rows+=("| $clients/$rooms, $rate | $driver | $repeat | $row |")
+            cpus[$cell/$driver]+="$cpu "
+        done
+    done
+done
+
+echo "## chat-server under independent aioquic clients ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo))"
+echo
+echo "aioquic $("$PYTHON" -c 'from importlib.metadata import version; print(version("aioquic"))') ($DRIVER, ACK within 1 ms of every ack-eliciting packet) and chat-bot load"
+echo "against chat-server (release), a fresh one per row on core 0, the driver on core 1; ${SIZE}-byte messages, open-loop"
+echo "uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from the"
+echo "moment every client has joined to the end of the drain, divided by every delivery received in that time."
+echo "Latency is from each message's intended send time to its receipt and includes the driver's own delays."
+echo
+echo "| cell (clients/rooms, msgs/s) | driver | run | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 | lost | driver datagrams sent per delivery | driver CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "| cell (clients/rooms, msgs/s) | driver | server CPU µs per delivery, median (min-max) of $REPEATS |"
+echo "|---|---|---|"
+for cell in $CELLS; do
+    IFS=/ read -r clients rooms rate <<< "$cell"
+    for driver in aioquic chat-bot; do
+        echo "| $clients/$rooms, $rate | $driver | $(median_spread "${cpus[$cell/$driver]}") |"
+    done
+done

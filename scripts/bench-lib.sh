@@ -31,7 +31,9 @@ run_bot() {
     shift 2
     command="chat-bot $bot_command $*"
     report="$work/report.json"
-    rm -f "$report"
+    # The last run's output goes first: its "connected" and "drained" would otherwise be read
+    # before the new driver's redirection truncates the files, and the stretch measure nothing.
+    rm -f "$report" "$work/bot.out" "$work/bot.err"
     local before middle after middle_time="" after_time=""
     before=$(cpu_ticks "$server_pid")
     taskset -c 1 "$BOT" "$bot_command" --port "$port" --ca "$C/ca.pem" --size "$SIZE" --json "$report" "$@" \

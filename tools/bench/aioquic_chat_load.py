@@ -191,6 +191,7 @@ class Client:
         self.last_seq_from_slot = {}
         self.last_room_seq = 0
         self.keepalive = None
+        self.close_reason = None  # why the connection ended, when it did
 
 
 class ChatProtocol(QuicConnectionProtocol):
@@ -348,7 +349,7 @@ class LoadRun:
             client.state = "failed"
             if client.protocol is not None:
                 client.protocol.close()
-            reason = f"{client.wanted_nick}: {type(error).__name__} {error}"
+            reason = client.close_reason or f"{client.wanted_nick}: {type(error).__name__} {error}"
             self.connect_failures.append(reason)
             log(f"cannot connect {reason}")
             self.first_connection_ended()
@@ -395,6 +396,7 @@ class LoadRun:
         if client.state == "closing":
             return
         reason = f"{client.nick or client.wanted_nick}: code {event.error_code:#x} {event.reason_phrase!r}"
+        client.close_reason = reason
         if client.state == "joined":
             self.closed_unexpectedly.append(reason)
             log(f"connection closed by the server: {reason}")

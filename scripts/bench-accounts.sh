@@ -17,19 +17,9 @@ WARMUP=${WARMUP:-1}
 REPEATS=${REPEATS:-3}        # runs of each latency row
 SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
 
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
-work=$(mktemp -d)
-server_pid=""
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
+prepare_bench
 if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 
 # chat-server on core 0 (its password worker thread too: the worst case, sharing the loop's core),

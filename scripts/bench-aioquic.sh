@@ -22,29 +22,9 @@ WARMUP=${WARMUP:-3}
 DRAIN=${DRAIN:-5}                          # at most this long for outstanding deliveries after each cell
 SIZE=${SIZE:-200}                          # message text bytes
 PORT=${BENCH_PORT:-4492}
-VENV=${VENV:-.build/interop-venv}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
-DRIVER=tools/bench/aioquic_chat_load.py
-
-tools/interop/setup.sh "$VENV"
-PYTHON=$VENV/bin/python
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
-work=$(mktemp -d)
-server_pid=""
-stop_server() {
-    [ -n "$server_pid" ] || return 0
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-}
-trap 'stop_server; rm -rf "$work"' EXIT
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
+prepare_aioquic
+prepare_bench
 if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 
 # One cell with one driver on a fresh server: sets row (the table's figures) and cpu.

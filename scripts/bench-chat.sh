@@ -26,19 +26,9 @@ DURATION=${DURATION:-10}                   # measured seconds of each load run
 WARMUP=${WARMUP:-2}
 SIZE=${SIZE:-100}                          # message text bytes
 PORT=${BENCH_PORT:-4490}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
 
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
-work=$(mktemp -d)
-server_pid=""
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
+prepare_bench
 
 # A fresh server for each section, so one section's heap and history do not colour the next.
 start_server() {

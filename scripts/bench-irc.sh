@@ -25,8 +25,6 @@ IDLE=${IDLE:-1000}                         # idle clients for the memory row...
 IDLE_ROOMS=${IDLE_ROOMS:-10}               # ...in this many rooms
 IRC_PORT=${IRC_PORT:-6697}                 # InspIRCd's TLS port (the next free one from here)
 PORT=${BENCH_PORT:-4491}                   # chat-server's UDP port
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
 
 # --- InspIRCd from Debian, installed once (it is root here, as on CI and the development machines).
 if ! dpkg-query -W -f='${Status}' inspircd 2>/dev/null | grep -q "install ok installed"; then
@@ -42,26 +40,12 @@ INSPIRCD=/usr/sbin/inspircd
 ROOT_FLAG=()
 [ "$(id -u)" -ne 0 ] || ROOT_FLAG=(--runasroot)
 
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
-work=$(mktemp -d)
-server_pid=""
-stop_server() {
-    [ -n "$server_pid" ] || return 0
-    kill "$server_pid" 2>/dev/null || true
-    # InspIRCd with GnuTLS loaded may crash on SIGTERM (status 139) once its clients are gone:
-    # nothing is measured then, so its status is not checked.
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-}
-trap 'stop_server; rm -rf "$work"' EXIT
-# No core files from that crash in the working tree.
-ulimit -c 0
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
+prepare_bench
+# stop_server does not check the server's status: InspIRCd with GnuTLS loaded may crash on
+# SIGTERM (status 139) once its clients are gone, and nothing is measured then. No core files
+# from that crash in the working tree.
+ulimit -c 0
 
 while tcp_port_listening "$IRC_PORT"; do IRC_PORT=$((IRC_PORT + 1)); done
 if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi

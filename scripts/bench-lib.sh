@@ -1,6 +1,39 @@
-# Helpers the benchmark scripts share (sourced by scripts/bench-chat.sh and scripts/bench-irc.sh):
-# a process's CPU and memory from /proc, bound ports, and values from chat-bot's JSON report.
+# Helpers the benchmark scripts share (sourced by scripts/bench-chat.sh, scripts/bench-irc.sh,
+# scripts/bench-aioquic.sh and others): a process's CPU and memory from /proc, bound ports, and
+# values from chat-bot's JSON report.
 HZ=$(getconf CLK_TCK)
+
+# What a chat benchmark starts with: the release chat-server and chat-bot ($SERVER, $BOT) built, a
+# scratch folder $work with the certificates in $C, and on exit the server stopped and $work removed.
+prepare_bench() {
+    SERVER=.build/release/chat-server
+    BOT=.build/release/chat-bot
+    echo "building (release)..." >&2
+    swift build -c release -j 2 --product chat-server >&2
+    swift build -c release -j 2 --product chat-bot >&2
+    work=$(mktemp -d)
+    server_pid=""
+    trap 'stop_server; rm -rf "$work"' EXIT
+    scripts/make-certs.sh "$work/certs" >/dev/null
+    C="$work/certs"
+}
+
+# Stops the server $server_pid, if one runs, and waits for it.
+stop_server() {
+    [ -n "$server_pid" ] || return 0
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
+
+# The pinned aioquic (tools/interop/setup.sh, into $VENV or .build/interop-venv, idempotent): sets
+# PYTHON to the venv's python and DRIVER to the load driver it runs.
+prepare_aioquic() {
+    local venv=${VENV:-.build/interop-venv}
+    tools/interop/setup.sh "$venv"
+    PYTHON=$venv/bin/python
+    DRIVER=tools/bench/aioquic_chat_load.py
+}
 
 # User + system CPU of a process in 1/HZ s ticks.
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }

@@ -97,22 +97,25 @@ for pass in $PASSES; do
             drive "$driver" "$RATE_CALLGRIND" cg_on cg_off; stop_server
             # The dump callgrind_control -d wrote at "drained" (the one at exit holds the goodbyes).
             dump=$(ls "$work"/callgrind.*.1 | head -1)
-            callgrind_annotate --threshold=100 "$dump" > "$work/annotated.txt" 2>/dev/null
+            callgrind_annotate --inclusive=no --threshold=100 "$dump" > "$work/annotated.txt" 2>/dev/null
             total=$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}' "$work/annotated.txt")
             echo "#### callgrind, $clients/$rooms/$RATE_CALLGRIND, $driver: $deliveries deliveries, $(per "$total" "$deliveries") instructions per delivery"
             echo
             echo "| object | instructions per delivery | share |"
             echo "|---|---|---|"
-            # Function lines end in [object]; sum them per object file.
+            # Function lines end in [object]; sum them per object file. The frames still active at
+            # the dump (main and below) show the whole total as their own: left out.
             awk -v n="$deliveries" -v total="$total" '/\[.*\]$/ && $1 ~ /^[0-9,]+$/ {
-                    ir = $1; gsub(",", "", ir); object = $NF; gsub(/^\[|\]$/, "", object); sub(/.*\//, "", object); sum[object] += ir }
+                    ir = $1; gsub(",", "", ir); if (ir == total) next; object = $NF; gsub(/^\[|\]$/, "", object); sub(/.*\//, "", object); sum[object] += ir }
                 END {for (o in sum) printf "| %s | %.0f | %.1f%% |\n", o, sum[o] / n, sum[o] * 100 / total}' "$work/annotated.txt" \
                 | sort -t'|' -k3 -nr | head -10
             echo
             echo "Top functions (self instructions per delivery):"
             echo
             echo '```'
-            awk -v n="$deliveries" '$1 ~ /^[0-9,]+$/ && /\(/ && !/PROGRAM TOTALS/ {ir = $1; gsub(",", "", ir); $1 = ""; $2 = ""; printf "%8.0f %s\n", ir / n, $0}' "$work/annotated.txt" | head -20
+            awk -v n="$deliveries" -v total="$total" '$1 ~ /^[0-9,]+$/ && /\[.*\]$/ {
+                    ir = $1; gsub(",", "", ir); if (ir == total) next; share = $2; $1 = ""; $2 = ""
+                    printf "%8.0f %s %s\n", ir / n, share, $0}' "$work/annotated.txt" | head -25
             echo '```'
             echo
             rm -f "$work"/callgrind.*

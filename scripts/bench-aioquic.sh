@@ -22,17 +22,23 @@ WARMUP=${WARMUP:-3}
 DRAIN=${DRAIN:-5}                          # at most this long for outstanding deliveries after each cell
 SIZE=${SIZE:-200}                          # message text bytes
 PORT=${BENCH_PORT:-4492}
+METRICS_PORT=${METRICS_PORT:-9492}         # the server's metrics page: its UDP datagram counters
 source scripts/bench-lib.sh
 prepare_aioquic
 prepare_bench
 if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+
+# The server's UDP datagrams received and sent, at the two moments run_bot measures between.
+datagrams() { echo "$(server_metric "$METRICS_PORT" qchat_udp_datagrams_received_total) $(server_metric "$METRICS_PORT" qchat_udp_datagrams_sent_total)"; }
+at_connected() { read -r received0 sent0 <<< "$(datagrams)"; }
+at_drained() { read -r received1 sent1 <<< "$(datagrams)"; }
 
 # One cell with one driver on a fresh server: sets row (the table's figures) and cpu.
 run_cell() {
     local driver=$1 clients=$2 rooms=$3 rate=$4
     local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN")
     stop_server
-    launch_chat_server
+    launch_chat_server --metrics "127.0.0.1:$METRICS_PORT"
     if [ "$driver" = aioquic ]; then
         # run_bot starts "$BOT COMMAND --port ... --ca ... --size ... --json ..." on core 1.
         BOT=$PYTHON run_bot "$DRIVER" "$PORT" "${flags[@]}"
@@ -44,8 +50,12 @@ run_cell() {
         sent_per=n/a
     fi
     stop_server
-    cpu=$(per_unit_us "$load_ticks" "$(json "$report" deliveries.received_all)")
-    row="$(json "$report" deliveries.per_second) | $cpu | $load_busy% | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) | $lost | $sent_per | $(json "$report" bot_cpu_seconds)"
+    local deliveries
+    deliveries=$(json "$report" deliveries.received_all)
+    cpu=$(per_unit_us "$load_ticks" "$deliveries")
+    local server_datagrams
+    server_datagrams=$(awk -v r=$((received1 - received0)) -v s=$((sent1 - sent0)) -v n="$deliveries" 'BEGIN {if (n > 0) printf "%.2f / %.2f", r / n, s / n; else print "n/a"}')
+    row="$(json "$report" deliveries.per_second) | $cpu | $load_busy% | $(json "$report" deliveries.latency_ms.p50) / $(json "$report" deliveries.latency_ms.p99) | $lost | $server_datagrams | $sent_per | $(json "$report" bot_cpu_seconds)"
     [ "$(json "$report" ok)" = true ] || row+=" (FAILED: $(grep -o 'result.*\|protocol deviation.*' "$work/bot.out" "$work/bot.err" | head -2 | tr '\n' ' '))"
 }
 
@@ -71,11 +81,12 @@ echo
 echo "aioquic $("$PYTHON" -c 'from importlib.metadata import version; print(version("aioquic"))') ($DRIVER, ACK within 1 ms of every ack-eliciting packet) and chat-bot load"
 echo "against chat-server (release), a fresh one per row on core 0, the driver on core 1; ${SIZE}-byte messages, open-loop"
 echo "uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from the"
-echo "moment every client has joined to the end of the drain, divided by every delivery received in that time."
+echo "moment every client has joined to the end of the drain, divided by every delivery received in that time;"
+echo "the server's UDP datagrams (its metrics page) over the same stretch."
 echo "Latency is from each message's intended send time to its receipt and includes the driver's own delays."
 echo
-echo "| cell (clients/rooms, msgs/s) | driver | run | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 | lost | driver datagrams sent per delivery | driver CPU s |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| cell (clients/rooms, msgs/s) | driver | run | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 | lost | server datagrams received / sent per delivery | aioquic datagrams sent per delivery | driver CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "| cell (clients/rooms, msgs/s) | driver | server CPU µs per delivery, median (min-max) of $REPEATS |"

@@ -27,76 +27,65 @@ prepare_aioquic
 prepare_bench
 IFS=/ read -r clients rooms rate <<< "$CELL"
 
-# A counter from the server's metrics page.
-metric() { curl -s "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v name="$1" '$1 == name {print $2}'; }
-
-start() {  # start [PREFIX...]: chat-server with launch_chat_server's flags, under PREFIX
-    taskset -c 0 "$@" "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
-        --metrics "127.0.0.1:$METRICS_PORT" > "$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 600); do udp_port_bound "$PORT" && return 0; sleep 0.1; done
-    echo "chat-server did not start: $(cat "$work/server.log")" >&2; exit 1
-}
-
-# The driver against the server, with a hook run at "connected" and one at "drained".
+# The driver against a fresh server (launch_chat_server with --metrics, under $SERVER_PREFIX) at
+# RATE msgs/s; run_bot calls at_connected and at_drained. Sets deliveries.
 drive() {
-    local driver=$1 rate=$2 at_connected=$3 at_drained=$4
-    local flags=(--port "$PORT" --ca "$C/ca.pem" --size "$SIZE" --json "$work/report.json" --clients "$clients" --rooms "$rooms"
-                 --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN" --connect-timeout 300)
-    rm -f "$work/report.json" "$work/bot.err"
+    local driver=$1 rate=$2
+    launch_chat_server --metrics "127.0.0.1:$METRICS_PORT"
+    local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN"
+                 --connect-timeout 300)
     if [ "$driver" = aioquic ]; then
-        taskset -c 1 "$PYTHON" "$DRIVER" "${flags[@]}" > "$work/bot.out" 2> "$work/bot.err" &
+        BOT=$PYTHON run_bot "$DRIVER" "$PORT" "${flags[@]}"
     else
-        taskset -c 1 "$BOT" load "${flags[@]}" > "$work/bot.out" 2> "$work/bot.err" &
+        # A server under valgrind handshakes slowly.
+        run_bot load "$PORT" "${flags[@]}" --handshake-timeout 120
     fi
-    local bot=$! connected="" drained=""
-    while kill -0 "$bot" 2>/dev/null; do
-        if [ -z "$connected" ] && grep -q connected "$work/bot.err"; then connected=1; $at_connected; fi
-        if [ -z "$drained" ] && grep -q drained "$work/bot.err"; then drained=1; $at_drained; fi
-        sleep 0.05
-    done
-    wait "$bot" || true
-    [ "$(json "$work/report.json" ok)" = true ] || echo "warning: $driver run not ok: $(tail -2 "$work/bot.out")" >&2
-    deliveries=$(json "$work/report.json" deliveries.received_all)
+    stop_server
+    [ "$(json "$report" ok)" = true ] || echo "warning: $driver run not ok: $(tail -2 "$work/bot.out")" >&2
+    deliveries=$(json "$report" deliveries.received_all)
 }
 per() { awk -v a="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.3f", a / n; else print "n/a"}'; }
+counters() { echo "$(server_metric "$METRICS_PORT" qchat_udp_datagrams_received_total) $(server_metric "$METRICS_PORT" qchat_udp_datagrams_sent_total) $(awk '{print $14, $15}' "/proc/$server_pid/stat")"; }
 
 for pass in $PASSES; do
-    if [ "$pass" = metrics ]; then
-        echo "| cell | driver | deliveries | server datagrams received per delivery | sent per delivery | server CPU µs per delivery |"
-        echo "|---|---|---|---|---|---|"
-    fi
-    for driver in $DRIVERS; do
-        case $pass in
-        metrics)
-            mark() { rx0=$(metric qchat_udp_datagrams_received_total); tx0=$(metric qchat_udp_datagrams_sent_total); cpu0=$(cpu_ticks "$server_pid"); }
-            done_() { rx1=$(metric qchat_udp_datagrams_received_total); tx1=$(metric qchat_udp_datagrams_sent_total); cpu1=$(cpu_ticks "$server_pid"); }
-            start; drive "$driver" "$rate" mark done_; stop_server
-            echo "| $CELL | $driver | $deliveries | $(per $((rx1 - rx0)) "$deliveries") | $(per $((tx1 - tx0)) "$deliveries") | $(per_unit_us $((cpu1 - cpu0)) "$deliveries") |"
-            ;;
-        strace)
-            attach() { strace -c -f -p "$server_pid" -o "$work/strace.txt" 2>/dev/null & tracer=$!; }
-            detach() { kill -INT "$tracer"; wait "$tracer" 2>/dev/null || true; }
-            start; drive "$driver" "$rate" attach detach; stop_server
+    case $pass in
+    metrics)
+        echo "| cell | driver | deliveries | server datagrams received per delivery | sent per delivery | server CPU µs per delivery | of it user | of it kernel |"
+        echo "|---|---|---|---|---|---|---|---|"
+        at_connected() { read -r rx0 tx0 user0 system0 <<< "$(counters)"; }
+        at_drained() { read -r rx1 tx1 user1 system1 <<< "$(counters)"; }
+        for driver in $DRIVERS; do
+            drive "$driver" "$rate"
+            echo "| $CELL | $driver | $deliveries | $(per $((rx1 - rx0)) "$deliveries") | $(per $((tx1 - tx0)) "$deliveries") | $(per_unit_us $((user1 - user0 + system1 - system0)) "$deliveries") | $(per_unit_us $((user1 - user0)) "$deliveries") | $(per_unit_us $((system1 - system0)) "$deliveries") |"
+        done
+        echo
+        ;;
+    strace)
+        at_connected() { strace -c -f -p "$server_pid" -o "$work/strace.txt" 2>/dev/null & tracer=$!; }
+        at_drained() { kill -INT "$tracer"; wait "$tracer" 2>/dev/null || true; }
+        for driver in $DRIVERS; do
+            drive "$driver" "$rate"
             echo "#### strace -c -f, $CELL, $driver: $deliveries deliveries"
             echo
             echo "| syscall | calls | per delivery |"
             echo "|---|---|---|"
-            awk -v n="$deliveries" '$1 ~ /^[0-9.]+$/ && NF >= 5 {name = $NF; calls = $4; printf "| %s | %d | %.3f |\n", name, calls, calls / n}' "$work/strace.txt" \
+            awk -v n="$deliveries" '$1 ~ /^[0-9.]+$/ && NF >= 5 {printf "| %s | %d | %.3f |\n", $NF, $4, $4 / n}' "$work/strace.txt" \
                 | sort -t'|' -k3 -nr | head -12
             echo
-            ;;
-        callgrind)
-            objcopy --strip-debug "$SERVER" "$work/chat-server-stripped"
-            cg_on() { callgrind_control -z "$server_pid" >/dev/null; }
-            cg_off() { callgrind_control -d "$server_pid" >/dev/null; }
-            SERVER_SAVED=$SERVER; SERVER=$work/chat-server-stripped
-            start valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" --dump-instr=no
-            SERVER=$SERVER_SAVED
-            drive "$driver" "$RATE_CALLGRIND" cg_on cg_off; stop_server
+        done
+        ;;
+    callgrind)
+        objcopy --strip-debug "$SERVER" "$work/chat-server-stripped"
+        at_connected() { callgrind_control -z "$server_pid" >/dev/null; }
+        at_drained() { callgrind_control -d "$server_pid" >/dev/null; }
+        for driver in $DRIVERS; do
+            SERVER_PREFIX="valgrind --tool=callgrind --callgrind-out-file=$work/callgrind.%p --dump-instr=no"
+            local_server=$SERVER; SERVER=$work/chat-server-stripped
+            drive "$driver" "$RATE_CALLGRIND"
+            SERVER=$local_server; SERVER_PREFIX=""
             # The dump callgrind_control -d wrote at "drained" (the one at exit holds the goodbyes).
-            dump=$(ls "$work"/callgrind.*.1 | head -1)
+            dump=$(ls "$work"/callgrind.*.1 2>/dev/null | head -1 || true)
+            if [ -z "$dump" ]; then echo "callgrind, $driver: no dump (the run never connected: $(tail -2 "$work/bot.err"))"; echo; continue; fi
             callgrind_annotate --inclusive=no --threshold=100 "$dump" > "$work/annotated.txt" 2>/dev/null
             total=$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}' "$work/annotated.txt")
             echo "#### callgrind, $clients/$rooms/$RATE_CALLGRIND, $driver: $deliveries deliveries, $(per "$total" "$deliveries") instructions per delivery"
@@ -119,7 +108,8 @@ for pass in $PASSES; do
             echo '```'
             echo
             rm -f "$work"/callgrind.*
-            ;;
-        esac
-    done
+        done
+        ;;
+    esac
+    unset -f at_connected at_drained
 done

@@ -11,9 +11,11 @@ deliveries. The peer is aioquic, not our engine, with aioquic's own acknowledgem
 (/work/shared/PROTOCOL.md, docs/PROTOCOL.md) as written: it doubles as a conformance check of
 the server, and every deviation it sees is counted under "conformance" and fails the run.
 
-Standard error carries "connected" once every client has joined and "drained" when the
-drain is over (scripts/bench-lib.sh measures the server's CPU between the two), standard
-output one summary line, --json FILE the report with the keys of chat-bot load's report.
+Standard error carries "connected" once every client has joined, "measuring" when the
+measured window opens, "draining" when it closes and "drained" when the drain is over, as
+chat-bot load's does (scripts/bench-lib.sh measures the server's CPU from "connected" to
+"drained"), standard output one summary line, --json FILE the report with the keys of chat-bot
+load's report.
 Exit status: 0 when every client joined and every message sent was acknowledged and delivered
 once, in order, to every other member of its room, with no protocol deviation; else 1.
 """
@@ -534,6 +536,10 @@ class LoadRun:
         self.measure_end = self.measure_start + int(self.args.duration * 1e9)
         self.issued = 0
         self.phase = "running"
+        if self.args.warmup > 0:
+            self.loop.call_at(self.measure_start / 1e9, lambda: log("measuring"))
+        else:
+            log("measuring")
         self.pump()
 
     def due(self, index):
@@ -613,6 +619,7 @@ class LoadRun:
             self.begin()
             await asyncio.sleep(max(0.0, (self.measure_end - now_ns()) / 1e9))
             self.phase = "draining"
+            log("draining")
             await self.drain()
         self.window_end = (self.datagrams_sent, self.datagrams_received, self.received_all, self.acknowledged, now_ns())
         report = self.report()

@@ -17,10 +17,15 @@ WARMUP=${WARMUP:-1}
 REPEATS=${REPEATS:-3}        # runs of each latency row
 SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
+SERVER=.build/release/chat-server
+BOT=.build/release/chat-bot
+
+echo "building (release)..." >&2
+swift build -c release -j 2 --product chat-server >&2
+swift build -c release -j 2 --product chat-bot >&2
 
 source scripts/bench-lib.sh
-prepare_bench
-if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+bench_workspace
 
 # chat-server on core 0 (its password worker thread too: the worst case, sharing the loop's core),
 # flood limits raised for the load, history in memory; extra flags follow.

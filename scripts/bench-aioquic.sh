@@ -23,10 +23,15 @@ DRAIN=${DRAIN:-5}                          # at most this long for outstanding d
 SIZE=${SIZE:-200}                          # message text bytes
 PORT=${BENCH_PORT:-4492}
 METRICS_PORT=${METRICS_PORT:-9492}         # the server's metrics page: its UDP datagram counters
+SERVER=.build/release/chat-server
+BOT=.build/release/chat-bot
+
 source scripts/bench-lib.sh
 prepare_aioquic
-prepare_bench
-if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
+echo "building (release)..." >&2
+swift build -c release -j 2 --product chat-server >&2
+swift build -c release -j 2 --product chat-bot >&2
+bench_workspace
 
 # The server's UDP datagrams received and sent, at the two moments run_bot measures between.
 datagrams() { echo "$(server_metric "$METRICS_PORT" qchat_udp_datagrams_received_total) $(server_metric "$METRICS_PORT" qchat_udp_datagrams_sent_total)"; }
@@ -41,7 +46,7 @@ run_cell() {
     launch_chat_server --metrics "127.0.0.1:$METRICS_PORT"
     if [ "$driver" = aioquic ]; then
         # run_bot starts "$BOT COMMAND --port ... --ca ... --size ... --json ..." on core 1.
-        BOT=$PYTHON run_bot "$DRIVER" "$PORT" "${flags[@]}"
+        BOT=$PYTHON run_bot "$AIOQUIC_DRIVER" "$PORT" "${flags[@]}"
         lost=$(( $(json "$report" deliveries.lost) + $(json "$report" messages.unacknowledged) ))
         sent_per=$(json "$report" datagrams.sent_per_delivery)
     else
@@ -78,7 +83,7 @@ done
 
 echo "## chat-server under independent aioquic clients ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo))"
 echo
-echo "aioquic $("$PYTHON" -c 'from importlib.metadata import version; print(version("aioquic"))') ($DRIVER, ACK within 1 ms of every ack-eliciting packet) and chat-bot load"
+echo "aioquic $("$PYTHON" -c 'from importlib.metadata import version; print(version("aioquic"))') ($AIOQUIC_DRIVER, ACK within 1 ms of every ack-eliciting packet) and chat-bot load"
 echo "against chat-server (release), a fresh one per row on core 0, the driver on core 1; ${SIZE}-byte messages, open-loop"
 echo "uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. Server CPU (1/${HZ} s ticks of /proc/PID/stat) from the"
 echo "moment every client has joined to the end of the drain, divided by every delivery received in that time;"

@@ -25,6 +25,8 @@ IDLE=${IDLE:-1000}                         # idle clients for the memory row...
 IDLE_ROOMS=${IDLE_ROOMS:-10}               # ...in this many rooms
 IRC_PORT=${IRC_PORT:-6697}                 # InspIRCd's TLS port (the next free one from here)
 PORT=${BENCH_PORT:-4491}                   # chat-server's UDP port
+SERVER=.build/release/chat-server
+BOT=.build/release/chat-bot
 
 # --- InspIRCd from Debian, installed once (it is root here, as on CI and the development machines).
 if ! dpkg-query -W -f='${Status}' inspircd 2>/dev/null | grep -q "install ok installed"; then
@@ -40,15 +42,18 @@ INSPIRCD=/usr/sbin/inspircd
 ROOT_FLAG=()
 [ "$(id -u)" -ne 0 ] || ROOT_FLAG=(--runasroot)
 
+echo "building (release)..." >&2
+swift build -c release -j 2 --product chat-server >&2
+swift build -c release -j 2 --product chat-bot >&2
+
 source scripts/bench-lib.sh
-prepare_bench
-# stop_server does not check the server's status: InspIRCd with GnuTLS loaded may crash on
-# SIGTERM (status 139) once its clients are gone, and nothing is measured then. No core files
-# from that crash in the working tree.
+bench_workspace
+# stop_server (scripts/bench-lib.sh) does not check the server's status: InspIRCd with GnuTLS
+# loaded may crash on SIGTERM (status 139) once its clients are gone, and nothing is measured
+# then. No core files from that crash in the working tree.
 ulimit -c 0
 
 while tcp_port_listening "$IRC_PORT"; do IRC_PORT=$((IRC_PORT + 1)); done
-if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 
 # A fresh InspIRCd, not daemonised, on core 0, with its config, pid file and log in its own folder.
 start_inspircd() {

@@ -3,21 +3,6 @@
 # values from chat-bot's JSON report.
 HZ=$(getconf CLK_TCK)
 
-# What a chat benchmark starts with: the release chat-server and chat-bot ($SERVER, $BOT) built, a
-# scratch folder $work with the certificates in $C, and on exit the server stopped and $work removed.
-prepare_bench() {
-    SERVER=.build/release/chat-server
-    BOT=.build/release/chat-bot
-    echo "building (release)..." >&2
-    swift build -c release -j 2 --product chat-server >&2
-    swift build -c release -j 2 --product chat-bot >&2
-    work=$(mktemp -d)
-    server_pid=""
-    trap 'stop_server; rm -rf "$work"' EXIT
-    scripts/make-certs.sh "$work/certs" >/dev/null
-    C="$work/certs"
-}
-
 # Stops the server $server_pid, if one runs, and waits for it.
 stop_server() {
     [ -n "$server_pid" ] || return 0
@@ -27,12 +12,12 @@ stop_server() {
 }
 
 # The pinned aioquic (tools/interop/setup.sh, into $VENV or .build/interop-venv, idempotent): sets
-# PYTHON to the venv's python and DRIVER to the load driver it runs.
+# PYTHON to the venv's python and AIOQUIC_DRIVER to the load driver it runs.
 prepare_aioquic() {
     local venv=${VENV:-.build/interop-venv}
     tools/interop/setup.sh "$venv"
     PYTHON=$venv/bin/python
-    DRIVER=tools/bench/aioquic_chat_load.py
+    AIOQUIC_DRIVER=tools/bench/aioquic_chat_load.py
 }
 
 # User + system CPU of a process in 1/HZ s ticks.
@@ -126,4 +111,15 @@ launch_chat_server() {
     for _ in $(seq 600); do udp_port_bound "$PORT" && return 0; sleep 0.05; done
     echo "chat-server did not start: $(cat "$work/server.log")" >&2
     exit 1
+}
+
+# A temporary folder ($work) with the benchmark's certificates ($C), removed at exit with the
+# server $server_pid stopped; refuses to run when UDP port $PORT is taken.
+bench_workspace() {
+    work=$(mktemp -d)
+    server_pid=""
+    trap 'stop_server; rm -rf "$work"' EXIT
+    scripts/make-certs.sh "$work/certs" >/dev/null
+    C="$work/certs"
+    if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 }

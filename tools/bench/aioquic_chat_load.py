@@ -291,7 +291,6 @@ class LoadRun:
         self.clients = [
             Client(slot, f"{args.nick_prefix}{slot}", f"{args.room_prefix}{slot % args.rooms}") for slot in range(args.clients)
         ]
-        self.by_nick = {}
         self.members = {}  # room -> joined clients
         self.started = now_ns()
         self.connect_times = []
@@ -318,7 +317,6 @@ class LoadRun:
         self.datagrams_received = 0
         self.sender_cursor = 0
         self.worst_send_lag = 0
-        self.window = {}
 
     # --- connecting
 
@@ -451,7 +449,6 @@ class LoadRun:
         if message.get("peer") != client.peer:
             self.conformance.deviation("`welcome` does not carry the client's peer id", message)
         client.nick = nick
-        self.by_nick[nick] = client
 
     def own_join(self, client, message):
         seq, ts = message.get("seq"), message.get("ts")

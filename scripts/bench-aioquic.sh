@@ -10,7 +10,9 @@
 # Prints a markdown table, a row per cell, driver and repetition, then the medians.
 # `make bench-aioquic` runs it (and `make bench`).
 #
-# Sizes can be overridden for a quick smoke run, e.g.
+# AIOQUIC_FLAGS adds driver flags: AIOQUIC_FLAGS="--hold-sends 2" sends all clients' datagrams
+# together every 2 ms (the ACKs reach the server in bursts, as chat-bot load's do: a diagnosis of
+# what the spread-out ACKs cost). Sizes can be overridden for a quick smoke run, e.g.
 #   CELLS="6/2/20" REPEATS=1 DURATION=1 WARMUP=0.5 scripts/bench-aioquic.sh
 # (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND).
 set -euo pipefail
@@ -23,6 +25,7 @@ DRAIN=${DRAIN:-5}                          # at most this long for outstanding d
 SIZE=${SIZE:-200}                          # message text bytes
 PORT=${BENCH_PORT:-4492}
 METRICS_PORT=${METRICS_PORT:-9492}         # the server's metrics page: its UDP datagram counters
+AIOQUIC_FLAGS=${AIOQUIC_FLAGS:-}           # more flags for the driver, e.g. --hold-sends 2 (a diagnosis)
 SERVER=.build/release/chat-server
 BOT=.build/release/chat-bot
 
@@ -46,7 +49,8 @@ run_cell() {
     launch_chat_server --metrics "127.0.0.1:$METRICS_PORT"
     if [ "$driver" = aioquic ]; then
         # run_bot starts "$BOT COMMAND --port ... --ca ... --size ... --json ..." on core 1.
-        BOT=$PYTHON run_bot "$AIOQUIC_DRIVER" "$PORT" "${flags[@]}"
+        # shellcheck disable=SC2086 # AIOQUIC_FLAGS is a list of flags
+        BOT=$PYTHON run_bot "$AIOQUIC_DRIVER" "$PORT" "${flags[@]}" $AIOQUIC_FLAGS
         lost=$(( $(json "$report" deliveries.lost) + $(json "$report" messages.unacknowledged) ))
         sent_per=$(json "$report" datagrams.sent_per_delivery)
     else
@@ -89,6 +93,7 @@ echo "uniform schedule, ${DURATION} s measured after ${WARMUP} s warm-up. Server
 echo "moment every client has joined to the end of the drain, divided by every delivery received in that time;"
 echo "the server's UDP datagrams (its metrics page) over the same stretch."
 echo "Latency is from each message's intended send time to its receipt and includes the driver's own delays."
+[ -z "$AIOQUIC_FLAGS" ] || echo "The aioquic driver ran with $AIOQUIC_FLAGS."
 echo
 echo "| cell (clients/rooms, msgs/s) | driver | run | deliveries/s | server CPU µs per delivery | server core busy | latency ms p50 / p99 | lost | server datagrams received / sent per delivery | aioquic datagrams sent per delivery | driver CPU s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -16,7 +16,8 @@
 #
 # DRIVER=aioquic loads the server with tools/bench/aioquic_chat_load.py instead of chat-bot load
 # (independent clients that ACK every packet within 1 ms; not for storm), in the pinned aioquic
-# venv (scripts/bench-lib.sh's prepare_aioquic).
+# venv (scripts/bench-lib.sh's prepare_aioquic); DRIVER_FLAGS adds flags to the driver (e.g.
+# DRIVER_FLAGS="--hold-sends 2").
 # SERVER and BOT choose other binaries (e.g. an older build, to compare); DURATION the measured
 # seconds (callgrind: 10; the others: 10 of a 20 s run). Instruction counts repeat within a few per
 # cent: the batching of packets depends on timing. valgrind 3.19 cannot read Swift 6's debug
@@ -49,7 +50,7 @@ start_bot() {
     local pattern=$1; shift
     : > "$work/bot.err"
     taskset -c 1 "${load[@]}" --port "$PORT" --ca "$C/ca.pem" --size "$SIZE" --clients "$CLIENTS" --rooms "$ROOMS" \
-        --json "$work/report.json" "$@" > "$work/bot.out" 2> "$work/bot.err" &
+        --json "$work/report.json" "$@" ${DRIVER_FLAGS:-} > "$work/bot.out" 2> "$work/bot.err" &
     bot_pid=$!
     wait_bot "$pattern"
 }

@@ -244,15 +244,23 @@ class ChatProtocol(QuicConnectionProtocol):
 
 
 class CountingTransport:
-    """The UDP transport with every datagram the driver sends counted (the ACKs among them)."""
+    """The UDP transport with every datagram the driver sends counted (the ACKs among them).
+    With --hold-sends, datagrams wait and leave together, all clients' at once (a diagnosis:
+    what the server costs when the members' ACKs reach it in bursts, as chat-bot load's do)."""
 
     def __init__(self, transport, run):
         self._transport = transport
         self._run = run
 
     def sendto(self, data, addr=None):
-        self._run.datagrams_sent += 1
-        self._transport.sendto(data, addr)
+        run = self._run
+        run.datagrams_sent += 1
+        if run.args.hold_sends <= 0:
+            self._transport.sendto(data, addr)
+            return
+        run.held.append((self._transport, data, addr))
+        if len(run.held) == 1:
+            run.loop.call_later(run.args.hold_sends / 1000, run.send_held)
 
     def __getattr__(self, name):
         return getattr(self._transport, name)
@@ -316,6 +324,7 @@ class LoadRun:
         self.datagrams_sent = 0
         self.datagrams_received = 0
         self.sender_cursor = 0
+        self.held = []  # datagrams waiting for --hold-sends
         self.worst_send_lag = 0
 
     # --- connecting
@@ -385,6 +394,11 @@ class LoadRun:
             await asyncio.sleep(KEEPALIVE_INTERVAL)
             client.protocol._quic.send_ping(0)
             client.protocol.transmit()
+
+    def send_held(self):
+        held, self.held = self.held, []
+        for transport, data, addr in held:
+            transport.sendto(data, addr)
 
     def first_connection_ended(self):
         self.joined_count = sum(1 for client in self.clients if client.state == "joined")
@@ -646,6 +660,7 @@ class LoadRun:
         return {
             "ok": ok,
             "driver": f"aioquic {aioquic_version()}",
+            "hold_sends_ms": args.hold_sends,
             "parameters": {
                 "server": f"{args.host}:{args.port}", "clients": args.clients, "rooms": args.rooms, "rate": args.rate,
                 "arrivals": "uniform", "size": args.size, "duration_s": args.duration, "warmup_s": args.warmup,
@@ -719,6 +734,8 @@ def arguments(argv):
     parser.add_argument("--nick-prefix", default="aq")
     parser.add_argument("--room-prefix", default="aq")
     parser.add_argument("--json", help="also write the report as JSON")
+    parser.add_argument("--hold-sends", type=float, default=0.0, metavar="MS",
+                        help="diagnosis only: hold every datagram up to MS ms and send all clients' together")
     args = parser.parse_args(argv)
     if args.clients < 1 or not 1 <= args.rooms <= args.clients:
         parser.error("--clients must be at least 1 and --rooms from 1 to --clients")

@@ -3,6 +3,7 @@ import ChatServerCore
 import Glibc
 import Prometheus
 import QuicEngine
+import ServiceDiscovery
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core
 /// calls and carries out the actions the core returns. Runs entirely on the event-loop thread.
@@ -27,6 +28,8 @@ final class ChatServerApp {
     var passwordWorkers: PasswordWorkers!
     /// The disk work of file streams, off the loop (PROTOCOL.md section 9).
     var fileWorker: FileWorker!
+    /// `--advertise`: the DNS-SD service on the local network.
+    var advertiser: ServiceAdvertiser?
 
     init(options: ServerOptions) throws {
         self.options = options
@@ -40,6 +43,11 @@ final class ChatServerApp {
         // one transaction), or in memory through the same timed store.
         let files = history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
         state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files)
+        let certificate = try ServerCertificate.prepare(options)
+        if options.selfSigned {
+            logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
+                       ["path": options.certificate, "fp": ServerCertificate.display(certificate.fingerprint)])
+        }
         loop = try EventLoop()
         let directory: FileDirectory
         do {
@@ -78,6 +86,9 @@ final class ChatServerApp {
         if let configuration = options.configurationFile { fields["config"] = configuration }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
         logger.log(.info, "listening", fields)
+        if let name = options.advertisedName {
+            startAdvertising(as: name, port: bound.port, fingerprint: certificate.fingerprint)
+        }
     }
 
     func run() { loop.run() }
@@ -210,6 +221,7 @@ final class ChatServerApp {
         shuttingDown = true
         logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
+        withdrawAdvertisement()
         perform(state.shutdown(now: unixMilliseconds()))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true

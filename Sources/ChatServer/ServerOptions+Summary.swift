@@ -18,11 +18,12 @@ extension ServerOptions {
             "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
             "files": filesDirectory ?? "", "max-file-size": "\(core.maxFileSize)", "file-quota": "\(core.fileQuotaBytes)",
             "files-max-bytes": "\(core.filesMaxBytes)",
+            "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
         ]
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
-    static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers"]
+    static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers", "state-dir", "self-signed", "advertise"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {
@@ -38,5 +39,12 @@ extension ServerOptions {
         filesDirectory = running.filesDirectory
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
+        stateDirectory = running.stateDirectory
+        if selfSigned != running.selfSigned {
+            selfSigned = running.selfSigned
+            certificate = running.certificate
+            key = running.key
+        }
+        advertisedName = running.advertisedName
     }
 }

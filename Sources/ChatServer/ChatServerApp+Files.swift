@@ -78,6 +78,7 @@ extension ChatServerApp {
         case .receiveUpload(let key, let job):
             guard let (_, file) = fileStream(key) else {
                 // The stream is already gone: the upload is interrupted before it began.
+                metrics.noteUploadEnded(.interrupted(held: job.offset))
                 return perform(state.uploadEnded(key, .interrupted(held: job.offset), now: unixMilliseconds()))
             }
             file.phase = .receiving
@@ -91,6 +92,7 @@ extension ChatServerApp {
         case .sendDownload(let key, let job):
             guard let (link, file) = fileStream(key) else { return }
             file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
+            metrics.downloadsStarted += 1
             _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
             if job.offset == job.size { file.phase = .done } else { pumpDownload(key) }
         case .discardFileBytes(let bytes):
@@ -104,8 +106,10 @@ extension ChatServerApp {
     func handleFileReport(_ report: FileWorker.Report) {
         switch report {
         case .consumed(let key, let count):
+            metrics.fileBytesReceived += count
             links[key.client]?.connection.releaseReceiveCredit(key.stream, count: count)
         case .uploadEnded(let key, let outcome):
+            metrics.noteUploadEnded(outcome)
             perform(state.uploadEnded(key, outcome, now: unixMilliseconds()))
         case .read(let key, let bytes, let failure):
             guard let (link, file) = fileStream(key), case .sending(let sha256, let next, let end) = file.phase else {
@@ -130,6 +134,7 @@ extension ChatServerApp {
         if !file.pending.isEmpty {
             let last = next == end
             guard let accepted = try? link.connection.write(file.pending, to: key.stream, fin: last) else { return }
+            metrics.fileBytesSent += accepted
             file.pending.removeFirst(accepted)
             guard file.pending.isEmpty else { return }  // streamWritable brings the rest
             if last {

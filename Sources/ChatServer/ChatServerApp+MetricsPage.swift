@@ -23,6 +23,7 @@ extension ChatServerApp {
         addConnectionFamilies(to: &page)
         addMessageFamilies(to: &page)
         addTrafficFamilies(to: &page)
+        addFileFamilies(to: &page)
         addOperationFamilies(to: &page)
         addProcessFamilies(to: &page)
         return page
@@ -120,6 +121,27 @@ extension ChatServerApp {
                      [MetricSample(["reason": "empty"], seen.emptyDatagrams), MetricSample(["reason": "undecodable"], seen.undecodableDatagrams),
                       MetricSample(["reason": "unroutable"], seen.unroutableDatagrams)])
         page.counter("qchat_udp_send_errors_total", "sendmmsg calls that failed.", driver.sendErrors)
+    }
+
+    private func addFileFamilies(to page: inout MetricsPage) {
+        var uploading = 0, downloading = 0
+        for link in links.values {
+            for file in link.fileStreams.values {
+                switch file.phase {
+                case .receiving: uploading += 1
+                case .sending: downloading += 1
+                case .header, .done: break
+                }
+            }
+        }
+        page.gauge("qchat_file_transfers", "File streams moving a body now, by direction.",
+                   [MetricSample(["direction": "upload"], uploading), MetricSample(["direction": "download"], downloading)])
+        page.counter("qchat_file_uploads_total", "Uploads that ended, by outcome (interrupted ones are kept for a resume).",
+                     ServerMetrics.uploadOutcomes.map { MetricSample(["outcome": $0], metrics.uploadsEnded[$0] ?? 0) })
+        page.counter("qchat_file_downloads_total", "Downloads begun.", metrics.downloadsStarted)
+        page.counter("qchat_file_bytes_total", "File body bytes: written to disk for uploads, handed to streams for downloads.",
+                     [MetricSample(["direction": "upload"], metrics.fileBytesReceived),
+                      MetricSample(["direction": "download"], metrics.fileBytesSent)])
     }
 
     private func addOperationFamilies(to page: inout MetricsPage) {

@@ -8,8 +8,8 @@ import QuicEngine
 /// engine, the core and the process know is read from them at that moment instead.
 ///
 /// Features to come add their figures here and their families in `ChatServerApp+MetricsPage`
-/// (file transfers and their bytes, once files exist; the cluster's store latency, gaps filled
-/// and node count, once clustering does), so the page shows a family only where its feature runs.
+/// (the cluster's store latency, gaps filled and node count, once clustering exists), so the page
+/// shows a family only where its feature runs.
 final class ServerMetrics {
     /// Messages clients sent, decoded, by type; `malformed` the ones that did not decode.
     var received = MessageTypeCounts()
@@ -33,6 +33,12 @@ final class ServerMetrics {
     var deliveryLatency = PrometheusHistogram()
     /// Messages whose results wait for the flush that ends this loop round.
     private var awaitingFlush: [(received: QuicTime, deliveries: Int)] = []
+    /// Uploads that ended, by outcome label (`uploadOutcome`); downloads begun.
+    var uploadsEnded: [String: Int] = [:]
+    var downloadsStarted = 0
+    /// File body bytes written to disk for uploads, and handed to streams for downloads.
+    var fileBytesReceived = 0
+    var fileBytesSent = 0
     var reloadsSucceeded = 0
     var reloadsFailed = 0
     /// Unix seconds of the last reload that took effect (the start counts as one).
@@ -64,6 +70,23 @@ final class ServerMetrics {
         }
         awaitingFlush.removeAll(keepingCapacity: true)
     }
+
+    /// The outcome labels of `qchat_file_uploads_total`, every one shown from the start.
+    static let uploadOutcomes = ["stored", "bad_checksum", "incomplete", "too_long", "bad_offset", "interrupted", "failed"]
+
+    static func uploadOutcome(_ outcome: UploadOutcome) -> String {
+        switch outcome {
+        case .stored: "stored"
+        case .badChecksum: "bad_checksum"
+        case .incomplete: "incomplete"
+        case .tooLong: "too_long"
+        case .badOffset: "bad_offset"
+        case .interrupted: "interrupted"
+        case .failed: "failed"
+        }
+    }
+
+    func noteUploadEnded(_ outcome: UploadOutcome) { uploadsEnded[Self.uploadOutcome(outcome), default: 0] += 1 }
 
     /// Why a connection closed before its handshake completed, as a label value.
     static func handshakeFailure(_ reason: QuicCloseReason) -> String {

@@ -174,3 +174,53 @@ enum PromTool {
         return (result.status, result.output + result.errors)
     }
 }
+
+extension MetricsEndpointTests {
+    /// The file families count what a scripted upload and download did: one upload stored, one
+    /// download begun, 3 MiB each way, nothing moving once both are done (promtool passes).
+    @Test func fileTransfersAreCounted() throws {
+        let (server, port) = try Self.server()
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-metrics-in-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-files-\(UUID().uuidString).bot").path
+        try """
+            bot alice {
+                expect msg from bob "ready"
+                upload random 3M
+                quit
+            }
+            bot bob {
+                say ready
+                expect file from alice within 30s
+                download \(folder)
+                quit
+            }
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let before = try HTTPProbe.get(port: port).body
+        #expect(Self.sample(before, #"qchat_file_uploads_total{outcome="stored"}"#) == 0)
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), ["script", script, "--port", String(server.port), "--ca", TestCertificates.ca])
+        let finished = bot.finish(timeout: 60)
+        #expect(finished.status == 0, "\(finished.errors)")
+        let page = try HTTPProbe.get(port: port).body
+        #expect(Self.sample(page, #"qchat_file_uploads_total{outcome="stored"}"#) == 1)
+        #expect(Self.sample(page, #"qchat_file_uploads_total{outcome="bad_checksum"}"#) == 0)
+        #expect(Self.sample(page, "qchat_file_downloads_total") == 1)
+        #expect(Self.sample(page, #"qchat_file_bytes_total{direction="upload"}"#) == Double(3 << 20))
+        #expect(Self.sample(page, #"qchat_file_bytes_total{direction="download"}"#) == Double(3 << 20))
+        #expect(Self.sample(page, #"qchat_file_transfers{direction="upload"}"#) == 0)
+        #expect(Self.sample(page, #"qchat_file_transfers{direction="download"}"#) == 0)
+        let lint = try PromTool.checkMetrics(page)
+        #expect(lint.status == 0, "\(lint.output)")
+    }
+
+    /// The value of the sample written exactly `series` (name and labels) on the page.
+    static func sample(_ page: String, _ series: String) -> Double? {
+        for line in page.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+}

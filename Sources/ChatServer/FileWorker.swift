@@ -2,7 +2,6 @@ import ChatServerCore
 import Dispatch
 import Glibc
 import QuicEngine
-import Synchronization
 
 /// Does the disk work of file streams on a thread of its own, so a slow disk never stalls the
 /// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,
@@ -45,8 +44,8 @@ final class FileWorker: Sendable {
     private let queue = DispatchQueue(label: "qchat.files", qos: .utility)
     private let reports: LoopChannel<Report>
     /// Touched on the worker's queue only; the lock is never contended.
-    private let sinks = Mutex<[FileStreamKey: Sink]>([:])
-    private let readers = Mutex<[FileStreamKey: Int32]>([:])
+    private let sinks = LockedValue<[FileStreamKey: Sink]>([:])
+    private let readers = LockedValue<[FileStreamKey: Int32]>([:])
 
     init(loop: EventLoop, directory: FileDirectory, deliver: @escaping (Report) -> Void) {
         self.directory = directory

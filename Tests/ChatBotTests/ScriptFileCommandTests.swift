@@ -41,19 +41,7 @@ struct ScriptFileCommandTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString).bot").path
-        try """
-            bot alice {
-                expect msg from bob "ready"
-                upload random 3M
-                quit
-            }
-            bot bob {
-                say ready
-                expect file from alice within 30s
-                download \(folder)
-                quit
-            }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileBotScripts.uploadThenDownload(size: "3M", into: folder).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bot = try ChildProcess(BuildPaths.product("chat-bot"), ["script", path, "--port", String(server.port), "--ca", TestCertificates.ca])
         let finished = bot.finish(timeout: 60)

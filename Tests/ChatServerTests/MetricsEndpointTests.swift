@@ -185,19 +185,7 @@ extension MetricsEndpointTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-files-\(UUID().uuidString).bot").path
-        try """
-            bot alice {
-                expect msg from bob "ready"
-                upload random 3M
-                quit
-            }
-            bot bob {
-                say ready
-                expect file from alice within 30s
-                download \(folder)
-                quit
-            }
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        try FileBotScripts.uploadThenDownload(size: "3M", into: folder).write(toFile: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: script) }
         let before = try HTTPProbe.get(port: port).body
         #expect(Self.sample(before, #"qchat_file_uploads_total{outcome="stored"}"#) == 0)

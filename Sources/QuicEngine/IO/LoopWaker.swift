@@ -34,7 +34,7 @@ public final class LoopWaker: Sendable {
 
 /// Messages from any thread to a consumer that runs on the loop thread.
 public final class LoopChannel<Message: Sendable>: Sendable {
-    private let messages = Mutex<[Message]>([])
+    private let messages = LockedValue<[Message]>([])
     private let waker: LoopWaker
 
     init(waker: LoopWaker) { self.waker = waker }

@@ -1,0 +1,128 @@
+import ClusterStore
+import Foundation
+import QuicEngine
+import RedisClient
+import TestSupport
+import Testing
+
+/// The client against a real 3-master Redis Cluster (redis-cli --cluster create).
+@Suite(.serialized) struct RedisClusterTests {
+    /// Rooms whose keys hash to slots served by three different masters.
+    private func roomsOnEveryMaster(_ map: RedisSlotMap) -> [String] {
+        var byMaster: [RedisServerAddress: String] = [:]
+        for index in 0..<200 {
+            let room = "room\(index)"
+            if let owner = map.owner(of: RedisKeySlot.slot(of: RoomKeys(room: room).seq)), byMaster[owner] == nil { byMaster[owner] = room }
+        }
+        return Array(byMaster.values)
+    }
+
+    /// The slot map from CLUSTER SLOTS covers every slot with three masters; our CRC16 slots
+    /// agree with the server's CLUSTER KEYSLOT; a room's keys share a slot, and rooms spread
+    /// over the masters; the room script runs on each room's master.
+    @Test func slotsAndRoomsAcrossMasters() async throws {
+        let cluster = try RedisClusterProcesses()
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let client = try harness.client(RedisHarness.cluster(cluster))
+            let map = try #require(client.currentSlotMap)
+            #expect(map.isComplete)
+            #expect(Set(map.servingMasters.map(\.port)) == Set(cluster.ports))
+            for key in ["foo", "{room:lobby}:seq", "{room:lobby}:events", "{room:lobby}:live", "a{b}c", "x{}y", "\u{00e9}t\u{00e9}"] {
+                let server = try harness.reply(client, RedisCommand("CLUSTER", "KEYSLOT", key))
+                #expect(server == .integer(Int64(RedisKeySlot.slot(of: key))), "\(key)")
+            }
+            let keys = RoomKeys(room: "lobby")
+            #expect(Set([keys.seq, keys.events, keys.channel, keys.sent("p:1")].map { RedisKeySlot.slot(of: $0) }).count == 1)
+            let rooms = roomsOnEveryMaster(map)
+            #expect(rooms.count == 3)
+            let log = RoomEventLog(client: client, historyLength: 100)
+            #expect(log.sharded)
+            for room in rooms {
+                for expected in 1...3 { #expect(try harness.append(log, room: room, event: "in \(room)").get().seq == Int64(expected)) }
+                #expect(try harness.events(log, room: room, after: 1, limit: 10).map(\.seq) == [2, 3])
+            }
+            // Each room's keys are on its own master and nowhere else.
+            for room in rooms {
+                let owner = try #require(try cluster.owner(of: RedisKeySlot.slot(of: RoomKeys(room: room).seq)))
+                for port in cluster.ports {
+                    let exists = try RedisServerProcess.run(port: port, ["EXISTS", RoomKeys(room: room).events])
+                    if port == owner { #expect(exists == "1") } else { #expect(exists.hasPrefix("MOVED")) }
+                }
+            }
+        }
+    }
+
+    /// SSUBSCRIBE goes to the master of each channel's slot: subscribed to rooms on all three
+    /// masters, one client receives each room's events that another client's script SPUBLISHed.
+    @Test func shardedPubSubAcrossShards() async throws {
+        let cluster = try RedisClusterProcesses()
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let subscriber = try harness.client(RedisHarness.cluster(cluster))
+            let publisher = RoomEventLog(client: try harness.client(RedisHarness.cluster(cluster)), historyLength: 100)
+            let rooms = roomsOnEveryMaster(try #require(subscriber.currentSlotMap))
+            let reader = RoomEventLog(client: subscriber, historyLength: 100)
+            for room in rooms { subscriber.subscribe(reader.subscription(room: room)) }
+            #expect(harness.run {
+                harness.events.filter { if case .subscriber(.subscribed(_, restored: false)) = $0.event { return true } else { return false } }.count == 3
+            })
+            for room in rooms { _ = try harness.append(publisher, room: room, event: "hello \(room)").get() }
+            #expect(harness.run { harness.messages.count == 3 })
+            let received = Set(harness.messages.map { String(decoding: $0.payload, as: UTF8.self) })
+            #expect(received == Set(rooms.map { "1 hello \($0)" }))
+        }
+    }
+
+    /// A slot moved to another master after the client learned the map: the command sent to
+    /// the old owner is answered MOVED, followed to the new one, and the map is updated; a
+    /// subscription on that slot moves with it and comes back with the gap flag.
+    @Test func movedAfterSlotMigration() async throws {
+        let cluster = try RedisClusterProcesses()
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let client = try harness.client(RedisHarness.cluster(cluster))
+            let log = RoomEventLog(client: client, historyLength: 100)
+            let room = "migrating"
+            let slot = RedisKeySlot.slot(of: RoomKeys(room: room).seq)
+            let oldOwner = try #require(client.currentSlotMap?.owner(of: slot))
+            let subscription = log.subscription(room: room)
+            client.subscribe(subscription)
+            _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, restored: false)) = $0 { return true } else { return false } }
+            let newPort = try #require(cluster.ports.first { $0 != oldOwner.port })
+            try cluster.moveEmptySlot(slot, to: newPort)
+            // The client's map is stale now: the append goes to the old owner first.
+            #expect(client.currentSlotMap?.owner(of: slot) == oldOwner)
+            let append = try harness.append(log, room: room, event: "after the move").get()
+            #expect(append.seq == 1)
+            #expect(client.currentSlotMap?.owner(of: slot)?.port == newPort)
+            #expect(try RedisServerProcess.run(port: newPort, ["EXISTS", RoomKeys(room: room).events]) == "1")
+            // The shard subscription follows the slot: ended on the old master, restored on the new.
+            _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, restored: true)) = $0 { return true } else { return false } }
+            _ = try harness.append(log, room: room, event: "heard")
+            #expect(harness.run { harness.messages.contains { $0.payload == Array("2 heard".utf8) } })
+        }
+    }
+
+    /// During a migration (MIGRATING on the source, IMPORTING on the target) a key the source
+    /// no longer has is answered ASK: the client sends ASKING and the command to the target,
+    /// without changing its map.
+    @Test func askDuringMigration() async throws {
+        let cluster = try RedisClusterProcesses()
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let client = try harness.client(RedisHarness.cluster(cluster))
+            let key = "{asked}:key"
+            let slot = RedisKeySlot.slot(of: key)
+            let source = try #require(client.currentSlotMap?.owner(of: slot))
+            let targetPort = try #require(cluster.ports.first { $0 != source.port })
+            let sourceID = try cluster.nodeID(port: source.port)
+            let targetID = try cluster.nodeID(port: targetPort)
+            #expect(try RedisServerProcess.run(port: targetPort, ["CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID]) == "OK")
+            #expect(try RedisServerProcess.run(port: source.port, ["CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID]) == "OK")
+            #expect(try harness.reply(client, RedisCommand("SET", key, "there"), key: key) == .status("OK"))
+            #expect(try RedisServerProcess.run(port: targetPort, ["-c", "GET", key]).isEmpty == false)
+            #expect(client.currentSlotMap?.owner(of: slot) == source)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+
+/// A real `redis-server` of the test's own, on a free loopback port with its data in a
+/// temporary folder: never a system Redis. `kill9()` and `restart()` keep the port and the
+/// folder, so a test can crash it and bring back what it persisted. Stopped (and its folder
+/// removed) when released.
+public final class RedisServerProcess: @unchecked Sendable {
+    // @unchecked: used from one test's thread; `process` is replaced only by restart().
+    public struct Options: Sendable {
+        /// AOF persistence, and how often it is fsynced ("always", "everysec", "no").
+        public var appendOnly = false
+        public var appendFsync = "everysec"
+        /// A Redis Cluster node (cluster bus on its own free port).
+        public var clusterEnabled = false
+        /// Further `--name value` pairs.
+        public var extra: [String] = []
+
+        public init(appendOnly: Bool = false, appendFsync: String = "everysec", clusterEnabled: Bool = false, extra: [String] = []) {
+            self.appendOnly = appendOnly
+            self.appendFsync = appendFsync
+            self.clusterEnabled = clusterEnabled
+            self.extra = extra
+        }
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let executable = "/usr/bin/redis-server"
+    public static let cli = "/usr/bin/redis-cli"
+    public let port: UInt16
+    public let clusterPort: UInt16?
+    public let directory: URL
+    public let options: Options
+    private var process: ChildProcess?
+
+    public init(options: Options = Options()) throws {
+        self.options = options
+        port = try FreePort.tcp()
+        clusterPort = options.clusterEnabled ? try FreePort.tcp() : nil
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try start()
+    }
+
+    deinit {
+        process?.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+    public var processIdentifier: Int32 { process?.processIdentifier ?? -1 }
+
+    private var arguments: [String] {
+        var arguments = ["--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path,
+                         "--save", "", "--daemonize", "no", "--logfile", "", "--protected-mode", "no",
+                         "--appendonly", options.appendOnly ? "yes" : "no", "--appendfsync", options.appendFsync]
+        if let clusterPort {
+            arguments += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                          "--cluster-port", String(clusterPort), "--cluster-node-timeout", "2000",
+                          "--cluster-require-full-coverage", "no"]
+        }
+        return arguments + options.extra
+    }
+
+    /// Starts the server and waits for it to say it accepts connections.
+    private func start() throws {
+        let child = try ChildProcess(Self.executable, arguments)
+        process = child
+        guard child.waitForLine(timeout: 20, where: { $0.contains("Ready to accept connections") }) != nil else {
+            let output = child.finish(timeout: 1)
+            throw StartFailure(description: "redis-server did not start on \(port): \(output.output) \(output.errors)")
+        }
+    }
+
+    /// SIGKILL: a crash, no shutdown work (what was not fsynced is lost as it would be).
+    public func kill9() {
+        guard let process else { return }
+        process.signal(SIGKILL)
+        _ = process.waitForExit(timeout: 10)
+        _ = process.finish(timeout: 1)
+    }
+
+    /// Stops the process (SIGSTOP) so that connections stay open and nothing answers.
+    public func freeze() { process?.signal(SIGSTOP) }
+
+    public func thaw() { process?.signal(SIGCONT) }
+
+    /// Starts the server again on the same port with the same folder (after `kill9()`).
+    public func restart() throws {
+        if let process, process.isRunning { kill9() }
+        try start()
+    }
+
+    /// Stops the server for good (SIGTERM, then SIGKILL).
+    public func stop() { process?.terminate() }
+
+    /// Waits for a line of the server's log that contains `text`.
+    public func waitForLog(_ text: String, timeout: TimeInterval = 20) -> Bool {
+        process?.waitForLine(timeout: timeout) { $0.contains(text) } != nil
+    }
+
+    /// Runs `redis-cli` against this server and returns its output (trimmed).
+    @discardableResult
+    public func cli(_ arguments: String...) throws -> String { try Self.run(port: port, arguments) }
+
+    public static func run(port: UInt16, _ arguments: [String]) throws -> String {
+        let child = try ChildProcess(cli, ["-h", "127.0.0.1", "-p", String(port)] + arguments, standardInput: "/dev/null")
+        let result = child.finish(timeout: 30)
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

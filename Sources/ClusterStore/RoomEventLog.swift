@@ -116,9 +116,16 @@ public final class RoomEventLog {
 
     // MARK: Replies
 
+    /// Error replies that say "not now" rather than "never": Redis loading its data after a
+    /// restart, a cluster without a quorum or a master, a node demoted by a failover, a slot
+    /// in the middle of a migration. The caller answers `unavailable` and the client resends.
+    static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
+
     static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
         switch result {
-        case .success(.error(let text)): return .failure(.rejected(text))
+        case .success(.error(let text)):
+            let code = text.prefix { $0 != " " }
+            return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
         case .success(let reply): return .success(reply)
         case .failure(let failure): return .failure(.unavailable(failure.description))
         }

@@ -20,6 +20,10 @@ extension RedisClient {
                 if let redirect = RedisRedirect(error: text) {
                     return follow(redirect, command: command, redirections: redirections, completion)
                 }
+                // A master demoted by a failover, or a cluster that lost a shard: the map is stale.
+                if text.hasPrefix("READONLY") || text.hasPrefix("CLUSTERDOWN") || text.hasPrefix("MASTERDOWN") {
+                    refreshSlotMap()
+                }
             case .failure(.connectionLost), .failure(.unavailable):
                 // The master may have failed over: learn the map again (debounced).
                 refreshSlotMap()

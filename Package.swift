@@ -66,7 +66,7 @@ let package = Package(
         // A Redis and Redis Cluster client on the event loop: sans-IO connections, reconnects, slots.
         .target(name: "RedisClient", dependencies: ["CHiredis", "QuicEngine"]),
         // Room events in Redis: the atomic seq/stream/publish script and the gap-filling reads.
-        .target(name: "ClusterStore", dependencies: ["RedisClient"]),
+        .target(name: "ClusterStore", dependencies: ["RedisClient", "QuicEngine"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport", "SplitMix"]),

@@ -13,6 +13,8 @@ final class RedisHarness {
     /// Every client's events, in order, with the index of the client that raised it.
     private(set) var events: [(client: Int, event: RedisClientEvent)] = []
     private var condition: (() -> Bool)?
+    /// Also told every client event (a RoomFeed under test), with the client's index.
+    var forward: (Int, RedisClientEvent) -> Void = { _, _ in }
 
     init() throws {
         loop = try EventLoop()
@@ -35,6 +37,7 @@ final class RedisHarness {
         let index = clients.count
         let client = RedisClient(loop: loop, topology: topology, settings: settings) { [unowned self] event in
             events.append((index, event))
+            forward(index, event)
         }
         clients.append(client)
         client.start()

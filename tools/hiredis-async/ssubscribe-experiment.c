@@ -1,7 +1,6 @@
 /* Experiment for docs/CLUSTER.md: does hiredis 0.14.1's async layer handle SSUBSCRIBE / smessage (RESP2)?
  * Build: gcc -o exp ssubscribe-experiment.c -lhiredis. Run against a redis-server 7 on PORT:
  *   ./exp PORT subscribe | ssubscribe | ssubscribe-one   (the last aborts in async.c:478) */
-/* Experiment: does hiredis 0.14.1's async layer handle SSUBSCRIBE / smessage (RESP2)? */
 #include <hiredis/hiredis.h>
 #include <hiredis/async.h>
 #include <poll.h>

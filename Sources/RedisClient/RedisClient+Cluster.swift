@@ -59,7 +59,8 @@ extension RedisClient {
         }
         let candidates = (slotMap?.servingMasters ?? []) + seeds
         guard let address = candidates.first(where: { nodes[$0]?.commandLink.state == .open }) else {
-            // Nothing open: the next connect calls here again.
+            // Nothing open: the next connection that opens asks (RedisClient.node(_:)).
+            refreshAgain = true
             for candidate in candidates { _ = node(candidate) }
             return
         }

@@ -26,6 +26,7 @@ public final class RedisClient {
     /// Redis Cluster state (RedisClient+Cluster.swift).
     var slotMap: RedisSlotMap?
     var refreshInFlight = false
+    /// A refresh was wanted while one ran, or while no connection was open.
     var refreshAgain = false
     /// Where each wanted subscription is placed (nil: waiting for a slot map).
     var placements: [RedisSubscription: RedisPlacement] = [:]
@@ -118,7 +119,10 @@ public final class RedisClient {
                 if isCluster { refreshSlotMap() }
             } else {
                 onEvent(.connected(address))
-                if isCluster, slotMap == nil { refreshSlotMap() }
+                if isCluster, slotMap == nil || refreshAgain {
+                    refreshAgain = false
+                    refreshSlotMap()
+                }
             }
         }
         nodes[address] = node

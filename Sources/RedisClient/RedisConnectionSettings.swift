@@ -9,6 +9,8 @@ public struct RedisConnectionSettings: Sendable {
     public var connectTimeout: QuicDuration
     /// A command (or heartbeat PING) unanswered for this long means the server is frozen or
     /// gone: the connection is dropped, every waiting command fails, and a reconnect follows.
+    /// So blocking commands (BLPOP, XREAD BLOCK, WAIT) must finish well within it: qchat uses
+    /// none that wait longer.
     public var replyTimeout: QuicDuration
     /// An idle connection sends a PING this often, so a silent dead peer is noticed.
     public var heartbeatInterval: QuicDuration

@@ -121,8 +121,35 @@ import Testing
             #expect(try RedisServerProcess.run(port: targetPort, ["CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID]) == "OK")
             #expect(try RedisServerProcess.run(port: source.port, ["CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID]) == "OK")
             #expect(try harness.reply(client, RedisCommand("SET", key, "there"), key: key) == .status("OK"))
-            #expect(try RedisServerProcess.run(port: targetPort, ["-c", "GET", key]).isEmpty == false)
+            // redis-cli -c follows MOVED (target to source) and ASK (source back to the target).
+            #expect(try RedisServerProcess.run(port: targetPort, ["-c", "GET", key]) == "there")
             #expect(client.currentSlotMap?.owner(of: slot) == source)
+        }
+    }
+
+    /// One master of three killed (no replicas): its rooms answer unavailable, the rooms of the
+    /// other shards go on; restarted on its folder (AOF, appendfsync always) it serves its rooms
+    /// again and their seqs continue where they were.
+    @Test func shardDownAffectsOnlyItsRooms() async throws {
+        let cluster = try RedisClusterProcesses(options: .init(appendOnly: true, appendFsync: "always"))
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let client = try harness.client(RedisHarness.cluster(cluster))
+            let log = RoomEventLog(client: client, historyLength: 100)
+            let map = try #require(client.currentSlotMap)
+            let rooms = roomsOnEveryMaster(map)
+            for room in rooms { _ = try harness.append(log, room: room, event: "before").get() }
+            let victimAddress = try #require(map.owner(of: RedisKeySlot.slot(of: RoomKeys(room: rooms[0]).seq)))
+            let victim = try #require(cluster.nodes.first { $0.port == victimAddress.port })
+            victim.kill9()
+            _ = try harness.waitForEvent { if case .disconnected(victimAddress, _) = $0 { return true } else { return false } }
+            guard case .failure(.unavailable) = try harness.append(log, room: rooms[0], event: "while down") else {
+                Issue.record("an append to the dead shard did not fail as unavailable"); return
+            }
+            for room in rooms.dropFirst() { #expect(try harness.append(log, room: room, event: "others go on").get().seq == 2) }
+            try victim.restart()
+            #expect(harness.appendWhenAvailable(log, room: rooms[0], event: "back")?.seq == 2)
+            #expect(try harness.events(log, room: rooms[0], after: 0, limit: 10).map(\.payload) == [Array("before".utf8), Array("back".utf8)])
         }
     }
 }

@@ -111,6 +111,25 @@ final class RedisHarness {
         return answer
     }
 
+    /// Appends until an attempt succeeds (a shard coming back answers CLUSTERDOWN or refuses
+    /// connections for a moment), one attempt per answer, `pause` apart; nil past `seconds`.
+    func appendWhenAvailable(_ log: RoomEventLog, room: String, event: String, seconds: Double = 30,
+                             pause: QuicDuration = .milliseconds(100)) -> RoomAppend? {
+        var outcome: RoomAppend?
+        func attempt() {
+            log.append(room: room, event: Array(event.utf8)) { [unowned self] result in
+                if case .success(let append) = result {
+                    outcome = append
+                } else {
+                    loop.schedule(at: .now() + pause) { attempt() }
+                }
+            }
+        }
+        attempt()
+        run(seconds: seconds) { outcome != nil }
+        return outcome
+    }
+
     func events(_ log: RoomEventLog, room: String, after seq: Int64, limit: Int) throws -> [RoomEvent] {
         var answer: Result<[RoomEvent], RoomStoreError>?
         log.events(room: room, after: seq, limit: limit) { answer = $0 }

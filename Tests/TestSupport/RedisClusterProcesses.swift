@@ -6,8 +6,11 @@ import Foundation
 public final class RedisClusterProcesses: @unchecked Sendable {
     public let nodes: [RedisServerProcess]
 
-    public init(masters: Int = 3) throws {
-        nodes = try (0..<masters).map { _ in try RedisServerProcess(options: .init(clusterEnabled: true)) }
+    /// `options` apply to every node (persistence); cluster mode is always on.
+    public init(masters: Int = 3, options: RedisServerProcess.Options = .init()) throws {
+        var nodeOptions = options
+        nodeOptions.clusterEnabled = true
+        nodes = try (0..<masters).map { _ in try RedisServerProcess(options: nodeOptions) }
         let addresses = nodes.map { "127.0.0.1:\($0.port)" }
         let child = try ChildProcess(RedisServerProcess.cli, ["--cluster", "create"] + addresses + ["--cluster-yes"],
                                      standardInput: "/dev/null")

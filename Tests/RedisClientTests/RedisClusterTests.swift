@@ -22,6 +22,7 @@ import Testing
     /// over the masters; the room script runs on each room's master.
     @Test func slotsAndRoomsAcrossMasters() async throws {
         let cluster = try RedisClusterProcesses()
+        defer { cluster.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.cluster(cluster))
@@ -57,6 +58,7 @@ import Testing
     /// masters, one client receives each room's events that another client's script SPUBLISHed.
     @Test func shardedPubSubAcrossShards() async throws {
         let cluster = try RedisClusterProcesses()
+        defer { cluster.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let subscriber = try harness.client(RedisHarness.cluster(cluster))
@@ -79,6 +81,7 @@ import Testing
     /// subscription on that slot moves with it and comes back with the gap flag.
     @Test func movedAfterSlotMigration() async throws {
         let cluster = try RedisClusterProcesses()
+        defer { cluster.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.cluster(cluster))
@@ -109,6 +112,7 @@ import Testing
     /// without changing its map.
     @Test func askDuringMigration() async throws {
         let cluster = try RedisClusterProcesses()
+        defer { cluster.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.cluster(cluster))
@@ -132,6 +136,7 @@ import Testing
     /// again and their seqs continue where they were.
     @Test func shardDownAffectsOnlyItsRooms() async throws {
         let cluster = try RedisClusterProcesses(options: .init(appendOnly: true, appendFsync: "always"))
+        defer { cluster.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.cluster(cluster))

@@ -10,6 +10,7 @@ import Testing
     /// together) come back 1...1000 in the order sent.
     @Test func commandsAndPipelining() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.standalone(server))
@@ -30,6 +31,7 @@ import Testing
     /// An error reply is a value: that command gets it, the connection goes on.
     @Test func errorsAreValues() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.standalone(server))
@@ -46,6 +48,7 @@ import Testing
     /// SPUBLISH on the command connection arrive as message, smessage and pmessage.
     @Test func pubSubPushes() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let client = try harness.client(RedisHarness.standalone(server))
@@ -74,6 +77,7 @@ import Testing
     /// restarted server by itself, and the subscription comes back with the gap flag.
     @Test func restartMidUse() async throws {
         let server = try RedisServerProcess(options: .init(appendOnly: true, appendFsync: "always"))
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)
@@ -111,6 +115,7 @@ import Testing
     /// timeout: the waiting command fails, and once Redis runs again the client is back.
     @Test func frozenServerTimesOut() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)
@@ -130,6 +135,7 @@ import Testing
     /// SELECT from the URL's database runs on every new connection.
     @Test func databaseSelected() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             var settings = RedisHarness.fastSettings()

@@ -11,6 +11,7 @@ import Testing
     /// once, 1...N with none missing, and each client sees its own seqs strictly increasing.
     @Test func seqStrictlyIncreasesUnderConcurrentCallers() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let logs = try (0..<2).map { _ in RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 1000) }
@@ -41,6 +42,7 @@ import Testing
     /// same seq the appender got.
     @Test func publishesWithSeq() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100, sharded: true)
@@ -60,6 +62,7 @@ import Testing
     /// stream node (100 entries); what remains is the newest, consecutive.
     @Test func streamIsTrimmed() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 50)
@@ -78,6 +81,7 @@ import Testing
     /// Gap filling: the events after a seq, oldest first, bounded by the limit.
     @Test func rangeFillsGaps() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 1000)
@@ -99,6 +103,7 @@ import Testing
     /// then EVAL).
     @Test func dedupeAndScriptReload() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
@@ -121,6 +126,7 @@ import Testing
     /// continues after the stream's last entry.
     @Test func seqNeverReused() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
@@ -135,6 +141,7 @@ import Testing
     /// restart with AOF (appendfsync always) every acknowledged event is still there.
     @Test func unavailableThenDurable() async throws {
         let server = try RedisServerProcess(options: .init(appendOnly: true, appendFsync: "always"))
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)

@@ -14,6 +14,7 @@ import Testing
     /// restored, and delivers 1...100 exactly once, in order.
     @Test func cutSubscriptionIsFilled() async throws {
         let server = try RedisServerProcess()
+        defer { server.stop() }
         try await onDedicatedThread {
             let harness = try RedisHarness()
             var slow = RedisHarness.fastSettings()

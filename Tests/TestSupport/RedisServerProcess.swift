@@ -1,5 +1,20 @@
 import Foundation
 import Glibc
+import Synchronization
+
+/// The redis-servers of this test process that are running, with their folders: killed and
+/// removed when the process exits, in case a test's last reference was still held elsewhere
+/// then (a dedicated thread's closure is released after its test has returned, and the run can
+/// end before it is). A crash of the test process itself can still leave them: see pgrep.
+private let runningRedisServers = Mutex<[Int32: String]>([:])
+private let exitCleanup: Void = {
+    atexit {
+        for (pid, directory) in runningRedisServers.withLock({ $0 }) {
+            kill(pid, SIGKILL)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+}()
 
 /// A real `redis-server` of the test's own, on a free loopback port with its data in a
 /// temporary folder: never a system Redis. `kill9()` and `restart()` keep the port and the
@@ -47,7 +62,13 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     deinit {
         process?.terminate()
+        forget()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func forget() {
+        guard let pid = process?.processIdentifier else { return }
+        _ = runningRedisServers.withLock { $0.removeValue(forKey: pid) }
     }
 
     public var isRunning: Bool { process?.isRunning ?? false }
@@ -67,8 +88,11 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits for it to say it accepts connections.
     private func start() throws {
+        _ = exitCleanup
         let child = try ChildProcess(Self.executable, arguments)
         process = child
+        let folder = directory.path
+        runningRedisServers.withLock { $0[child.processIdentifier] = folder }
         guard child.waitForLine(timeout: 20, where: { $0.contains("Ready to accept connections") }) != nil else {
             let output = child.finish(timeout: 1)
             throw StartFailure(description: "redis-server did not start on \(port): \(output.output) \(output.errors)")
@@ -81,6 +105,7 @@ public final class RedisServerProcess: @unchecked Sendable {
         process.signal(SIGKILL)
         _ = process.waitForExit(timeout: 10)
         _ = process.finish(timeout: 1)
+        forget()
     }
 
     /// Stops the process (SIGSTOP) so that connections stay open and nothing answers.
@@ -95,7 +120,10 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     /// Stops the server for good (SIGTERM, then SIGKILL).
-    public func stop() { process?.terminate() }
+    public func stop() {
+        process?.terminate()
+        forget()
+    }
 
     /// Waits for a line of the server's log that contains `text`.
     public func waitForLog(_ text: String, timeout: TimeInterval = 20) -> Bool {

@@ -51,6 +51,21 @@ import Testing
                     if port == owner { #expect(exists == "1") } else { #expect(exists.hasPrefix("MOVED")) }
                 }
             }
+            // Leases live in their own slots, the holds record in the node's: both routed right.
+            let leases = Leases(client: client)
+            let nicks = (0..<12).map { "nick\($0)" }
+            #expect(Set(nicks.compactMap { map.owner(of: RedisKeySlot.slot(of: Leases.nick($0))) }).count > 1)
+            var taken = 0
+            for nick in nicks { leases.take(Leases.nick(nick), holder: "n1/\(nick)", node: "n1") { if case .success(.taken) = $0 { taken += 1 } } }
+            #expect(harness.run { taken == nicks.count })
+            var freed: [String]?
+            leases.releaseAll(node: "n1") { freed = try? $0.get() }
+            #expect(harness.run { freed != nil })
+            #expect(freed?.count == nicks.count)
+            var joined: NodeDirectory.Heartbeat?
+            NodeDirectory(client: client, node: "n1").join { joined = try? $0.get() }
+            #expect(harness.run { joined != nil })
+            #expect(joined != .reaped)
         }
     }
 

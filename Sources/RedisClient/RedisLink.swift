@@ -129,6 +129,7 @@ final class RedisLink {
         watchingWrites = false
         session.linkOpened()
         onStateChange(nil)
+        guard state == .open else { return }
         scheduleHeartbeat()
         flush()
     }
@@ -178,6 +179,9 @@ final class RedisLink {
     }
 
     private func scheduleReconnect() {
+        // A completion or the state callback may have stopped this link (and its owner may
+        // release it): nothing is scheduled for a stopped link, its timers hold it unowned.
+        guard state == .waiting else { return }
         let delay = settings.backoff.delay(attempt: attempt, random: random.next())
         attempt += 1
         timer = loop.schedule(at: .now() + delay) { [unowned self] in

@@ -146,4 +146,41 @@ import Testing
         #expect(try server.cli("-n", "3", "GET", "where") == "three")
         #expect(try server.cli("GET", "where") == "")
     }
+
+    /// An owner that stops its client from inside a completion (the connection just died):
+    /// the other command that waited on it is answered too (connectionLost, once), no event
+    /// follows, and no timer of the released connections ever fires.
+    @Test func stoppingFromACompletionIsSafe() async throws {
+        let server = try RedisServerProcess()
+        defer { server.stop() }
+        let witness = try RedisServerProcess()
+        defer { witness.stop() }
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let client = try harness.client(RedisHarness.standalone(server))
+            let other = try harness.client(RedisHarness.standalone(witness))
+            var answers: [Result<RedisReply, RedisFailure>] = []
+            client.send(RedisCommand("BLPOP", "nothing", "0")) { result in
+                answers.append(result)
+                client.stop()
+            }
+            // The second waits behind the first on the same connection.
+            client.send(RedisCommand("BLPOP", "nothing", "0")) { answers.append($0) }
+            #expect(harness.run {
+                (try? RedisServerProcess.run(port: server.port, ["INFO", "clients"]))?.contains("blocked_clients:1") == true
+            })
+            let eventsBefore = harness.events.filter { $0.client == 0 }.count
+            server.kill9()
+            #expect(harness.run { answers.count == 2 })
+            guard case .failure(.connectionLost) = answers[0], case .failure(.connectionLost) = answers[1] else {
+                Issue.record("answers \(answers)"); return
+            }
+            // Well past every backoff and heartbeat of the stopped client, the loop still runs.
+            for _ in 0..<5 { #expect(try harness.reply(other, RedisCommand("PING")) == .status("PONG")) }
+            var waited = false
+            harness.loop.schedule(at: .now() + .milliseconds(500)) { waited = true }
+            #expect(harness.run { waited })
+            #expect(harness.events.filter { $0.client == 0 }.count == eventsBefore)
+        }
+    }
 }

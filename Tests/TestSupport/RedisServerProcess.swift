@@ -61,8 +61,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        process?.terminate()
-        forget()
+        stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -119,9 +118,14 @@ public final class RedisServerProcess: @unchecked Sendable {
         try start()
     }
 
-    /// Stops the server for good (SIGTERM, then SIGKILL).
+    /// Stops the server for good: SHUTDOWN (the AOF is flushed), SIGKILL if it is still there
+    /// after 10 s. Not SIGTERM: a child started from a thread that blocks SIGTERM inherits the
+    /// mask and would sit out ChildProcess's 5 s grace period.
     public func stop() {
-        process?.terminate()
+        guard let process, process.isRunning else { return forget() }
+        _ = try? Self.run(port: port, ["SHUTDOWN", "NOSAVE"])
+        if !process.waitForExit(timeout: 10) { process.signal(SIGKILL) }
+        process.terminate()
         forget()
     }
 

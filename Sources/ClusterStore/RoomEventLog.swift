@@ -33,10 +33,14 @@ public final class RoomEventLog {
     /// Appends `event` to `room`: it gets the next seq, is stored and published, atomically.
     /// With a `dedupe` key (sender and message id), a second append with the same key within
     /// `dedupeSeconds` stores nothing and answers the first one's seq.
-    public func append(room: String, event: [UInt8], dedupe: String? = nil,
+    ///
+    /// With `afterSeq`, the event stored and published is `event`, the seq in decimal, `afterSeq`:
+    /// the encoding of an event whose seq only Redis knows (`{..."seq":` and `,"ts":...}`).
+    public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, dedupe: String? = nil,
                        _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
-        guard event.count <= Self.maxEventBytes else {
-            return completion(.failure(.tooLarge("event of \(event.count) bytes, more than \(Self.maxEventBytes)")))
+        let size = event.count + (afterSeq?.count ?? 0)
+        guard size <= Self.maxEventBytes else {
+            return completion(.failure(.tooLarge("event of \(size) bytes, more than \(Self.maxEventBytes)")))
         }
         let keys = RoomKeys(room: room)
         var keyNames = [keys.seq, keys.events]
@@ -44,6 +48,7 @@ public final class RoomEventLog {
         var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
         arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
                       Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8)]
+        if let afterSeq { arguments.append(afterSeq) }
         evaluate(arguments, key: keys.seq) { result in
             switch result {
             case .failure(let failure):

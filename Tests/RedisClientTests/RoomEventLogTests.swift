@@ -161,4 +161,29 @@ import Testing
             #expect(try harness.append(log, room: "safe", event: "next").get().seq == 51)
         }
     }
+
+    /// Encoded once around the seq: the stored and the published event carry the seq Redis
+    /// assigned, spliced between the two halves, byte for byte the same everywhere.
+    @Test func seqIsSplicedIntoTheEncoding() async throws {
+        let server = try RedisServerProcess()
+        defer { server.stop() }
+        try await onDedicatedThread {
+            let harness = try RedisHarness()
+            let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
+            let subscription = log.subscription(room: "json")
+            log.client.subscribe(subscription)
+            _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, _)) = $0 { return true } else { return false } }
+            var outcomes: [Result<RoomAppend, RoomStoreError>] = []
+            for text in ["a", "b"] {
+                log.append(room: "json", event: Array("{\"type\":\"msg\",\"text\":\"\(text)\",\"seq\":".utf8), afterSeq: Array("}".utf8)) {
+                    outcomes.append($0)
+                }
+            }
+            #expect(harness.run { outcomes.count == 2 && harness.messages.count == 2 })
+            #expect(try outcomes.map { try $0.get().seq } == [1, 2])
+            let expected = ["{\"type\":\"msg\",\"text\":\"a\",\"seq\":1}", "{\"type\":\"msg\",\"text\":\"b\",\"seq\":2}"].map { Array($0.utf8) }
+            #expect(try harness.events(log, room: "json", after: 0, limit: 10).map(\.payload) == expected)
+            #expect(harness.messages.compactMap { RoomEvent(published: $0.payload)?.payload } == expected)
+        }
+    }
 }

@@ -20,10 +20,7 @@ import Testing
     /// its deadline passed, by exactly one of two scanners racing in the same round; its next
     /// renew answers `reaped`; an unfinished claim goes to the next scanner after the reap timeout.
     @Test func lostNodeIsClaimedOnce() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let client = try harness.client(RedisHarness.standalone(server))
             let alive = NodeDirectory(client: client, node: "alive", lifetime: .milliseconds(400), reapTimeout: .milliseconds(300))
             let stopped = NodeDirectory(client: client, node: "stopped", lifetime: .milliseconds(400))
@@ -62,10 +59,7 @@ import Testing
     /// previous holder; a stale holder's release frees nothing; the reaper frees what a lost
     /// node still held, and only that.
     @Test func leases() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let leases = Leases(client: try harness.client(RedisHarness.standalone(server)))
             let nick = Leases.nick("alice")
             #expect(try wait(harness) { leases.take(nick, holder: "a/1", node: "a", $0) } == .taken)

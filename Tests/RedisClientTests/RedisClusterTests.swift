@@ -21,10 +21,7 @@ import Testing
     /// agree with the server's CLUSTER KEYSLOT; a room's keys share a slot, and rooms spread
     /// over the masters; the room script runs on each room's master.
     @Test func slotsAndRoomsAcrossMasters() async throws {
-        let cluster = try RedisClusterProcesses()
-        defer { cluster.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withCluster { harness, cluster in
             let client = try harness.client(RedisHarness.cluster(cluster))
             let map = try #require(client.currentSlotMap)
             #expect(map.isComplete)
@@ -72,10 +69,7 @@ import Testing
     /// SSUBSCRIBE goes to the master of each channel's slot: subscribed to rooms on all three
     /// masters, one client receives each room's events that another client's script SPUBLISHed.
     @Test func shardedPubSubAcrossShards() async throws {
-        let cluster = try RedisClusterProcesses()
-        defer { cluster.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withCluster { harness, cluster in
             let subscriber = try harness.client(RedisHarness.cluster(cluster))
             let publisher = RoomEventLog(client: try harness.client(RedisHarness.cluster(cluster)), historyLength: 100)
             let rooms = roomsOnEveryMaster(try #require(subscriber.currentSlotMap))
@@ -95,10 +89,7 @@ import Testing
     /// the old owner is answered MOVED, followed to the new one, and the map is updated; a
     /// subscription on that slot moves with it and comes back with the gap flag.
     @Test func movedAfterSlotMigration() async throws {
-        let cluster = try RedisClusterProcesses()
-        defer { cluster.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withCluster { harness, cluster in
             let client = try harness.client(RedisHarness.cluster(cluster))
             let log = RoomEventLog(client: client, historyLength: 100)
             let room = "migrating"
@@ -126,10 +117,7 @@ import Testing
     /// no longer has is answered ASK: the client sends ASKING and the command to the target,
     /// without changing its map.
     @Test func askDuringMigration() async throws {
-        let cluster = try RedisClusterProcesses()
-        defer { cluster.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withCluster { harness, cluster in
             let client = try harness.client(RedisHarness.cluster(cluster))
             let key = "{asked}:key"
             let slot = RedisKeySlot.slot(of: key)
@@ -150,10 +138,7 @@ import Testing
     /// other shards go on; restarted on its folder (AOF, appendfsync always) it serves its rooms
     /// again and their seqs continue where they were.
     @Test func shardDownAffectsOnlyItsRooms() async throws {
-        let cluster = try RedisClusterProcesses(options: .init(appendOnly: true, appendFsync: "always"))
-        defer { cluster.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withCluster(.init(appendOnly: true, appendFsync: "always")) { harness, cluster in
             let client = try harness.client(RedisHarness.cluster(cluster))
             let log = RoomEventLog(client: client, historyLength: 100)
             let map = try #require(client.currentSlotMap)

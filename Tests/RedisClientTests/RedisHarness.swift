@@ -138,6 +138,25 @@ final class RedisHarness {
     }
 }
 
+extension RedisHarness {
+    /// Runs `body` on a dedicated thread with a new harness and a redis-server of its own,
+    /// stopped afterwards.
+    static func withServer(_ options: RedisServerProcess.Options = .init(),
+                           _ body: @escaping @Sendable (RedisHarness, RedisServerProcess) throws -> Void) async throws {
+        let server = try RedisServerProcess(options: options)
+        defer { server.stop() }
+        try await onDedicatedThread { try body(try RedisHarness(), server) }
+    }
+
+    /// The same with a 3-master Redis Cluster.
+    static func withCluster(_ options: RedisServerProcess.Options = .init(),
+                            _ body: @escaping @Sendable (RedisHarness, RedisClusterProcesses) throws -> Void) async throws {
+        let cluster = try RedisClusterProcesses(options: options)
+        defer { cluster.stop() }
+        try await onDedicatedThread { try body(try RedisHarness(), cluster) }
+    }
+}
+
 struct HarnessFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -9,10 +9,7 @@ import Testing
     /// Commands answer in order; a thousand pipelined INCRs (queued in one loop round, written
     /// together) come back 1...1000 in the order sent.
     @Test func commandsAndPipelining() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let client = try harness.client(RedisHarness.standalone(server))
             #expect(try harness.reply(client, RedisCommand("SET", "greeting", "hello")) == .status("OK"))
             #expect(try harness.reply(client, RedisCommand("GET", "greeting")) == .bulk(Array("hello".utf8)))
@@ -30,10 +27,7 @@ import Testing
 
     /// An error reply is a value: that command gets it, the connection goes on.
     @Test func errorsAreValues() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let client = try harness.client(RedisHarness.standalone(server))
             _ = try harness.reply(client, RedisCommand("SET", "text", "abc"))
             let error = try harness.reply(client, RedisCommand("INCR", "text"))
@@ -47,10 +41,7 @@ import Testing
     /// SUBSCRIBE, SSUBSCRIBE and PSUBSCRIBE on the subscriber connection; PUBLISH and
     /// SPUBLISH on the command connection arrive as message, smessage and pmessage.
     @Test func pubSubPushes() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let client = try harness.client(RedisHarness.standalone(server))
             let plain = RedisSubscription(.channel, "plain")
             let shard = RedisSubscription(.shard, "{room:x}:live")
@@ -76,10 +67,7 @@ import Testing
     /// commands fail fast with unavailable while it is down, the client reconnects to the
     /// restarted server by itself, and the subscription comes back with the gap flag.
     @Test func restartMidUse() async throws {
-        let server = try RedisServerProcess(options: .init(appendOnly: true, appendFsync: "always"))
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer(.init(appendOnly: true, appendFsync: "always")) { harness, server in
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)
             let client = try harness.client(.standalone(address))
             let room = RedisSubscription(.shard, "{room:r}:live")
@@ -114,10 +102,7 @@ import Testing
     /// A frozen Redis (SIGSTOP: the socket stays open, nothing answers) is noticed by the reply
     /// timeout: the waiting command fails, and once Redis runs again the client is back.
     @Test func frozenServerTimesOut() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)
             let client = try harness.client(.standalone(address), settings: RedisHarness.fastSettings(replyTimeout: .milliseconds(600)))
             server.freeze()
@@ -134,17 +119,14 @@ import Testing
 
     /// SELECT from the URL's database runs on every new connection.
     @Test func databaseSelected() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             var settings = RedisHarness.fastSettings()
             settings.database = 3
             let client = try harness.client(RedisHarness.standalone(server), settings: settings)
             _ = try harness.reply(client, RedisCommand("SET", "where", "three"))
+            #expect(try server.cli("-n", "3", "GET", "where") == "three")
+            #expect(try server.cli("GET", "where") == "")
         }
-        #expect(try server.cli("-n", "3", "GET", "where") == "three")
-        #expect(try server.cli("GET", "where") == "")
     }
 
     /// An owner that stops its client from inside a completion (the connection just died):

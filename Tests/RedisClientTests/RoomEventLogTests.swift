@@ -10,10 +10,7 @@ import Testing
     /// Two clients (two connections) appending to one room at once: every seq is assigned
     /// once, 1...N with none missing, and each client sees its own seqs strictly increasing.
     @Test func seqStrictlyIncreasesUnderConcurrentCallers() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let logs = try (0..<2).map { _ in RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 1000) }
             var seqs: [[Int64]] = [[], []]
             var failures = 0
@@ -41,10 +38,7 @@ import Testing
     /// The script publishes "seq payload" on the room's channel; a subscriber gets it with the
     /// same seq the appender got.
     @Test func publishesWithSeq() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100, sharded: true)
             let subscription = log.subscription(room: "dev")
             log.client.subscribe(subscription)
@@ -61,10 +55,7 @@ import Testing
     /// The stream is trimmed (MAXLEN ~): at least the last N events stay, at most N plus one
     /// stream node (100 entries); what remains is the newest, consecutive.
     @Test func streamIsTrimmed() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 50)
             var done = 0
             for index in 0..<1000 { log.append(room: "busy", event: Array("e\(index)".utf8)) { _ in done += 1 } }
@@ -80,10 +71,7 @@ import Testing
 
     /// Gap filling: the events after a seq, oldest first, bounded by the limit.
     @Test func rangeFillsGaps() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 1000)
             for index in 1...20 { _ = try harness.append(log, room: "gaps", event: "event \(index)").get() }
             let middle = try harness.events(log, room: "gaps", after: 5, limit: 10)
@@ -102,10 +90,7 @@ import Testing
     /// first seq back; the script still works after Redis forgot it (SCRIPT FLUSH: NOSCRIPT,
     /// then EVAL).
     @Test func dedupeAndScriptReload() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
             let first = try harness.append(log, room: "r", event: "hello", dedupe: "peer1:m1").get()
             _ = try harness.append(log, room: "r", event: "other").get()
@@ -125,10 +110,7 @@ import Testing
     /// The counter never goes back: with the seq key lost but the stream kept, the next event
     /// continues after the stream's last entry.
     @Test func seqNeverReused() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
             for _ in 1...5 { _ = try harness.append(log, room: "r", event: "x").get() }
             _ = try harness.reply(log.client, RedisCommand("DEL", RoomKeys(room: "r").seq))
@@ -140,10 +122,7 @@ import Testing
     /// Appends while Redis is down fail as unavailable (nothing acknowledged); after the
     /// restart with AOF (appendfsync always) every acknowledged event is still there.
     @Test func unavailableThenDurable() async throws {
-        let server = try RedisServerProcess(options: .init(appendOnly: true, appendFsync: "always"))
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer(.init(appendOnly: true, appendFsync: "always")) { harness, server in
             let address = RedisServerAddress(host: "127.0.0.1", port: server.port)
             let log = RoomEventLog(client: try harness.client(.standalone(address)), historyLength: 100)
             var acknowledged: [Int64] = []
@@ -165,10 +144,7 @@ import Testing
     /// Encoded once around the seq: the stored and the published event carry the seq Redis
     /// assigned, spliced between the two halves, byte for byte the same everywhere.
     @Test func seqIsSplicedIntoTheEncoding() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
             let subscription = log.subscription(room: "json")
             log.client.subscribe(subscription)

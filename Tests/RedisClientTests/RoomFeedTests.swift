@@ -13,10 +13,7 @@ import Testing
     /// receives some of them live, fills the rest from the stream once its subscription is
     /// restored, and delivers 1...100 exactly once, in order.
     @Test func cutSubscriptionIsFilled() async throws {
-        let server = try RedisServerProcess()
-        defer { server.stop() }
-        try await onDedicatedThread {
-            let harness = try RedisHarness()
+        try await RedisHarness.withServer { harness, server in
             var slow = RedisHarness.fastSettings()
             slow.backoff = RedisBackoff(initial: .milliseconds(600), maximum: .milliseconds(600))
             let follower = try harness.client(RedisHarness.standalone(server), settings: slow)

@@ -39,6 +39,10 @@ let package = Package(
         // argon2id from Debian, for password hashes (issue 13), and the Swift side of it.
         .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
         .target(name: "PasswordHashing", dependencies: ["CArgon2"]),
+        // avahi-client from Debian: DNS-SD on the local network through the system's avahi-daemon
+        // (issue 16), and the Swift side of it, whose poll runs on our event loop.
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        .target(name: "ServiceDiscovery", dependencies: ["CAvahi", "QuicEngine"]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"], swiftSettings: hotPath),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
@@ -56,9 +60,9 @@ let package = Package(
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
-                                                             "Prometheus"],
+                                                             "Prometheus", "ServiceDiscovery"],
                           swiftSettings: hotPath),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
@@ -79,6 +83,7 @@ let package = Package(
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
+        .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the whole suite under one sanitizer: address (with LeakSanitizer) or thread.
-# Usage: scripts/test-sanitized.sh address|thread      (make test-asan / test-tsan / test-sanitize)
+# Usage: scripts/test-sanitized.sh address|thread [FILTER]   (make test-asan / test-tsan / test-sanitize;
+#        FILTER, a `swift test --filter` pattern, runs only those tests)
 #
 # Each sanitizer has its own scratch path, so the chat-server, chat-client, chat-bot, udp-impair
 # and quic-echo that the tests start from next to the test bundle are sanitized too. Every
@@ -10,8 +11,9 @@
 set -euo pipefail
 
 die() { echo "test-sanitized.sh: $*" >&2; exit 2; }
-[ $# -eq 1 ] || die "usage: test-sanitized.sh address|thread"
+[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: test-sanitized.sh address|thread [FILTER]"
 sanitizer=$1
+filter=${2:-}   # a `swift test --filter` pattern: only those tests
 root=$(cd "$(dirname "$0")/.." && pwd)
 case $sanitizer in
     address) short=asan ;;
@@ -35,16 +37,20 @@ mkdir -p "$reports"
 # The child processes inherit all of these. The harnesses' waits stretch by QCHAT_TEST_TIME_SCALE
 # (Tests/TestSupport/TestTime.swift): sanitized binaries are slower.
 export QCHAT_TEST_TIME_SCALE=${QCHAT_TEST_TIME_SCALE:-3}
+# ThreadSanitizer's shadow memory is resident too: the bounds on RSS growth stretch by
+# QCHAT_TEST_MEMORY_SCALE (Tests/TestSupport/TestMemory.swift). AddressSanitizer's small quarantine
+# (below) keeps them at 1.
+if [ "$sanitizer" = thread ]; then export QCHAT_TEST_MEMORY_SCALE=${QCHAT_TEST_MEMORY_SCALE:-4}; fi
 # quarantine_size_mb=2 (default 256): freed memory waiting in quarantine is resident, and the
 # hostile-traffic tests bound chat-server's RSS growth to 5 MB; 2 MB of recent frees still catches
 # a use soon after the free, the usual case in an event loop.
-export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1:quarantine_size_mb=2${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1:quarantine_size_mb=2:suppressions=$root/tools/sanitizers/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 # print_suppressions=0: a process whose leaks were all suppressed leaves no file behind.
 export LSAN_OPTIONS="suppressions=$root/tools/sanitizers/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export TSAN_OPTIONS="log_path=$reports/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 
 set +e
-"$swift" test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | tee "$log"
+"$swift" test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" ${filter:+--filter "$filter"} 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 finished=$(date +%s)

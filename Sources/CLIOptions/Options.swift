@@ -12,8 +12,11 @@ public struct Options {
     private var values: [String: [String]] = [:]
     private var switches: Set<String> = []
 
-    /// `valued` names take a value (`--port 4433` or `--port=4433`); `flags` take none.
-    public init(_ arguments: [String], valued: Set<String>, flags: Set<String>) throws(UsageError) {
+    /// `valued` names take a value (`--port 4433` or `--port=4433`); `flags` take none;
+    /// `optionallyValued` ones are flags that take the next argument as their value when it is
+    /// not an option itself (`--advertise`, `--advertise NAME`, `--advertise=NAME`).
+    public init(_ arguments: [String], valued: Set<String>, flags: Set<String>,
+                optionallyValued: Set<String> = []) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -28,7 +31,15 @@ public struct Options {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if flags.contains(name) {
+            if optionallyValued.contains(name) {
+                switches.insert(name)
+                if let inlineValue {
+                    values[name, default: []].append(inlineValue)
+                } else if index < arguments.count, !arguments[index].hasPrefix("-") {
+                    values[name, default: []].append(arguments[index])
+                    index += 1
+                }
+            } else if flags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
                 switches.insert(name)
             } else if valued.contains(name) {

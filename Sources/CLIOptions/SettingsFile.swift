@@ -68,7 +68,7 @@ public struct SettingsFile: Sendable, Equatable {
 }
 
 extension StringProtocol {
-    func trimmingWhitespace() -> String {
+    public func trimmingWhitespace() -> String {
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }

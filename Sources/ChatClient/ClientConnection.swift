@@ -5,12 +5,13 @@ import QuicEngine
 /// The QUIC side every client mode shares: an endpoint on the loop, and one session to the
 /// server that reconnects by itself (started by the caller).
 enum ClientConnection {
-    static func open(_ options: ClientOptions, nick: String, on loop: EventLoop) throws -> ResilientSession {
+    static func open(_ options: ClientOptions, nick: String, policy: ServerCertificatePolicy, on loop: EventLoop) throws -> ResilientSession {
         guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw UsageError("cannot resolve --host \(options.host)")
         }
         var tls = QuicTLSConfiguration(trustedCAPath: options.ca, insecureSkipVerification: options.insecure,
                                        serverName: options.host, alpn: ["qchat/1"])
+        tls.serverCertificatePolicy = policy
         tls.certificateChainPath = options.certificate
         tls.privateKeyPath = options.key
         if let identity = options.identity {

@@ -9,11 +9,19 @@ import QuicEngine
 struct ClientOptions {
     static var version: String { ProgramVersion.line(program: "chat-client", libraries: QuicLibraryVersions.all) }
     static let usage = """
-        usage: chat-client [--host H] [--port P] [--nick NICK] [--room ROOM ...] [--ca FILE | --insecure]
+        usage: chat-client [--host H] [--port P | --server NAME] [--nick NICK] [--room ROOM ...]
+                           [--ca FILE | --insecure | --trust-on-first-use]
                            [--identity FILE | --no-identity | --cert FILE --key FILE] [--plain] [--json]
                            [--config FILE] [--logs] [--no-color]
+               chat-client --discover [--wait S] [--plain | --json]
           --host H          server (default 127.0.0.1)
           --port P          UDP port (default 4433)
+          --discover        list the qchat servers on the local network (DNS-SD _qchat._udp through
+                            avahi-daemon) as they appear and go, and pick one to connect to; line mode
+                            prints one line per server for --wait seconds (0: until interrupted)
+          --server NAME     connect to the server advertised on the local network as NAME
+          --wait S          how long --server and --discover look before saying nothing was found
+                            (default 5)
           --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
                             for one when it is missing or invalid
           --room ROOM       a room to join at start, repeatable (default lobby); a leading # is dropped
@@ -21,6 +29,9 @@ struct ClientOptions {
                             $XDG_CONFIG_HOME/qchat/ca.pem, certs/ca.pem, certs/ca.pem next to the
                             installation, share/qchat/ca.pem beside its bin/)
           --insecure        skip certificate verification (development only)
+          --trust-on-first-use  a server no CA signs and known_servers does not list is trusted
+                            without asking (scripts) and added to $XDG_CONFIG_HOME/qchat/known_servers;
+                            without it the person is asked once. A changed certificate is always refused
           --identity FILE   this device's identity (key and self-signed certificate, made on first start;
                             default $XDG_CONFIG_HOME/qchat/identity.pem): after /register it logs you in
           --no-identity     present no certificate (log in with /login and the password)
@@ -35,6 +46,8 @@ struct ClientOptions {
           --version, -h/--help
         Configuration file: key = value lines, # comments; keys host, port, nick, rooms (comma-separated),
         ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
+        Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
+        use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
         Commands: type /help in the client.
         """
 
@@ -50,7 +63,18 @@ struct ClientOptions {
     var nick: String?
     var rooms = [ChatLimits.defaultRoom]
     var ca: String?
+    /// The CA was named (--ca or `ca =`): it alone decides, no trust on first use.
+    var caRequired = false
     var insecure = false
+    var trustOnFirstUse = false
+    /// `--discover`: list (line mode) or pick (full screen) a server on the local network.
+    var discover = false
+    /// `--server NAME`: the DNS-SD instance to connect to.
+    var serverName: String?
+    /// Seconds `--server` and `--discover` look (0: `--discover` lists until interrupted).
+    var waitSeconds = 5
+    /// What the discovered server advertised as its certificate (`fp`), for the trust question.
+    var advertisedFingerprint: String?
     var certificate: String?
     var key: String?
     /// The identity file presented on every connection; nil with --no-identity or --cert.
@@ -69,8 +93,9 @@ struct ClientOptions {
         self.paths = paths
         if arguments.contains("-h") { throw Information(text: ClientOptions.usage) }
         let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp",
-                                                                  "identity"],
-                                  flags: ["insecure", "plain", "json", "help", "version", "logs", "no-color", "no-identity"])
+                                                                  "identity", "server", "wait"],
+                                  flags: ["insecure", "plain", "json", "help", "version", "logs", "no-color", "no-identity",
+                                          "trust-on-first-use", "discover"])
         if options.flag("help") { throw Information(text: ClientOptions.usage) }
         if options.flag("version") { throw Information(text: ClientOptions.version) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
@@ -85,6 +110,17 @@ struct ClientOptions {
         rooms = try wantedRooms.map(Self.room)
         if rooms.isEmpty { rooms = [ChatLimits.defaultRoom] }
         insecure = options.flag("insecure")
+        trustOnFirstUse = options.flag("trust-on-first-use")
+        if trustOnFirstUse && (insecure || options.string("ca") != nil) {
+            throw UsageError("--trust-on-first-use is for a server no CA signs: not with --ca or --insecure")
+        }
+        discover = options.flag("discover")
+        serverName = options.string("server")
+        waitSeconds = try options.integer("wait", default: 5, in: 0...3600)
+        if serverName != nil && (discover || options.string("host") != nil || options.string("port") != nil) {
+            throw UsageError("--server NAME finds the host and port itself: not with --discover, --host or --port")
+        }
+        if let name = serverName, name.isEmpty || name.utf8.count > 63 { throw UsageError("--server takes an instance name of 1 to 63 bytes") }
         certificate = options.string("cert") ?? file?.string("cert")
         key = options.string("key") ?? file?.string("key")
         if (certificate == nil) != (key == nil) { throw UsageError("--cert and --key go together") }
@@ -102,12 +138,15 @@ struct ClientOptions {
         logs = options.flag("logs") || fileLogs
         bell = try file?.bool("bell") ?? true
         if !insecure {
-            let explicit = options.string("ca") ?? file?.string("ca")
-            guard let found = explicit ?? paths.defaultCA() else {
-                throw UsageError("no CA file found (looked for \(paths.caCandidates().joined(separator: ", "))): pass --ca FILE")
+            // A CA named is the only trust; without one, a CA found by default may sign the
+            // server, and trust on first use covers a server it does not sign.
+            if let explicit = options.string("ca") ?? file?.string("ca") {
+                guard access(explicit, R_OK) == 0 else { throw UsageError("cannot read CA file \(explicit) (run 'make certs' or pass --ca)") }
+                ca = explicit
+                caRequired = true
+            } else {
+                ca = paths.defaultCA()
             }
-            guard access(found, R_OK) == 0 else { throw UsageError("cannot read CA file \(found) (run 'make certs' or pass --ca)") }
-            ca = found
         }
     }
 

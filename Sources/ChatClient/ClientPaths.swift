@@ -19,6 +19,8 @@ struct ClientPaths {
     }
 
     var configurationFile: String { configDirectory + "/client.conf" }
+    /// Servers trusted on first use (``KnownServers``).
+    var knownServersFile: String { configDirectory + "/known_servers" }
     var logDirectory: String { stateDirectory + "/logs" }
     var privateMessageDirectory: String { stateDirectory + "/private" }
 

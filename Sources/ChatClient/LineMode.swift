@@ -36,6 +36,11 @@ final class LineMode {
     /// read with echo off from a terminal, never printed, never sent as a message.
     private var awaitedSecret: SecretPurpose?
     private var echo: EchoSuppression?
+    private let trust: ServerTrust
+    /// The server's certificate is unknown: the next input line answers whether to trust it.
+    private var awaitedTrust: String?
+    /// Input is not read before the server's certificate is trusted or asked about.
+    private var inputHeld = false
 
     enum SecretPurpose {
         case register
@@ -51,12 +56,20 @@ final class LineMode {
         formatter = PlainFormatter(timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.seconds.pattern),
                                    utcOffsetSeconds: localUTCOffset())
         loop = try EventLoop()
-        session = try ClientConnection.open(options, nick: nick, on: loop)
+        trust = try ServerTrust(options: options)
+        let policy = trust.policy(options)
+        session = try ClientConnection.open(options, nick: nick, policy: policy, on: loop)
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
-        watchInput()
+        // A server that may be unknown is asked about first, and the first line read answers:
+        // until then no line is read, so a script's lines are never taken for the answer.
+        if policy == .firstUse && !options.trustOnFirstUse {
+            inputHeld = true
+        } else {
+            watchInput()
+        }
     }
 
     func run() throws -> Int32 {
@@ -136,6 +149,7 @@ final class LineMode {
     private func command(_ line: String) {
         let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
         if let purpose = awaitedSecret { return secretEntered(text, for: purpose) }
+        if let fingerprint = awaitedTrust { return answered(trust: text, fingerprint) }
         guard !text.isEmpty else { return }
         switch ClientCommand(parsing: text) {
         case .say(let words):
@@ -303,6 +317,10 @@ final class LineMode {
     private func endOfInput() {
         guard !inputEnded else { return }
         inputEnded = true
+        if awaitedTrust != nil {
+            awaitedTrust = nil
+            return giveUp("chat-client: not trusted (no answer: the input ended); nothing was sent to \(trust.server)")
+        }
         lastProgress = .now()
         settle()
     }
@@ -338,6 +356,7 @@ final class LineMode {
         case .connected:
             if hasBeenConnected { complain("reconnected") }
             hasBeenConnected = true
+            releaseInput()
             if inputEnded { settle() }
         case .refused(let code, let text):
             complain("\(server) refused the nick or room (\(code)): \(text)")
@@ -348,16 +367,57 @@ final class LineMode {
             case .quit: return
             case .unreachable: complain("could not reach \(server) (\(ending.reason))")
             case .untrusted: complain("cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)")
+            case .certificateChanged(let pinned, let presented): Console.error(trust.changedMessage(pinned: pinned, presented: presented))
             case .closed: complain("connection closed: \(ending.reason)")
             }
             status = 1
             loop.stop()
+        case .unknownServer(let fingerprint):
+            unknownServer(fingerprint)
         case .connecting:
             break
         }
     }
 
     private var hasBeenConnected = false
+
+    // MARK: Trust on first use
+
+    /// Asked on stderr; the next line of input answers (`yes` trusts). `--trust-on-first-use`
+    /// answers by itself.
+    private func unknownServer(_ fingerprint: String) {
+        if options.trustOnFirstUse {
+            if let refusal = trust.refusalWithoutAsking(fingerprint) { return giveUp("chat-client: \(refusal)") }
+            return trusted(fingerprint)
+        }
+        for line in trust.question(for: fingerprint) { Console.error("chat-client: \(line)") }
+        awaitedTrust = fingerprint
+        releaseInput()
+    }
+
+    private func releaseInput() {
+        guard inputHeld else { return }
+        inputHeld = false
+        watchInput()
+    }
+
+    private func answered(trust answer: String, _ fingerprint: String) {
+        awaitedTrust = nil
+        guard ServerTrust.isYes(answer) else { return giveUp("chat-client: not trusted; nothing was sent to \(trust.server)") }
+        trusted(fingerprint)
+    }
+
+    private func trusted(_ fingerprint: String) {
+        Console.error("chat-client: \(trust.accept(fingerprint))")
+        session.trust(fingerprint: fingerprint)
+    }
+
+    private func giveUp(_ message: String) {
+        Console.error(message)
+        status = 1
+        session.quit()
+        loop.stop()
+    }
 }
 
 /// The local time zone's offset from UTC now, in seconds.

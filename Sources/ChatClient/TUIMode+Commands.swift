@@ -5,6 +5,7 @@ import ChatTUI
 /// What an Enter does: a message to the room or conversation shown, or a command.
 extension TUIMode {
     func submit(_ line: String) {
+        if awaitingTrust != nil { return answered(trust: line) }
         if awaitingNick { return chose(nick: line) }
         // Line breaks at the end of a paste would only add empty rows.
         var line = line

@@ -7,24 +7,10 @@ import QuicEngine
 /// Keys.
 extension TUIMode {
     func readKeys() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(0, &buffer, buffer.count)
-        if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-        guard count > 0 else {
+        guard keys.read() else {
             exitMessage = "chat-client: terminal closed"
-            quitNow()
-            return
+            return quitNow()
         }
-        for key in decoder.feed(buffer[..<count]) { handle(key) }
-        if let escapeTimer { loop.cancel(escapeTimer) }
-        escapeTimer = nil
-        if decoder.needsTimeoutFlush {
-            escapeTimer = loop.schedule(at: .now() + .milliseconds(40)) { [unowned self] in
-                for key in decoder.flushPending() { handle(key) }
-                needsRender = true
-            }
-        }
-        needsRender = true
     }
 
     func handle(_ key: KeyEvent) {
@@ -84,7 +70,7 @@ extension TUIMode {
     /// tells the room nothing), nor in a private conversation (typing is room-scoped).
     func followTyping() {
         let text = editor.text
-        guard !awaitingNick, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
+        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
         if typingRoom != room { stopTyping() }
         let now = QuicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }

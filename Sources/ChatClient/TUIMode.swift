@@ -18,14 +18,13 @@ final class TUIMode {
     /// While a password is asked for (``SecretEntry``), what is typed goes here, not into `editor`.
     var secretEntry: SecretEntry?
     var secretEditor = LineEditor(historyLimit: 0)
-    var decoder = KeyDecoder()
+    let keys: TerminalKeys
     var renderer: Renderer
     var highlights: HighlightMatcher
     let privateMessages: PrivateMessageStore
     let log: RoomLog?
     var lastFrame: Frame?
     var needsRender = true
-    var escapeTimer: LoopTimerID?
     var typingTimer: LoopTimerID?
     var lastTypingSent: QuicTime?
     var typingRoom: String?
@@ -40,6 +39,9 @@ final class TUIMode {
     var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
     /// The nick is being asked for (none given, an invalid one, or refused by the server).
     var awaitingNick = false
+    let trust: ServerTrust
+    /// The server's certificate is unknown: the next line typed answers whether to trust it.
+    var awaitingTrust: String?
     /// The person asked to quit while messages were pending; the next Ctrl-C quits at once.
     var quitRequested = false
     var lastTitle = ""
@@ -49,8 +51,10 @@ final class TUIMode {
     init(options: ClientOptions) throws {
         self.options = options
         loop = try EventLoop()
+        keys = TerminalKeys(loop: loop)
         let nick = options.nick ?? ""
-        session = try ClientConnection.open(options, nick: nick, on: loop)
+        trust = try ServerTrust(options: options)
+        session = try ClientConnection.open(options, nick: nick, policy: trust.policy(options), on: loop)
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
@@ -60,6 +64,8 @@ final class TUIMode {
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
+        keys.onKey = { [unowned self] key in handle(key) }
+        keys.onKeysHandled = { [unowned self] in needsRender = true }
         session.onMessage = { [unowned self] message, channel in
             received(message, channel: channel)
             needsRender = true
@@ -282,10 +288,13 @@ final class TUIMode {
             case .quit: return
             case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
             case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
+            case .certificateChanged(let pinned, let presented): exitMessage = trust.changedMessage(pinned: pinned, presented: presented)
             case .closed: exitMessage = "chat-client: connection closed: \(ending.reason)"
             }
             status = 1
             loop.stop()
+        case .unknownServer(let fingerprint):
+            unknownServer(fingerprint)
         }
     }
 }

@@ -33,7 +33,11 @@ public final class ChatSessionPool {
         self.driver = driver
         self.server = server
         self.configuration = configuration
-        local = try driver.bind(SocketAddress(host: server.isIPv6 ? "::1" : "127.0.0.1", port: 0)!)
+        // A server on this machine is reached from loopback; any other from the address the
+        // kernel picks for its route (a socket bound to loopback cannot reach the network).
+        let isLocal = AddressRange.loopback.contains { $0.contains(server) }
+        let any = server.isIPv6 ? (isLocal ? "::1" : "::") : (isLocal ? "127.0.0.1" : "0.0.0.0")
+        local = try driver.bind(SocketAddress(host: any, port: 0)!)
         driver.onEvent = { [unowned self] connection, event in
             sessions[connection.id]?.handle(event)
             keepTicket(of: connection, after: event)

@@ -24,6 +24,10 @@ public final class ResilientSession {
         /// The server refused the hello (`bad-nick`, `bad-room`, ...); the connection waits for
         /// ``retry(nick:)`` or ``quit()``.
         case refused(code: String, text: String)
+        /// The first connection's handshake ended on a certificate that no CA signs and no pin
+        /// names (``ServerCertificatePolicy/firstUse``): nothing was sent to the server. Waits for
+        /// ``trust(fingerprint:)``, which pins it and connects again, or ``quit()``.
+        case unknownServer(fingerprint: String)
         case stopped(Ending)
     }
 
@@ -37,6 +41,9 @@ public final class ResilientSession {
             /// The server's certificate is not trusted, or the TLS handshake was refused: not
             /// transient, never retried.
             case untrusted
+            /// The server presented another certificate than the one pinned for it: refused, never
+            /// retried, no way around it but editing the pin.
+            case certificateChanged(pinned: String, presented: String)
             /// The server ended the session for good (kicked, replaced by a newer connection) or
             /// refused the hello and closed.
             case closed
@@ -151,6 +158,19 @@ public final class ResilientSession {
         }
     }
 
+    /// In ``State/unknownServer(fingerprint:)``: the person (or `--trust-on-first-use`) trusts
+    /// that certificate. Every connection from now on pins it.
+    public func trust(fingerprint: String) {
+        guard case .unknownServer(let presented) = state, presented == fingerprint else { return }
+        pool.configuration.tls.serverCertificatePolicy = .pinned(fingerprint)
+        setState(.connecting)
+        do {
+            try connect()
+        } catch {
+            connectionLost(QuicCloseReason(kind: .dropped, reason: "\(error)", byPeer: false))
+        }
+    }
+
     /// In ``State/refused(code:text:)``: says hello again with another nick.
     public func retry(nick wanted: String, password: String? = nil) {
         guard case .refused = state, current != nil else { return }
@@ -209,7 +229,7 @@ public final class ResilientSession {
         session.onProblem = { [unowned self] problem in onProblem(problem) }
         session.onClose = { [unowned self, unowned session] reason in
             guard session === current else { return }
-            connectionLost(reason)
+            connectionLost(reason, verdict: session.connection.serverCertificateVerdict)
         }
     }
 
@@ -329,7 +349,7 @@ public final class ResilientSession {
 
     // MARK: Reconnecting
 
-    private func connectionLost(_ reason: QuicCloseReason) {
+    private func connectionLost(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict? = nil) {
         guard !quitting else { return }
         if let sendTimer { loop.cancel(sendTimer) }
         sendTimer = nil
@@ -344,6 +364,14 @@ public final class ResilientSession {
         outbox.connectionLost { !isRedundant($0) }
         outbox.removeWaiting(where: isRedundant)
         members.connectionLost()
+        if case .unknown(let presented)? = verdict, !everConnected {
+            setState(.unknownServer(fingerprint: presented))
+            return
+        }
+        if case .changed(let pinned, let presented)? = verdict {
+            setState(.stopped(Ending(.certificateChanged(pinned: pinned, presented: presented), reason.description)))
+            return
+        }
         if let ending = Self.finalEnding(reason, everConnected: everConnected, state: state) {
             setState(.stopped(ending))
             return

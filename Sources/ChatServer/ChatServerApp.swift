@@ -3,6 +3,7 @@ import ChatServerCore
 import Glibc
 import Prometheus
 import QuicEngine
+import ServiceDiscovery
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core
 /// calls and carries out the actions the core returns. Runs entirely on the event-loop thread.
@@ -25,6 +26,8 @@ final class ChatServerApp {
     var slowConsumersToDepart: [UInt64] = []
     /// Password hashes and checks, off the loop (PROTOCOL.md section 7).
     var passwordWorkers: PasswordWorkers!
+    /// `--advertise`: the DNS-SD service on the local network.
+    var advertiser: ServiceAdvertiser?
 
     init(options: ServerOptions) throws {
         self.options = options
@@ -34,6 +37,11 @@ final class ChatServerApp {
         let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
         let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
         state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(history, metrics: metrics), accounts: accounts)
+        let certificate = try ServerCertificate.prepare(options)
+        if options.selfSigned {
+            logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
+                       ["path": options.certificate, "fp": ServerCertificate.display(certificate.fingerprint)])
+        }
         loop = try EventLoop()
         driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: ChatServerApp.serverConfiguration(options), now: .now()))
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
@@ -62,6 +70,9 @@ final class ChatServerApp {
         if let configuration = options.configurationFile { fields["config"] = configuration }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
         logger.log(.info, "listening", fields)
+        if let name = options.advertisedName {
+            startAdvertising(as: name, port: bound.port, fingerprint: certificate.fingerprint)
+        }
     }
 
     func run() { loop.run() }
@@ -188,6 +199,7 @@ final class ChatServerApp {
         shuttingDown = true
         logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
+        withdrawAdvertisement()
         perform(state.shutdown(now: unixMilliseconds()))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true

@@ -16,11 +16,12 @@ extension ServerOptions {
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
             "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
+            "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
         ]
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
-    static let restartOnly = ["host", "port", "db", "metrics", "password-workers"]
+    static let restartOnly = ["host", "port", "db", "metrics", "password-workers", "state-dir", "self-signed", "advertise"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {
@@ -35,5 +36,12 @@ extension ServerOptions {
         databasePath = running.databasePath
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
+        stateDirectory = running.stateDirectory
+        if selfSigned != running.selfSigned {
+            selfSigned = running.selfSigned
+            certificate = running.certificate
+            key = running.key
+        }
+        advertisedName = running.advertisedName
     }
 }

@@ -1,5 +1,6 @@
 import CLIOptions
 import ChatProtocol
+import Glibc
 import ChatServerCore
 import QuicEngine
 
@@ -7,6 +8,7 @@ import QuicEngine
 struct ServerOptions {
     static let usage = """
         usage: chat-server --cert FILE --key FILE [options]
+               chat-server --self-signed [--advertise [NAME]] [options]
                chat-server --config FILE [options]
           --config FILE        read settings from FILE: `key = value` lines, the keys named as these flags
                                (`flood-burst = 20`, `retry = on`); a flag given here wins; SIGHUP reloads it
@@ -14,6 +16,15 @@ struct ServerOptions {
           --port N             UDP port (default 4433; 0 picks a free one, see the log)
           --cert FILE          server certificate chain (PEM)
           --key FILE           its private key (PEM)
+          --self-signed        no --cert/--key: an ECDSA P-256 key and a self-signed certificate made in the
+                               state directory on first start (self-signed.pem, mode 0600) and kept; clients
+                               trust it on first use (its fingerprint is logged)
+          --print-fingerprint  print the certificate's SHA-256 fingerprint (sha256:HEX) and exit; with
+                               --self-signed the certificate is made first if there is none
+          --state-dir DIR      where the server keeps what it makes (default $STATE_DIRECTORY, else
+                               $XDG_STATE_HOME/qchat, else ~/.local/state/qchat)
+          --advertise [NAME]   publish _qchat._udp on the local network through avahi-daemon (DNS-SD), as
+                               NAME (default the --name); listen on an address others reach (--host 0.0.0.0)
           --client-ca FILE     require client certificates signed by this CA (mutual TLS)
           --history N          room events kept per room (default 1000)
           --db PATH            keep history in this SQLite file (survives restarts); default: memory
@@ -61,10 +72,14 @@ struct ServerOptions {
         "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
-        "operator", "password-queue", "password-workers",
+        "operator", "password-queue", "password-workers", "state-dir",
     ]
-    static let switches: Set<String> = ["help", "version", "retry", "accounts-only"]
-    static let onlyOnCommandLine: Set<String> = ["config", "help", "version"]
+    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
+    /// Switches that may take a value (`--advertise`, `--advertise NAME`).
+    static let optionallyValued: Set<String> = ["advertise"]
+    static let onlyOnCommandLine: Set<String> = ["config", "help", "version", "print-fingerprint"]
+    /// The self-signed certificate and its key, in the state directory.
+    static let selfSignedFileName = "self-signed.pem"
 
     /// The command line as given: a reload parses it again over the file's new contents.
     let arguments: [String]
@@ -74,6 +89,12 @@ struct ServerOptions {
     var port: UInt16 = 4433
     var certificate = ""
     var key = ""
+    /// The certificate is the self-signed one of the state directory, made on first start.
+    var selfSigned = false
+    var printFingerprint = false
+    var stateDirectory = ""
+    /// The DNS-SD instance name to advertise under (`--advertise [NAME]`); nil: not advertised.
+    var advertisedName: String?
     var clientCA: String?
     var databasePath: String?
     var maxClients = 10_000
@@ -95,19 +116,30 @@ struct ServerOptions {
     init(_ arguments: [String]) throws {
         self.arguments = arguments
         let options = try ServerSettings(arguments, valued: ServerOptions.valued, switches: ServerOptions.switches,
-                                         onlyOnCommandLine: ServerOptions.onlyOnCommandLine)
+                                         optionallyValued: ServerOptions.optionallyValued, onlyOnCommandLine: ServerOptions.onlyOnCommandLine)
         if options.commandLine.flag("help") { throw Information(text: ServerOptions.usage) }
         if options.commandLine.flag("version") {
             throw Information(text: ProgramVersion.line(program: "chat-server", libraries: QuicLibraryVersions.all))
         }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
         configurationFile = options.commandLine.string("config")
-        guard let certificate = options.string("cert"), let key = options.string("key") else {
-            throw UsageError("--cert and --key (cert and key in a configuration file) are required "
-                + "(make certs creates certs/server.pem and certs/server.key)")
+        stateDirectory = options.string("state-dir") ?? ServerOptions.defaultStateDirectory()
+        selfSigned = try options.flag("self-signed")
+        printFingerprint = options.commandLine.flag("print-fingerprint")
+        if selfSigned {
+            guard options.string("cert") == nil && options.string("key") == nil else {
+                throw UsageError("--self-signed makes its own certificate: give it without --cert and --key")
+            }
+            certificate = stateDirectory + "/" + ServerOptions.selfSignedFileName
+            key = certificate
+        } else {
+            guard let certificate = options.string("cert"), let key = options.string("key") else {
+                throw UsageError("--cert and --key (cert and key in a configuration file) are required, or --self-signed "
+                    + "(make certs creates certs/server.pem and certs/server.key)")
+            }
+            self.certificate = certificate
+            self.key = key
         }
-        self.certificate = certificate
-        self.key = key
         host = options.string("host", default: host)
         port = UInt16(try options.integer("port", default: 4433, in: 0...65535))
         clientCA = options.string("client-ca")
@@ -127,6 +159,14 @@ struct ServerOptions {
         core.typingPerSecond = try options.double("typing-rate", default: core.typingPerSecond, in: 0.01...1_000_000)
         core.typingBurst = max(core.typingBurst, Int(core.typingPerSecond.rounded(.up)))
         core.serverName = options.string("name", default: core.serverName)
+        if let advertise = options.optionalValue("advertise") {
+            let name = advertise.isEmpty ? core.serverName : advertise
+            // A DNS-SD instance name is one DNS label of UTF-8: at most 63 bytes (RFC 6763 section 4.1.1).
+            guard name.utf8.count <= 63, !name.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw options.invalid("advertise", "takes an instance name of at most 63 bytes on one line, not '\(name.prefix(70))'")
+            }
+            advertisedName = name
+        }
         for name in options.strings("operator") {
             guard ChatValidation.isValidAccountName(name) else {
                 throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
@@ -147,6 +187,15 @@ struct ServerOptions {
             logFormat = parsed
         }
         metrics = try MetricsOptions(options)
+    }
+
+    /// systemd's `StateDirectory=` (its first entry), else `$XDG_STATE_HOME/qchat`, else
+    /// `~/.local/state/qchat`.
+    static func defaultStateDirectory(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> String {
+        if let systemd = environment("STATE_DIRECTORY")?.split(separator: ":").first, systemd.hasPrefix("/") { return String(systemd) }
+        if let state = environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/qchat" }
+        let home = environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? "."
+        return home + "/.local/state/qchat"
     }
 
     /// `--exempt` values: CIDR blocks, or `none` for no exemption at all; none given means loopback.

@@ -13,15 +13,17 @@ struct ServerSettings {
 
     /// `valued` and `switches` are every flag the server knows; all of them but `onlyOnCommandLine`
     /// are keys of the file.
-    init(_ arguments: [String], valued: Set<String>, switches: Set<String>, onlyOnCommandLine: Set<String>) throws(UsageError) {
-        commandLine = try Options(arguments, valued: valued, flags: switches)
+    init(_ arguments: [String], valued: Set<String>, switches: Set<String>, optionallyValued: Set<String> = [],
+         onlyOnCommandLine: Set<String>) throws(UsageError) {
+        commandLine = try Options(arguments, valued: valued, flags: switches, optionallyValued: optionallyValued)
         guard let path = commandLine.string("config") else {
             file = nil
             return
         }
         switch TextFile.read(path, byteLimit: ServerSettings.fileByteLimit) {
         case .success(let text):
-            file = try SettingsFile(text: text, name: path, keys: valued.union(switches).subtracting(onlyOnCommandLine))
+            file = try SettingsFile(text: text, name: path,
+                                    keys: valued.union(switches).union(optionallyValued).subtracting(onlyOnCommandLine))
         case .failure(let failure):
             throw UsageError("cannot read configuration file \(path): \(failure.text)")
         }
@@ -36,6 +38,18 @@ struct ServerSettings {
     }
 
     func string(_ name: String) -> String? { commandLine.string(name) ?? file?.string(name) }
+
+    /// A switch that may carry a value: nil when off (absent, or `off` in the file), else the
+    /// value given ("" for none: the flag alone, or `on` in the file).
+    func optionalValue(_ name: String) -> String? {
+        if commandLine.flag(name) { return commandLine.string(name) ?? "" }
+        guard let value = file?.string(name) else { return nil }
+        switch value {
+        case "off": return nil
+        case "on": return ""
+        default: return value
+        }
+    }
 
     func string(_ name: String, default fallback: String) -> String { string(name) ?? fallback }
 

@@ -4,6 +4,10 @@ import Glibc
 // chat-server: the qchat server. Bad flags or files: one line on stderr and exit status 2.
 do {
     let options = try ServerOptions(Array(CommandLine.arguments.dropFirst()))
+    if options.printFingerprint {
+        Console.line(ServerCertificate.display(try ServerCertificate.prepare(options).fingerprint))
+        exit(0)
+    }
     let app = try ChatServerApp(options: options)
     app.run()
     exit(0)

@@ -18,7 +18,8 @@ public final class MetricsEndpoint {
     private var cached: (built: QuicTime, answer: [UInt8])?
     /// One read buffer for every connection: reads happen one at a time on the loop.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
-    private var acceptingPaused = false
+    /// Set while accepting is paused (out of descriptors): the timer that resumes it.
+    private var resumeAccepting: LoopTimerID?
 
     /// Listens on `address`; `page` returns the page's body (the exposition text).
     public init(loop: EventLoop, address: SocketAddress, limits: MetricsEndpointLimits, page: @escaping () -> [UInt8]) throws {
@@ -31,6 +32,7 @@ public final class MetricsEndpoint {
     }
 
     deinit {
+        if let resumeAccepting { loop.cancel(resumeAccepting) }
         for connection in connections.values { close(connection) }
         loop.unwatch(listener.descriptor)
         scratch.deallocate()
@@ -65,12 +67,12 @@ public final class MetricsEndpoint {
     }
 
     private func pauseAccepting() {
-        guard !acceptingPaused else { return }
-        acceptingPaused = true
+        guard resumeAccepting == nil else { return }
         loop.unwatch(listener.descriptor)
-        loop.schedule(at: .now() + .milliseconds(100)) { [weak self] in
-            guard let self else { return }
-            acceptingPaused = false
+        // unowned, as every handler here, and cancelled in deinit (a weak reference would leave
+        // Swift's side table, which LeakSanitizer cannot follow, on an endpoint alive at exit).
+        resumeAccepting = loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in
+            resumeAccepting = nil
             try? loop.watchReadable(listener.descriptor) { [unowned self] in acceptWaiting() }
             acceptWaiting()
         }

@@ -80,7 +80,8 @@ struct ConfigurationFileTests {
             guard let equals = text.firstIndex(of: "="), !text.hasPrefix(" ") else { return nil }
             return text[..<equals].trimmingCharacters(in: .whitespaces)
         })
-        let flags = ServerOptions.valued.union(ServerOptions.switches).subtracting(ServerOptions.onlyOnCommandLine)
+        let flags = ServerOptions.valued.union(ServerOptions.switches).union(ServerOptions.optionallyValued)
+            .subtracting(ServerOptions.onlyOnCommandLine)
         #expect(flags.subtracting(keys).isEmpty, "not in the example: \(flags.subtracting(keys).sorted())")
         #expect(keys.subtracting(flags).isEmpty, "not flags: \(keys.subtracting(flags).sorted())")
         for flag in ServerOptions.valued.union(ServerOptions.switches) {

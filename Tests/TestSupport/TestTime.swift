@@ -5,11 +5,7 @@ import Foundation
 /// because sanitized binaries run several times slower. Only the harnesses' waits are scaled, the
 /// deadlines after which a test gives up, never a duration that a test measures and asserts on.
 public enum TestTime {
-    public static let scale: Double = {
-        guard let text = ProcessInfo.processInfo.environment["QCHAT_TEST_TIME_SCALE"],
-              let value = Double(text), value >= 1 else { return 1 }
-        return value
-    }()
+    public static let scale = environmentFactor("QCHAT_TEST_TIME_SCALE")
 
     public static func scaled(_ seconds: TimeInterval) -> TimeInterval { seconds * scale }
 }

@@ -12,6 +12,8 @@ public struct QuicTLSConfiguration: Sendable {
     public var requestClientCertificate = false
     /// Client only: skip certificate verification (development only).
     public var insecureSkipVerification = false
+    /// Client only, unless `insecureSkipVerification`: how the server's certificate is accepted.
+    public var serverCertificatePolicy = ServerCertificatePolicy.certificateAuthority
     /// Client only: the name the server certificate must carry and the SNI sent (a DNS name or an
     /// IP address). Defaults to the host the client connects to.
     public var serverName: String?

@@ -59,6 +59,7 @@ extension QuicConnection {
             connection.negotiatedALPN = connection.tls?.negotiatedALPN
             connection.peerCertificateSubject = connection.tls?.peerCertificateSubject
             connection.peerCertificateFingerprint = connection.tls?.peerCertificateFingerprint
+            connection.serverCertificateVerdict = connection.tls?.serverCertificateVerdict
             connection.emit(.handshakeCompleted)
             return 0
         }

@@ -88,6 +88,10 @@ extension QuicConnection {
             finish(QuicCloseReason(kind: .dropped, reason: "dropped by ngtcp2", byPeer: false))
         case NGTCP2_ERR_CRYPTO:
             let alert = ngtcp2_conn_get_tls_alert(raw)
+            if let verdict = tls?.serverCertificateVerdict {
+                serverCertificateVerdict = verdict
+                peerCertificateFingerprint = tls?.peerCertificateFingerprint
+            }
             let why = tls?.verificationFailure.map { "certificate verification failed: \($0)" }
                 ?? "TLS alert \(TLSSession.alertName(alert))"
             var error = ngtcp2_connection_close_error()

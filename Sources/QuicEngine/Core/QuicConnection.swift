@@ -46,6 +46,10 @@ public final class QuicConnection {
     public internal(set) var peerCertificateSubject: String?
     /// The SHA-256 of the peer's certificate, 64 lowercase hex digits; nil when it sent none.
     public internal(set) var peerCertificateFingerprint: String?
+    /// Client with a ``ServerCertificatePolicy`` other than `certificateAuthority`: what the
+    /// handshake's check of the server certificate found, also when it refused it; nil before
+    /// the check, and on a resumed session (which keeps the trust of the session it resumes).
+    public internal(set) var serverCertificateVerdict: ServerCertificateVerdict?
 
     var streams = StreamTable()
     var sendQueue: [QuicStreamID] = []

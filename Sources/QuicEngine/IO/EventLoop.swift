@@ -13,6 +13,8 @@ public final class EventLoop {
     private let epoll: Int32
     private var readHandlers: [Int32: () -> Void] = [:]
     private var writeHandlers: [Int32: () -> Void] = [:]
+    /// Descriptors watched for any mix of events by one handler (a library's own poll API).
+    private var readinessHandlers: [Int32: (DescriptorEvents) -> Void] = [:]
     private var ticks: [() -> (deadline: QuicTime?, busy: Bool)] = []
     private var channelDrains: [() -> Void] = []
     private var timers = LoopTimers()
@@ -50,9 +52,26 @@ public final class EventLoop {
         _ = epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event)
     }
 
+    /// Watches `descriptor` for `events` (level-triggered, as poll(2) would; errors and hang-ups
+    /// are always reported): `handler` gets what is ready. For libraries that bring their own
+    /// poll abstraction (Avahi's AvahiPoll), whose watches want readable, writable, both or none.
+    public func watch(_ descriptor: Int32, for events: DescriptorEvents, _ handler: @escaping (DescriptorEvents) -> Void) throws {
+        readinessHandlers[descriptor] = handler
+        try add(descriptor: descriptor, events: events.rawValue)
+    }
+
+    /// Changes what a descriptor given to ``watch(_:for:_:)`` is watched for.
+    public func rewatch(_ descriptor: Int32, for events: DescriptorEvents) {
+        var event = epoll_event()
+        event.events = events.rawValue
+        event.data.fd = descriptor
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event)
+    }
+
     public func unwatch(_ descriptor: Int32) {
         readHandlers[descriptor] = nil
         writeHandlers[descriptor] = nil
+        readinessHandlers[descriptor] = nil
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
     }
 
@@ -136,6 +155,8 @@ public final class EventLoop {
             while read(signalDescriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
                 signalHandler?(Int32(info.ssi_signo))
             }
+        } else if let handler = readinessHandlers[descriptor] {
+            handler(DescriptorEvents(rawValue: event.events))
         } else {
             if event.events & EPOLLOUT.rawValue != 0, let handler = writeHandlers[descriptor] { handler() }
             if event.events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { readHandlers[descriptor]?() }
@@ -148,12 +169,15 @@ public final class EventLoop {
         var earliest: QuicTime?
         for _ in 0..<8 {
             var busy = false
-            earliest = timers.nextDeadline
+            var ticksDeadline: QuicTime?
             for tick in ticks {
                 let result = tick()
-                if let deadline = result.deadline { earliest = min(earliest ?? deadline, deadline) }
+                if let deadline = result.deadline { ticksDeadline = min(ticksDeadline ?? deadline, deadline) }
                 busy = busy || result.busy
             }
+            // Read after the ticks: a timer a tick scheduled (a library's poll API arming a
+            // timeout from inside an event it was handed) must bound this wait too.
+            earliest = [timers.nextDeadline, ticksDeadline].compactMap { $0 }.min()
             if !busy { break }
         }
         return earliest
@@ -165,4 +189,15 @@ public final class EventLoop {
         event.data.fd = descriptor
         try systemCall("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) }
     }
+}
+
+/// What a watched descriptor is ready for; the values are epoll's (and poll's) bits.
+public struct DescriptorEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let readable = DescriptorEvents(rawValue: EPOLLIN.rawValue)
+    public static let writable = DescriptorEvents(rawValue: EPOLLOUT.rawValue)
+    public static let error = DescriptorEvents(rawValue: EPOLLERR.rawValue)
+    public static let hangUp = DescriptorEvents(rawValue: EPOLLHUP.rawValue)
 }

@@ -6,11 +6,21 @@ import Glibc
 /// takes the certificate's SHA-256 fingerprint as who the client is, as SSH takes a public key:
 /// no CA is involved, the TLS handshake proves the client holds the key.
 public enum TLSIdentity {
-    /// A new key and a self-signed certificate for it (`CN=commonName`, client authentication,
-    /// valid from a day ago for `validDays`), as one PEM text: the private key, then the
-    /// certificate. The caller writes it where only its user can read it (mode 0600); the file
-    /// serves as both ``QuicTLSConfiguration/certificateChainPath`` and `privateKeyPath`.
-    public static func makeSelfSigned(commonName: String, validDays: Int = 20 * 365) throws -> String {
+    /// What a certificate is for (its extended key usage).
+    public enum Purpose: Sendable {
+        /// TLS client authentication (a chat-client's identity).
+        case client
+        /// TLS server authentication (`chat-server --self-signed`).
+        case server
+
+        var keyPurposeOID: String { self == .client ? "1.3.6.1.5.5.7.3.2" : "1.3.6.1.5.5.7.3.1" }
+    }
+
+    /// A new key and a self-signed certificate for it (`CN=commonName`, for `purpose`, valid
+    /// from a day ago for `validDays`), as one PEM text: the private key, then the certificate.
+    /// The caller writes it where only its user can read it (mode 0600, ``ensureFile(at:commonName:purpose:)``);
+    /// the file serves as both ``QuicTLSConfiguration/certificateChainPath`` and `privateKeyPath`.
+    public static func makeSelfSigned(commonName: String, validDays: Int = 20 * 365, purpose: Purpose = .client) throws -> String {
         var key: gnutls_x509_privkey_t?
         try TLSCredentials.check(gnutls_x509_privkey_init(&key), "gnutls_x509_privkey_init")
         defer { gnutls_x509_privkey_deinit(key) }
@@ -38,8 +48,8 @@ public enum TLSIdentity {
         try TLSCredentials.check(gnutls_x509_crt_set_basic_constraints(certificate, 0, -1), "gnutls_x509_crt_set_basic_constraints")
         try TLSCredentials.check(gnutls_x509_crt_set_key_usage(certificate, UInt32(GNUTLS_KEY_DIGITAL_SIGNATURE)),
                                  "gnutls_x509_crt_set_key_usage")
-        // GNUTLS_KP_TLS_WWW_CLIENT: TLS client authentication.
-        try TLSCredentials.check(gnutls_x509_crt_set_key_purpose_oid(certificate, "1.3.6.1.5.5.7.3.2", 0),
+        // GNUTLS_KP_TLS_WWW_CLIENT or GNUTLS_KP_TLS_WWW_SERVER.
+        try TLSCredentials.check(gnutls_x509_crt_set_key_purpose_oid(certificate, purpose.keyPurposeOID, 0),
                                  "gnutls_x509_crt_set_key_purpose_oid")
         try TLSCredentials.check(gnutls_x509_crt_sign2(certificate, certificate, key, GNUTLS_DIG_SHA256, 0), "gnutls_x509_crt_sign2")
 

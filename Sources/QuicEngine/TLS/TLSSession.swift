@@ -7,6 +7,10 @@ final class TLSSession {
     let credentials: TLSCredentials
     /// GnuTLS keeps the pointer given to gnutls_session_set_verify_cert, so it lives as long as we do.
     private var verifiedName: UnsafeMutablePointer<CChar>?
+    /// A client's policy when GnuTLS's own CA check is not the whole of it.
+    private var serverCertificatePolicy: ServerCertificatePolicy?
+    /// What ``checkServerCertificate`` found, for the connection to copy out.
+    private(set) var serverCertificateVerdict: ServerCertificateVerdict?
 
     init(isServer: Bool, credentials: TLSCredentials, config: QuicTLSConfiguration, serverName: String?,
          connectionRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>) throws {
@@ -53,11 +57,17 @@ final class TLSSession {
                 }
             }
             if !config.insecureSkipVerification {
-                guard credentials.hasTrustAnchors else {
-                    throw QuicError.invalidConfiguration("a client that verifies the server needs a CA file (or the insecure switch)")
-                }
                 verifiedName = serverName.map { strdup($0) }
-                gnutls_session_set_verify_cert(handle, verifiedName, 0)
+                switch config.serverCertificatePolicy {
+                case .certificateAuthority:
+                    guard credentials.hasTrustAnchors else {
+                        throw QuicError.invalidConfiguration("a client that verifies the server needs a CA file (or the insecure switch)")
+                    }
+                    gnutls_session_set_verify_cert(handle, verifiedName, 0)
+                case .pinned, .firstUse:
+                    serverCertificatePolicy = config.serverCertificatePolicy
+                    gnutls_session_set_verify_function(handle, TLSSession.checkServerCertificate)
+                }
             }
             if let ticket = config.resumptionTicket, !ticket.isEmpty {
                 // A ticket GnuTLS cannot use (corrupt, of another library version) is no error:
@@ -80,6 +90,31 @@ final class TLSSession {
         defer { cquic_gnutls_free(bytes) }
         QuicConnection.from(userData).sessionTicket = Array(UnsafeBufferPointer(start: bytes, count: Int(data.size)))
         return 0
+    }
+
+    /// GnuTLS calls this with the server's Certificate and CertificateVerify checked (the server
+    /// holds the key of the certificate it sent): applies the policy set up front and records
+    /// what it found on this session. Returning non-zero ends the handshake before the client
+    /// sends its own certificate or any application data.
+    private static let checkServerCertificate: @convention(c) (gnutls_session_t?) -> Int32 = { session in
+        guard let session, let reference = gnutls_session_get_ptr(session)?.assumingMemoryBound(to: ngtcp2_crypto_conn_ref.self),
+              let userData = reference.pointee.user_data, let tls = QuicConnection.from(userData).tls,
+              let policy = tls.serverCertificatePolicy else { return -1 }
+        guard let presented = tls.peerCertificateFingerprint else { return -1 }
+        let verdict: ServerCertificateVerdict
+        switch policy {
+        case .pinned(let pin):
+            verdict = presented == pin ? .pinned : .changed(pinned: pin, presented: presented)
+        case .firstUse:
+            var status: UInt32 = 0
+            let signed = tls.credentials.hasTrustAnchors && gnutls_certificate_verify_peers3(session, tls.verifiedName, &status) == 0
+                && status == 0
+            verdict = signed ? .signedByCA : .unknown(presented: presented)
+        case .certificateAuthority:
+            return -1
+        }
+        tls.serverCertificateVerdict = verdict
+        return verdict.isAccepted ? 0 : -1
     }
 
     /// The handshake resumed an earlier session (a ticket was offered and accepted).
@@ -137,8 +172,16 @@ final class TLSSession {
         return TLSIdentity.sha256Fingerprint(of: &first)
     }
 
-    /// Why certificate verification failed, in GnuTLS's words; nil when it did not fail.
+    /// Why certificate verification failed, in GnuTLS's words (or the policy's); nil when it did not fail.
     var verificationFailure: String? {
+        switch serverCertificateVerdict {
+        case .unknown(let presented)?:
+            return "the server's certificate sha256:\(presented) is not signed by a trusted CA and not known (trust on first use)"
+        case .changed(let pinned, let presented)?:
+            return "the server's certificate sha256:\(presented) is not the one pinned for it (sha256:\(pinned))"
+        default:
+            break
+        }
         let status = gnutls_session_get_verify_cert_status(handle)
         guard status != 0 else { return nil }
         var text = gnutls_datum_t()

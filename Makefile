@@ -12,10 +12,16 @@ DESTDIR ?=
 PRODUCTS ?=
 DEBDIR ?= .build/deb
 
-.PHONY: deps build build-debug install deb test test-sanitize test-asan test-tsan certs run demo bench bench-irc fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug install deb test test-sanitize test-asan test-tsan certs run demo bench bench-irc bench-aioquic fuzz fuzz-smoke clean interop-venv
 
+# Debian packages, then the pinned aioquic in .build/interop-venv (the interop tests, the aioquic
+# load driver of `make bench-aioquic` and its test).
 deps:
 	@scripts/install-deps.sh
+	@tools/interop/setup.sh .build/interop-venv
+
+interop-venv:
+	@tools/interop/setup.sh .build/interop-venv
 
 build: deps
 	$(SWIFT) build -c release
@@ -69,12 +75,18 @@ bench: build certs
 	scripts/bench-chat.sh
 	scripts/bench-hol.sh
 	scripts/bench-irc.sh
+	scripts/bench-aioquic.sh
 	scripts/bench-accounts.sh
 
 # chat-server against InspIRCd side by side (installs Debian's inspircd when missing; see
 # docs/PERFORMANCE.md).
 bench-irc: build
 	scripts/bench-irc.sh
+
+# chat-server under independent aioquic clients, which acknowledge every packet at once, next to
+# chat-bot load on the same cells (the aioquic venv is .build/interop-venv; see docs/PERFORMANCE.md).
+bench-aioquic: build
+	scripts/bench-aioquic.sh
 
 # libFuzzer targets (docs/FUZZING.md): each fuzzes FUZZ_SECONDS, the corpus grows in .build/fuzz/corpus.
 fuzz:

@@ -46,25 +46,14 @@ echo "building (release)..." >&2
 swift build -c release -j 2 --product chat-server >&2
 swift build -c release -j 2 --product chat-bot >&2
 
-work=$(mktemp -d)
-server_pid=""
-stop_server() {
-    [ -n "$server_pid" ] || return 0
-    kill "$server_pid" 2>/dev/null || true
-    # InspIRCd with GnuTLS loaded may crash on SIGTERM (status 139) once its clients are gone:
-    # nothing is measured then, so its status is not checked.
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-}
-trap 'stop_server; rm -rf "$work"' EXIT
-# No core files from that crash in the working tree.
-ulimit -c 0
-scripts/make-certs.sh "$work/certs" >/dev/null
-C="$work/certs"
 source scripts/bench-lib.sh
+bench_workspace
+# stop_server (scripts/bench-lib.sh) does not check the server's status: InspIRCd with GnuTLS
+# loaded may crash on SIGTERM (status 139) once its clients are gone, and nothing is measured
+# then. No core files from that crash in the working tree.
+ulimit -c 0
 
 while tcp_port_listening "$IRC_PORT"; do IRC_PORT=$((IRC_PORT + 1)); done
-if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 
 # A fresh InspIRCd, not daemonised, on core 0, with its config, pid file and log in its own folder.
 start_inspircd() {

@@ -14,6 +14,10 @@
 #                                                          connect storm (FLAGS go to chat-bot, e.g.
 #                                                          --no-resume)
 #
+# DRIVER=aioquic loads the server with tools/bench/aioquic_chat_load.py instead of chat-bot load
+# (independent clients that ACK every packet within 1 ms; not for storm), in the pinned aioquic
+# venv (scripts/bench-lib.sh's prepare_aioquic); DRIVER_FLAGS adds flags to the driver (e.g.
+# DRIVER_FLAGS="--hold-sends 2").
 # SERVER and BOT choose other binaries (e.g. an older build, to compare); DURATION the measured
 # seconds (callgrind: 10; the others: 10 of a 20 s run). Instruction counts repeat within a few per
 # cent: the batching of packets depends on timing. valgrind 3.19 cannot read Swift 6's debug
@@ -28,18 +32,25 @@ PORT=${BENCH_PORT:-4496}
 SERVER=${SERVER:-.build/release/chat-server}
 BOT=${BOT:-.build/release/chat-bot}
 DURATION=${DURATION:-10}
+DRIVER=${DRIVER:-chat-bot}
 if [ "$SERVER" = .build/release/chat-server ]; then swift build -c release -j 2 --product chat-server >&2; fi
 if [ "$BOT" = .build/release/chat-bot ]; then swift build -c release -j 2 --product chat-bot >&2; fi
 
 source scripts/bench-lib.sh
+load=("$BOT" load)
+if [ "$DRIVER" = aioquic ]; then
+    prepare_aioquic
+    load=("$PYTHON" "$AIOQUIC_DRIVER")
+fi
 bench_workspace
 
-# Starts `chat-bot load` on core 1 with the given flags and waits until its log shows PATTERN.
+# Starts the load (chat-bot load, or the aioquic driver) on core 1 with the given flags and waits
+# until its log shows PATTERN.
 start_bot() {
     local pattern=$1; shift
     : > "$work/bot.err"
-    taskset -c 1 "$BOT" load --port "$PORT" --ca "$C/ca.pem" --size "$SIZE" --clients "$CLIENTS" --rooms "$ROOMS" \
-        --json "$work/report.json" "$@" > "$work/bot.out" 2> "$work/bot.err" &
+    taskset -c 1 "${load[@]}" --port "$PORT" --ca "$C/ca.pem" --size "$SIZE" --clients "$CLIENTS" --rooms "$ROOMS" \
+        --json "$work/report.json" "$@" ${DRIVER_FLAGS:-} > "$work/bot.out" 2> "$work/bot.err" &
     bot_pid=$!
     wait_bot "$pattern"
 }

@@ -5,16 +5,11 @@ import Testing
 /// Our engine against aioquic, an independent QUIC implementation, in both directions.
 @Suite("Interop with aioquic", .serialized)
 struct InteropTests {
-    static let venv: String = {
-        let folder = BuildPaths.repository.appendingPathComponent(".build/interop-venv").path
-        let setup = try! ChildProcess("/bin/bash", [BuildPaths.repository.appendingPathComponent("tools/interop/setup.sh").path, folder])
-        let result = setup.finish(timeout: 600)
-        precondition(result.status == 0, "aioquic venv setup failed: \(result.errors)")
-        return folder
-    }()
-
     static var peerScript: String { BuildPaths.repository.appendingPathComponent("tools/interop/aioquic_peer.py").path }
-    static var python: String { venv + "/bin/python" }
+    static var python: String {
+        guard let python = AioquicVenv.python else { preconditionFailure("aioquic venv setup failed (see standard error)") }
+        return python
+    }
 
     /// Starts a server that prints `READY <port>` and returns it with that port.
     private static func startServer(_ executable: String, _ arguments: [String]) throws -> (ChildProcess, String) {

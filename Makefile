@@ -73,6 +73,7 @@ demo: build certs
 bench: build certs
 	scripts/bench-engine.sh
 	scripts/bench-chat.sh
+	scripts/bench-files.sh
 	scripts/bench-hol.sh
 	scripts/bench-irc.sh
 	scripts/bench-aioquic.sh

@@ -36,6 +36,8 @@ final class LoadClient {
     var pending: [Int: Pending] = [:]
     var nextMessageID = 1
     var isTyping = false
+    /// Its uploads (`--file-rate`), started once it has joined.
+    let files = FileTransfers()
     var lastTyping: [Bool: TypingSent] = [:]
 
     init(id: Int, slot: Int, room: String, session: ChatSession, connectStarted: QuicTime) {

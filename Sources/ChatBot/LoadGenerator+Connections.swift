@@ -20,11 +20,14 @@ extension LoadGenerator {
         current[slot] = client
         session.onMessage = { [unowned self, unowned client] message, _ in receive(message, for: client) }
         session.onClose = { [unowned self, unowned client] reason in closed(client, reason) }
+        session.onFileStreamEvent = { [unowned client] event in client.files.handle(event) }
+        client.files.onEvent = { [unowned self] event in fileTransferred(event) }
     }
 
     /// The client's own `joined` arrived: its membership starts at that seq.
     func joined(_ client: LoadClient, seq: Int64) {
         client.state = .joined
+        client.files.connected(client.session.connection)
         client.joinedSeq = seq
         client.seen = SeenSet(base: seq + 1)
         if let nick = client.session.assignedNick { byNick[nick] = client }

@@ -22,6 +22,12 @@ final class LoadGenerator: LoadRun {
     var churnCursor = 0
     var typing = OpenLoopSchedule(start: .now(), end: .now(), rate: 0)
     var churn = OpenLoopSchedule(start: .now(), end: .now(), rate: 0)
+    var fileUploads = OpenLoopSchedule(start: .now(), end: .now(), rate: 0)
+    var uploaderCursor = 0
+    /// The random bytes every upload sends and their SHA-256, made before the run so that neither
+    /// the writing nor the hashing stalls the loop while it measures.
+    var uploadSource: String?
+    var uploadDigest = ""
 
     init(options: LoadOptions) throws {
         let loop = try EventLoop()
@@ -29,6 +35,11 @@ final class LoadGenerator: LoadRun {
         current = [LoadClient?](repeating: nil, count: options.clients)
         nextSenderSeq = [Int](repeating: 0, count: options.clients)
         try super.init(options: options, name: "chat-bot load", loop: loop)
+        if options.fileRate > 0 && options.fileSize > 0 {
+            let source = try ScriptBot.randomFile(options.fileSize)
+            uploadSource = source
+            uploadDigest = try FileTransfers.sha256(ofFile: source)
+        }
     }
 
     func roomName(forSlot slot: Int) -> String { "\(options.roomPrefix)\(slot % options.rooms)" }
@@ -50,17 +61,22 @@ final class LoadGenerator: LoadRun {
     override func scheduleExtraTraffic(from now: QuicTime, to end: QuicTime) {
         typing = OpenLoopSchedule(start: now, end: end, rate: options.typingRate, arrivals: options.arrivals, seed: options.seed &+ 1)
         churn = OpenLoopSchedule(start: now, end: end, rate: options.churn)
+        if options.fileRate > 0 && options.fileSize > 0 {
+            fileUploads = OpenLoopSchedule(start: now, end: end, rate: options.fileRate)
+        }
     }
 
     override func sendExtraTraffic(now: QuicTime) -> QuicTime? {
         while let intended = typing.takeDue(by: now) { sendTyping(intended: intended) }
         while churn.takeDue(by: now) != nil { churnOne() }
-        return [typing.nextDue, churn.nextDue].compactMap { $0 }.min()
+        while fileUploads.takeDue(by: now) != nil { startUpload() }
+        return [typing.nextDue, churn.nextDue, fileUploads.nextDue].compactMap { $0 }.min()
     }
 
     override var receivers: [DeliveryLedger.Receiver] { clients.compactMap(\.receiver) }
 
     override func quitAll() {
+        removeUploadSource()
         options.connection.saveTicket(of: pool)
         for client in clients where client.session.isOpen {
             if client.state != .failed { client.state = .gone }
@@ -72,6 +88,7 @@ final class LoadGenerator: LoadRun {
         var parts = ["rate-limited \(stats.rateLimited)"]
         if options.typingRate > 0 { parts.append("typing \(stats.recentTyping)/s") }
         if options.churn > 0 { parts.append("churned \(stats.churnStarted)") }
+        if stats.filesStarted > 0 { parts.append("files \(stats.filesCompleted)/\(stats.filesStarted)") }
         return parts
     }
 

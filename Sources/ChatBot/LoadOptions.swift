@@ -14,11 +14,13 @@ struct LoadOptions {
           --duration S         measured seconds (default 10)
           --warmup S           seconds of load before measuring starts (default 2)
           --churn C            clients replaced a second (part, quit, reconnect, join) during the run (default 0)
+          --file-size BYTES    with --file-rate: each transfer uploads this many random bytes (1000, 64k, 5M, 1G)
+          --file-rate F        uploads started a second, clients taking turns, the first at the start (default 0)
           --arrivals A         intended send times: uniform (default) or poisson
           --seed N             seed of the poisson schedule (default 1)
           --connect-parallel N handshakes in flight while connecting (default 100)
           --connect-timeout S  give up connecting the first clients after S seconds (default 60)
-          --drain S            seconds to wait for outstanding deliveries after the run (default 5)
+          --drain S            seconds to wait for outstanding deliveries (and uploads) after the run (default 5)
           --json FILE          also write the report as JSON
           --nick-prefix P      nicks are P0, P1, ... (default load)
           --room-prefix P      rooms are P0, P1, ... (default load)
@@ -70,6 +72,9 @@ struct LoadOptions {
     var duration = 10.0
     var warmup = 2.0
     var churn = 0.0
+    /// File uploads during the run (PROTOCOL.md section 9): their size and how many start a second.
+    var fileSize: Int64 = 0
+    var fileRate = 0.0
     var arrivals = OpenLoopSchedule.Arrivals.uniform
     var seed: UInt64 = 1
     var connectParallel = 100
@@ -95,7 +100,7 @@ struct LoadOptions {
     init(_ arguments: [String], irc: Bool = false) throws(UsageError) {
         let options = try Options(
             arguments,
-            valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(LoadOptions.sharedFlags).union(["typing", "churn"]),
+            valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(LoadOptions.sharedFlags).union(["typing", "churn", "file-size", "file-rate"]),
             flags: ConnectionOptions.switchFlags.union(irc ? ["help"] : ["help", "typing-on-stream"]))
         if options.flag("help") { throw UsageError(irc ? LoadOptions.ircUsage : LoadOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
@@ -109,6 +114,13 @@ struct LoadOptions {
         duration = try options.double("duration", default: duration, in: 0.1...86_400)
         warmup = try options.double("warmup", default: warmup, in: 0...86_400)
         churn = try options.double("churn", default: churn, in: 0...100_000)
+        if let text = options.string("file-size") {
+            guard let size = ScriptParser.byteCount(text), size <= 1 << 40 else {
+                throw UsageError("--file-size must be a byte count such as 1000, 64k, 5M or 1G, not '\(text)'")
+            }
+            fileSize = size
+        }
+        fileRate = try options.double("file-rate", default: fileRate, in: 0...1000)
         if let name = options.string("arrivals") {
             guard let parsed = OpenLoopSchedule.Arrivals(rawValue: name) else {
                 throw UsageError("--arrivals must be uniform or poisson, not '\(name)'")

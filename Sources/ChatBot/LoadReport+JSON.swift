@@ -9,7 +9,7 @@ extension LoadReport {
                 ("rate", .number(options.rate)), ("arrivals", .string(options.arrivals.rawValue)),
                 ("size", .integer(options.size)), ("typing_rate", .number(options.typingRate)),
                 ("duration_s", .number(options.duration)), ("warmup_s", .number(options.warmup)),
-                ("churn", .number(options.churn)),
+                ("churn", .number(options.churn)), ("file_size", .integer(Int(options.fileSize))), ("file_rate", .number(options.fileRate)),
             ])),
             ("connect", .object([
                 ("started", .integer(connectsStarted)), ("joined", .integer(joined)), ("failed", .integer(connectFailures)),
@@ -32,6 +32,10 @@ extension LoadReport {
                 ("sent", .integer(typingSent)), ("refused", .integer(typingRefused)), ("expected", .integer(typingExpected)),
                 ("received", .integer(typingReceived)), ("received_all", .integer(typingReceivedAll)), ("delivery_ratio", .number(typingRatio)),
                 ("latency_ms", Self.json(typingLatency)),
+            ])),
+            ("files", .object([
+                ("started", .integer(filesStarted)), ("completed", .integer(filesCompleted)), ("failed", .integer(filesFailed)),
+                ("bytes", .integer(Int(fileBytes))), ("throughput_mib_s", .number(fileThroughput)),
             ])),
             ("closed_unexpectedly", .integer(closedUnexpectedly)),
             ("bot_cpu_seconds", .number(botCPUSeconds)),

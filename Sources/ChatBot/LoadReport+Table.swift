@@ -32,6 +32,10 @@ extension LoadReport {
                 "| typing latency ms p50 / p90 / p99 / p99.9 / max | \(Self.row(typingLatency)) |",
             ]
         }
+        if options.fileRate > 0 {
+            lines.append("| file uploads started / completed / failed | \(filesStarted) / \(filesCompleted) / \(filesFailed), "
+                + "\(fileBytes >> 20) MiB at \(fileThroughput) MiB/s |")
+        }
         lines += [
             "| connections closed unexpectedly | \(closedUnexpectedly)\(closeReasons.isEmpty ? "" : " (" + closeReasons.joined(separator: "; ") + ")") |",
             "| worst send lag behind schedule | \(worstSendLagMilliseconds) ms |",

@@ -58,6 +58,12 @@ struct LoadReport {
     var typingReceivedAll: Int
     var typingLatency: Distribution
     var botCPUSeconds: Double
+    var filesStarted: Int
+    var filesCompleted: Int
+    var filesFailed: Int
+    var fileBytes: Int64
+    /// Bytes of the completed uploads over the span from the first start to the last end, MiB/s.
+    var fileThroughput: Double
 
     init(run: LoadRun) {
         let stats = run.stats
@@ -92,6 +98,17 @@ struct LoadReport {
         typingReceived = stats.typingReceived
         typingReceivedAll = stats.typingReceivedAll
         typingLatency = Distribution(stats.typingLatency)
+        filesStarted = stats.filesStarted
+        filesCompleted = stats.filesCompleted
+        filesFailed = stats.filesFailed
+        fileBytes = stats.fileBytes
+        if let first = stats.firstFileStart, let last = stats.lastFileEnd, last > first {
+            let mebibytes = Double(stats.fileBytes) / 1_048_576
+            let seconds: Double = (last - first).seconds
+            fileThroughput = (mebibytes / seconds * 10).rounded() / 10
+        } else {
+            fileThroughput = 0
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
@@ -107,7 +124,7 @@ struct LoadReport {
 
     /// Nothing lost, doubled or reordered, and every connection came up and stayed up.
     var passed: Bool {
-        lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0
+        lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0 && filesFailed == 0
     }
 
     var typingRatio: Double { typingExpected == 0 ? 0 : (Double(typingReceived) / Double(typingExpected) * 1000).rounded() / 1000 }

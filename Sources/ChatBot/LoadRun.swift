@@ -152,7 +152,8 @@ class LoadRun {
 
     private func checkDrained() {
         guard phase == .draining else { return }
-        if (stats.pendingMeasured == 0 && nothingMissing()) || QuicTime.now() >= drainDeadline { return finish() }
+        let transfersDone = stats.filesStarted == stats.filesCompleted + stats.filesFailed
+        if (stats.pendingMeasured == 0 && transfersDone && nothingMissing()) || QuicTime.now() >= drainDeadline { return finish() }
         loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in checkDrained() }
     }
 

@@ -1,3 +1,4 @@
+import QuicEngine
 /// What the load generator counts while it runs. "Measured" means intended for the measured
 /// window (after the warm-up); warm-up traffic is sent and received but not counted.
 struct LoadStatistics {
@@ -34,6 +35,14 @@ struct LoadStatistics {
     var outOfOrder = 0
 
     // Typing
+    /// File uploads: started, done, failed, bytes done, and the span from the first start to the
+    /// last end (the throughput's denominator).
+    var filesStarted = 0
+    var filesCompleted = 0
+    var filesFailed = 0
+    var fileBytes: Int64 = 0
+    var firstFileStart: QuicTime?
+    var lastFileEnd: QuicTime?
     var typingSent = 0
     var typingRefused = 0
     var typingExpected = 0

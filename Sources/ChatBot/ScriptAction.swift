@@ -16,6 +16,12 @@ indirect enum ScriptAction: Equatable, Sendable {
     case request(ScriptRequest)
     case wait(DurationRange)
     case expect(ScriptExpectation)
+    /// Shares a file (a path, or `size` random bytes) in the current room or with `to`, and waits
+    /// until the server acknowledged it (PROTOCOL.md section 9).
+    case upload(path: String?, randomBytes: Int64?, to: String?)
+    /// Downloads the newest file shared with the bot into `folder` (a temporary one when nil) and
+    /// waits until it is saved with its SHA-256 checked.
+    case download(folder: String?)
     /// The body `times` times, or forever when nil.
     case repeatBlock(times: Int?, body: [ScriptCommand])
     /// Closes the connection once every message sent has been acknowledged.
@@ -24,7 +30,7 @@ indirect enum ScriptAction: Equatable, Sendable {
     /// True when running this can make the bot wait (so a `repeat forever` around it cannot spin).
     var canWait: Bool {
         switch self {
-        case .join, .part, .wait, .expect, .quit: true
+        case .join, .part, .wait, .expect, .quit, .upload, .download: true
         case .repeatBlock(_, let body): body.contains { $0.action.canWait }
         case .say, .sendRaw, .directMessage, .typing, .request: false
         }

@@ -19,6 +19,9 @@ extension ScriptBot {
             runner.note("\(definition.name): server error \(message.code ?? "?"): \(message.text)")
             acknowledged(message.id)
             remember(message)
+        case "file" where message.file != nil && message.replay != true:
+            lastSharedFile = message
+            remember(message)
         case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms":
             if message.replay != true { remember(message) }
         default:
@@ -29,6 +32,7 @@ extension ScriptBot {
     private func joined(_ room: String) {
         if phase == .connecting, room == definition.room {
             phase = .ready
+            files.connected(session.connection)
             rememberJoined(room)
             runner.botReady(self)
             return

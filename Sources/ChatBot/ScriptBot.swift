@@ -15,7 +15,12 @@ final class ScriptBot {
         case expecting(ScriptExpectation)
         /// `quit` waits until the server has acknowledged every message sent.
         case acknowledgements
+        /// `upload` and `download` wait for their transfer to end.
+        case transferring(Int)
     }
+
+    /// A transfer may take this long before the run fails.
+    static let transferTimeoutMilliseconds: UInt64 = 600_000
 
     static let joinTimeoutMilliseconds: UInt64 = 10_000
     static let inboxLimit = 1000
@@ -34,6 +39,10 @@ final class ScriptBot {
     /// Rooms in the order they were joined; the last is where `say` and `typing` go.
     var rooms: [String] = []
     private var random = SystemRandomNumberGenerator()
+    /// Uploads and downloads on file streams; they start once the bot is in its first room.
+    let files = FileTransfers()
+    /// The newest file shared with the bot, for `download`.
+    var lastSharedFile: ChatMessage?
 
     init(definition: ScriptBotDefinition, session: ChatSession, runner: ScriptRunner) {
         self.definition = definition
@@ -43,6 +52,8 @@ final class ScriptBot {
         session.onMessage = { [unowned self] message, _ in receive(message) }
         session.onProblem = { [unowned runner, name = definition.name] problem in runner.note("\(name): \(problem)") }
         session.onClose = { [unowned self] reason in closed(reason) }
+        session.onFileStreamEvent = { [unowned self] event in files.handle(event) }
+        files.onEvent = { [unowned self] event in transferred(event) }
     }
 
     var nick: String { session.assignedNick ?? definition.name }
@@ -101,6 +112,10 @@ final class ScriptBot {
             expect(expectation, line: command.line)
         case .quit:
             quitWhenAcknowledged(line: command.line)
+        case .upload(let path, let randomBytes, let recipient):
+            upload(path: path, randomBytes: randomBytes, to: recipient.map { runner.nick(for: $0) }, line: command.line)
+        case .download(let folder):
+            download(into: folder, line: command.line)
         case .repeatBlock:
             break  // entered by the cursor, never returned by it
         }

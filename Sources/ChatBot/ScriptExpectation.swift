@@ -15,6 +15,8 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         // Accounts and moderation (PROTOCOL.md sections 7 and 8); the pattern sees what
         // ``ScriptExpectation/matchedText(of:)`` gives.
         case account, topic, kicked, banned, unbanned, op, deop, mode, invite, whois, rooms
+        /// A shared file (section 9); the pattern sees its name.
+        case file
     }
 
     static let defaultTimeoutMilliseconds: UInt64 = 5000

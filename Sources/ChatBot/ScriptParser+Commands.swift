@@ -3,7 +3,7 @@ import ChatProtocol
 /// One command line inside a block: `join`, `part`, `say`, `send-raw`, `dm`, `typing`, `wait`, `expect`, `quit`.
 extension ScriptParser {
     static let commandNames = "join, part, say, send-raw, dm, typing, register, login, password, claim, topic, kick, ban, unban, "
-        + "op, deop, mode, invite, wait, expect, repeat, quit"
+        + "op, deop, mode, invite, upload, download, wait, expect, repeat, quit"
 
     static func action(_ keyword: String, _ rest: Substring, line: Int) throws(ScriptError) -> ScriptAction {
         let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -36,10 +36,42 @@ extension ScriptParser {
         case "quit":
             guard words.isEmpty else { throw ScriptError(line: line, "'quit' takes nothing after it") }
             return .quit
+        case "upload":
+            return try upload(words.map(String.init), line: line)
+        case "download":
+            guard words.count <= 1 else { throw ScriptError(line: line, "expected 'download [FOLDER]'") }
+            return .download(folder: words.first.map(String.init))
         default:
             if let request = try request(keyword, rest, words: words.map(String.init), line: line) { return .request(request) }
             throw ScriptError(line: line, "unknown command '\(keyword)' (commands: bot, \(commandNames), })")
         }
+    }
+
+    /// `upload PATH [to NICK]` or `upload random SIZE [to NICK]` (SIZE in bytes, or with k, M or G
+    /// for KiB, MiB, GiB).
+    private static func upload(_ words: [String], line: Int) throws(ScriptError) -> ScriptAction {
+        let usage = "expected 'upload PATH [to NICK]' or 'upload random SIZE [to NICK]' (SIZE such as 1000, 64k, 5M, 1G)"
+        var words = words
+        var recipient: String?
+        if words.count >= 3, words[words.count - 2] == "to" {
+            recipient = try nick(Substring(words[words.count - 1]), line: line)
+            words.removeLast(2)
+        }
+        if words.count == 2, words[0] == "random" {
+            guard let size = byteCount(words[1]) else { throw ScriptError(line: line, usage) }
+            return .upload(path: nil, randomBytes: size, to: recipient)
+        }
+        guard words.count == 1 else { throw ScriptError(line: line, usage) }
+        return .upload(path: words[0], randomBytes: nil, to: recipient)
+    }
+
+    /// `1000`, `64k`, `5M`, `1G` as bytes (binary multiples).
+    static func byteCount(_ word: String) -> Int64? {
+        let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        if let last = word.last, let multiplier = multipliers[last], let count = Int64(word.dropLast()), count >= 0 {
+            return count.multipliedReportingOverflow(by: multiplier).overflow ? nil : count * multiplier
+        }
+        return Int64(word).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// The line's UTF-8 with each `\xHH` replaced by that byte; every other character is itself,

@@ -66,6 +66,12 @@ struct ClientPaths {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Where `/get` saves files without a folder named: `$XDG_DOWNLOAD_DIR`, else `~/Downloads`.
+    static func downloadFolder(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> String {
+        if let folder = environment("XDG_DOWNLOAD_DIR"), folder.hasPrefix("/") { return folder }
+        return (environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? ".") + "/Downloads"
+    }
+
     /// Creates a directory and its parents (mode 0700: private messages and logs are personal).
     @discardableResult
     static func makeDirectory(_ path: String) -> Bool {

@@ -36,6 +36,8 @@ final class LineMode {
     /// read with echo off from a terminal, never printed, never sent as a message.
     private var awaitedSecret: SecretPurpose?
     private var echo: EchoSuppression?
+    /// Shared files seen, by the number their line shows (`/get N`).
+    private var sharedFiles = SharedFiles()
     private let trust: ServerTrust
     /// The server's certificate is unknown: the next input line answers whether to trust it.
     private var awaitedTrust: String?
@@ -62,6 +64,7 @@ final class LineMode {
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
+        session.files.onEvent = { [unowned self] event in transferred(event) }
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         // A server that may be unknown is asked about first, and the first line read answers:
         // until then no line is read, so a script's lines are never taken for the answer.
@@ -186,6 +189,27 @@ final class LineMode {
             complain("usage: \(ClientCommand.description(of: name)?.usage ?? "/" + name)")
         case .unknown(let name):
             complain("unknown command \(name), /help lists them")
+        case .send(let nick, let path):
+            do {
+                let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
+                complain("sending \(path) as [transfer \(number)]")
+            } catch {
+                status = 1
+                complain("cannot send \(path): \(error)")
+            }
+        case .get(let number, let folder):
+            guard let shared = sharedFiles[number] else { return complain("there is no shared file \(number)") }
+            let target = folder ?? ClientPaths.downloadFolder()
+            ClientPaths.makeDirectory(target)
+            do {
+                let transfer = try session.files.download(shared, into: target)
+                complain("getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
+            } catch {
+                status = 1
+                complain("cannot download into \(target): \(error)")
+            }
+        case .cancel(let number):
+            if !session.files.cancel(number) { complain("there is no transfer \(number)") }
         case .query, .close, .clear, .search, .buffer:
             complain("\(text.split(separator: " ").first ?? "") works in the full-screen client only")
         case .register:
@@ -304,7 +328,32 @@ final class LineMode {
                 isExplained = true
             }
         }
+        if message.messageType == .file, message.file != nil {
+            let number = sharedFiles.number(for: message)
+            if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds())) }
+            isExplained = true
+        }
         if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds())) }
+        if inputEnded { settle() }
+    }
+
+    /// Transfers report on standard error: progress, the end, a failure (then status 1).
+    private func transferred(_ event: FileTransfers.Event) {
+        lastProgress = .now()
+        switch event {
+        case .progress(let transfer):
+            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))")
+        case .resumed(let transfer):
+            complain("[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))")
+        case .finished(let transfer, _):
+            switch transfer.direction {
+            case .upload: complain("[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))")
+            case .download(_, let destination): complain("[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)")
+            }
+        case .failed(let transfer, let reason):
+            status = 1
+            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))")
+        }
         if inputEnded { settle() }
     }
 
@@ -329,7 +378,7 @@ final class LineMode {
     private func settle() {
         if let settleTimer { loop.cancel(settleTimer) }
         settleTimer = nil
-        if session.isSettled { return stop() }
+        if session.isSettled && session.files.transfers.isEmpty { return stop() }
         if QuicTime.now() - lastProgress >= Self.stallTimeout {
             let count = session.pendingMessages.count
             if count > 0 { complain("\(count) message(s) never acknowledged") }

@@ -52,6 +52,16 @@ struct PlainFormatter {
         return format(prefix: body.prefix, text: body.text, at: message.ts ?? now)
     }
 
+    /// A shared file (PROTOCOL.md section 9) with the short number `/get` takes.
+    func fileLines(for message: ChatMessage, number: Int, now: Int64) -> [String] {
+        let place = message.room.map { "#" + single($0) + " " } ?? ""
+        let privately = message.room == nil ? " with you" : ""
+        let replay = message.replay == true ? " (history)" : ""
+        let size = FileTransfer.bytes(message.size ?? 0)
+        return format(prefix: "", text: "\(place)* \(single(message.sender)) shared \(single(message.text)) (\(size))\(privately) [file \(number)]\(replay)",
+                      at: message.ts ?? now)
+    }
+
     /// The echo of our own `msg` or `dm` once the server acknowledged it.
     func ownLines(for sent: ChatMessage, nick: String, at time: Int64) -> [String] {
         let me = single(nick)

@@ -66,6 +66,12 @@ extension TUIMode {
             model.selectRoom(at: number - 1)
         case .help(let name):
             help(name)
+        case .send(let nick, let path):
+            send(path, to: nick)
+        case .get(let number, let folder):
+            get(number, into: folder)
+        case .cancel(let number):
+            if !session.files.cancel(number) { note("there is no transfer \(number)", in: currentRoomName) }
         case .quit:
             requestQuit()
         case .usage(let name):

@@ -106,11 +106,23 @@ extension TUIMode {
             let explained = ErrorExplanation.text(code: message.code, serverText: message.text)
             if let room = message.room, model.roomIndex(named: room) != nil, target == currentRoomName { target = room }
             model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(explained)", kind: .error), to: target)
+        case .file where message.file != nil:
+            receivedFile(message, at: time)
         case .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode, .invite, .rooms, .whois:
             receivedModeration(message)
         default:
             break
         }
+    }
+
+    /// A shared file: a line with its number in its room, or in the conversation with its sender.
+    private func receivedFile(_ message: ChatMessage, at time: Int64) {
+        let number = sharedFiles.number(for: message)
+        let text = "shared \(message.text) (\(FileTransfer.bytes(message.size ?? 0))) [file \(number)], /get \(number) downloads it"
+        let line = ChatLine(timestamp: time, nick: message.sender, text: text, kind: message.replay == true ? .history : .event)
+        if let room = message.room { return add(line, room: room, message: message) }
+        if model.queryIndex(message.sender) == nil { openConversation(with: message.sender) }
+        model.append(line, to: model.rooms[model.openQuery(message.sender)].name)
     }
 
     /// ``add(_:room:message:)`` for the moderation events.

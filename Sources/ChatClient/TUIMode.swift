@@ -47,6 +47,8 @@ final class TUIMode {
     var lastTitle = ""
     var status: Int32 = 0
     var exitMessage: String?
+    /// Shared files seen, by the number their line shows (`/get N`).
+    var sharedFiles = SharedFiles()
 
     init(options: ClientOptions) throws {
         self.options = options
@@ -75,6 +77,10 @@ final class TUIMode {
         }
         session.onState = { [unowned self] state in
             changed(state)
+            needsRender = true
+        }
+        session.files.onEvent = { [unowned self] event in
+            transferred(event)
             needsRender = true
         }
         session.onMembersChanged = { [unowned self] room in

@@ -29,6 +29,8 @@ public final class ChatSession {
     public var initialStatus = "online"
     /// The password of the account `nick` is, sent in the first `join` (PROTOCOL.md section 7).
     public var helloPassword: String?
+    /// Events of file streams (8, 12, …; PROTOCOL.md section 9) go here, not to the chat decoder.
+    public var onFileStreamEvent: (QuicEvent) -> Void = { _ in }
 
     private var chatDecoder = ChatStreamDecoder()
     private var presenceDecoder = ChatStreamDecoder()
@@ -45,6 +47,7 @@ public final class ChatSession {
 
     /// Feeds one engine event of this session's connection.
     public func handle(_ event: QuicEvent) {
+        if let stream = Self.stream(of: event), stream >= 8 { return onFileStreamEvent(event) }
         switch event {
         case .handshakeCompleted:
             guard let chat = try? connection.openStream() else { return }
@@ -82,6 +85,17 @@ public final class ChatSession {
             onClose(reason)
         default:
             break
+        }
+    }
+
+    /// The stream an event is about, if any.
+    static func stream(of event: QuicEvent) -> QuicStreamID? {
+        switch event {
+        case .streamOpened(let stream), .streamData(let stream, _, _), .streamReset(let stream, _), .streamWritable(let stream),
+             .streamClosed(let stream):
+            stream
+        default:
+            nil
         }
     }
 

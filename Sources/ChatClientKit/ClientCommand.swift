@@ -39,6 +39,13 @@ public enum ClientCommand: Equatable, Sendable {
     case invite(String)
     case rooms
     case whois(String)
+    // Files (section 9).
+    /// A local file to the room shown or, with `to`, to one user.
+    case send(to: String?, path: String)
+    /// Shared file number N (as its line shows it) into PATH (a folder, or the default).
+    case get(Int, path: String?)
+    /// Stop transfer N.
+    case cancel(Int)
     /// A known command used wrongly: show its usage.
     case usage(String)
     /// `/something` that is no command.
@@ -81,6 +88,9 @@ public enum ClientCommand: Equatable, Sendable {
         Description(name: "invite", usage: "/invite NICK", summary: "let NICK into the room when it is invite-only"),
         Description(name: "rooms", usage: "/rooms", summary: "list the rooms that are not invite-only"),
         Description(name: "whois", usage: "/whois NICK", summary: "who NICK is: account, status, rooms"),
+        Description(name: "send", usage: "/send [NICK] PATH", summary: "share a file in the room shown, or with NICK only (PATH with spaces: give NICK)"),
+        Description(name: "get", usage: "/get N [FOLDER]", summary: "download shared file N (its line shows [file N]) into FOLDER (default $XDG_DOWNLOAD_DIR or ~/Downloads)"),
+        Description(name: "cancel", usage: "/cancel N", summary: "stop upload or download N"),
         Description(name: "help", usage: "/help [COMMAND]", summary: "list the commands, or explain one"),
         Description(name: "quit", usage: "/quit", summary: "leave (waits for messages not yet delivered; Ctrl-C twice quits at once)"),
     ]
@@ -146,6 +156,23 @@ public enum ClientCommand: Equatable, Sendable {
         case "search": self = .search(argument)
         case "buffer", "b":
             if words.count == 1, let number = Int(words[0]), number >= 1 { self = .buffer(number) } else { self = .usage("buffer") }
+        case "send":
+            if words.count == 1 {
+                self = .send(to: nil, path: words[0])
+            } else if words.count >= 2 {
+                self = .send(to: words[0], path: String(rest.drop { $0 != " " }.drop { $0 == " " }))
+            } else {
+                self = .usage("send")
+            }
+        case "get":
+            guard let first = words.first, let number = Int(first), number >= 1 else {
+                self = .usage("get")
+                return
+            }
+            let path = rest.drop { $0 != " " }.drop { $0 == " " }
+            self = .get(number, path: path.isEmpty ? nil : String(path))
+        case "cancel":
+            if words.count == 1, let number = Int(words[0]), number >= 1 { self = .cancel(number) } else { self = .usage("cancel") }
         case "help": self = .help(words.first)
         case "quit", "exit": self = .quit
         default: self = Self.accountOrModeration(name, words: words, rest: rest) ?? .unknown("/" + name)

@@ -83,6 +83,8 @@ public final class ResilientSession {
     public var helloPassword: String?
 
     public var onMessage: (ChatMessage, ChatSession.Channel) -> Void = { _, _ in }
+    /// Uploads and downloads, resumed on every new connection (PROTOCOL.md section 9).
+    public let files = FileTransfers()
     public var onState: (State) -> Void = { _ in }
     public var onProblem: (String) -> Void = { _ in }
     /// A room's member list changed (read it from ``members``).
@@ -227,6 +229,10 @@ public final class ResilientSession {
             if track(message) { onMessage(message, channel) }
         }
         session.onProblem = { [unowned self] problem in onProblem(problem) }
+        session.onFileStreamEvent = { [unowned self, unowned session] event in
+            guard session === current else { return }
+            files.handle(event)
+        }
         session.onClose = { [unowned self, unowned session] reason in
             guard session === current else { return }
             connectionLost(reason, verdict: session.connection.serverCertificateVerdict)
@@ -361,6 +367,7 @@ public final class ResilientSession {
                 || (message.type == MessageType.join.rawValue
                     && joinedRooms.contains(ChatValidation.normalizeRoom(message.roomOrDefault) ?? message.roomOrDefault))
         }
+        files.connectionLost()
         outbox.connectionLost { !isRedundant($0) }
         outbox.removeWaiting(where: isRedundant)
         members.connectionLost()
@@ -416,6 +423,7 @@ public final class ResilientSession {
     private func setState(_ new: State) {
         guard new != state else { return }
         state = new
+        if new == .connected, let connection = current?.connection { files.connected(connection) }
         onState(new)
     }
 }

@@ -5,6 +5,8 @@ enum ChatField: Int, CaseIterable {
     case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
     // Version 1.1 (PROTOCOL.md sections 7 and 8).
     case account, password, mode, topic, features, modes, ops, identified, rooms
+    // Version 1.1, files (section 9).
+    case file, size, sha256, offset
 
     /// The key as written on the wire.
     var name: String { wireName.description }
@@ -36,6 +38,10 @@ enum ChatField: Int, CaseIterable {
         case .ops: "ops"
         case .identified: "identified"
         case .rooms: "rooms"
+        case .file: "file"
+        case .size: "size"
+        case .sha256: "sha256"
+        case .offset: "offset"
         }
     }
 
@@ -50,7 +56,7 @@ enum ChatField: Int, CaseIterable {
         let candidate: ChatField
         switch (first, key.count) {
         case (ASCII.lowerT, 4): candidate = key[1] == 0x79 ? .type : .text  // "type" / "text"
-        case (ASCII.lowerS, 6): candidate = .sender
+        case (ASCII.lowerS, 6): candidate = key[1] == 0x65 ? .sender : .sha256  // "sender" / "sha256"
         case (ASCII.lowerR, 4): candidate = .room
         case (ASCII.lowerI, 2): candidate = .id
         case (ASCII.lowerS, 3): candidate = .seq
@@ -71,6 +77,9 @@ enum ChatField: Int, CaseIterable {
         case (ASCII.lowerO, 3): candidate = .ops
         case (ASCII.lowerI, 10): candidate = .identified
         case (ASCII.lowerR, 5): candidate = .rooms
+        case (ASCII.lowerF, 4): candidate = .file
+        case (ASCII.lowerS, 4): candidate = .size
+        case (ASCII.lowerO, 6): candidate = .offset
         default: return nil
         }
         let wireName = candidate.wireName

@@ -41,6 +41,18 @@ public enum ChatLimits {
     /// `rooms` lists at most this many rooms, most members first (section 8).
     public static let maxRoomsListed = 1_000
 
+    /// A file's name (`text` of `upload` and `file`) is 1 to this many bytes of UTF-8 (section 9).
+    public static let maxFileNameBytes = 255
+
+    /// A file's `sha256` is this many lowercase hex digits.
+    public static let sha256HexDigits = 64
+
+    /// A client has at most this many file streams open at once (section 9).
+    public static let maxFileStreams = 4
+
+    /// The server's default `--max-file-size`: 100 MiB.
+    public static let defaultMaxFileSize: Int64 = 100 << 20
+
     /// The room a message without `room` refers to.
     public static let defaultRoom = "lobby"
 }

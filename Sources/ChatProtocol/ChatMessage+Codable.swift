@@ -4,6 +4,7 @@ extension ChatMessage: Codable {
     enum CodingKeys: String, CodingKey {
         case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
         case account, password, mode, topic, features, modes, ops, identified, rooms
+        case file, size, sha256, offset
     }
 
     public init(from decoder: any Decoder) throws {
@@ -33,7 +34,11 @@ extension ChatMessage: Codable {
             modes: try container.decodeIfPresent([String].self, forKey: .modes),
             ops: try container.decodeIfPresent([String].self, forKey: .ops),
             identified: try container.decodeIfPresent([String].self, forKey: .identified),
-            rooms: try container.decodeIfPresent([RoomListing].self, forKey: .rooms)
+            rooms: try container.decodeIfPresent([RoomListing].self, forKey: .rooms),
+            file: try container.decodeIfPresent(String.self, forKey: .file),
+            size: try container.decodeIfPresent(Int64.self, forKey: .size),
+            sha256: try container.decodeIfPresent(String.self, forKey: .sha256),
+            offset: try container.decodeIfPresent(Int64.self, forKey: .offset)
         )
     }
 
@@ -64,5 +69,9 @@ extension ChatMessage: Codable {
         try container.encodeIfPresent(ops, forKey: .ops)
         try container.encodeIfPresent(identified, forKey: .identified)
         try container.encodeIfPresent(rooms, forKey: .rooms)
+        try container.encodeIfPresent(file, forKey: .file)
+        try container.encodeIfPresent(size, forKey: .size)
+        try container.encodeIfPresent(sha256, forKey: .sha256)
+        try container.encodeIfPresent(offset, forKey: .offset)
     }
 }

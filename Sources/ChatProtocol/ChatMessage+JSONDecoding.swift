@@ -114,6 +114,10 @@ extension ChatMessage {
         case .ops: (ops, isBad) = try parser.readStringArray(depth: valueDepth).resolved
         case .identified: (identified, isBad) = try parser.readStringArray(depth: valueDepth).resolved
         case .rooms: (rooms, isBad) = try parser.readRoomListings(depth: valueDepth).resolved
+        case .file: (file, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .size: (size, isBad) = try parser.readInteger(depth: valueDepth).resolved
+        case .sha256: (sha256, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .offset: (offset, isBad) = try parser.readInteger(depth: valueDepth).resolved
         }
         // The last occurrence decides, so a later good value clears an earlier bad one.
         if isBad {

@@ -48,6 +48,10 @@ extension ChatMessage {
         if let ops { writer.write("ops", ops) }
         if let identified { writer.write("identified", identified) }
         if let rooms { writer.write("rooms", rooms) }
+        if let file { writer.write("file", file) }
+        if let size { writer.write("size", size) }
+        if let sha256 { writer.write("sha256", sha256) }
+        if let offset { writer.write("offset", offset) }
         writer.endObject()
     }
 }

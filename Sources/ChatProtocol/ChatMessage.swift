@@ -59,6 +59,18 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
     /// In `rooms` and `whois`: rooms with their member count and topic.
     public var rooms: [RoomListing]?
 
+    // Version 1.1, files (PROTOCOL.md section 9).
+
+    /// The server's opaque id of a stored file (`ack` of an upload, `file`, `download`).
+    public var file: String?
+    /// A file's size in bytes (`upload`, `file`).
+    public var size: Int64?
+    /// A file's SHA-256, 64 lowercase hex digits (`upload`, `file`).
+    public var sha256: String?
+    /// Where a resumed upload or a download starts, in bytes; in a `bad-offset` error, the
+    /// bytes the server holds.
+    public var offset: Int64?
+
     /// Every field; `type` may be any string, so tests and tools can build unknown types too.
     public init(
         type: String,
@@ -84,7 +96,11 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         modes: [String]? = nil,
         ops: [String]? = nil,
         identified: [String]? = nil,
-        rooms: [RoomListing]? = nil
+        rooms: [RoomListing]? = nil,
+        file: String? = nil,
+        size: Int64? = nil,
+        sha256: String? = nil,
+        offset: Int64? = nil
     ) {
         self.type = type
         self.text = text
@@ -110,6 +126,10 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         self.ops = ops
         self.identified = identified
         self.rooms = rooms
+        self.file = file
+        self.size = size
+        self.sha256 = sha256
+        self.offset = offset
     }
 
     /// The known type, or nil for a type this protocol version does not define.

@@ -37,4 +37,15 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case quotaExceeded = "quota-exceeded"
     /// Version 1.1 (section 10): what the server would have to store or read cannot be, now.
     case unavailable
+
+    // Version 1.1, files (section 9).
+    /// The bytes of an upload do not have the SHA-256 its header named.
+    case badChecksum = "bad-checksum"
+    /// An upload's stream ended before `size` bytes.
+    case incomplete
+    /// A resumed upload's `offset` is not what the server holds (the error's `offset` is), or a
+    /// download's is beyond the file.
+    case badOffset = "bad-offset"
+    /// No such file, or not one the asker may download.
+    case noSuchFile = "no-such-file"
 }

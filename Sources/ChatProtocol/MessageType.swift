@@ -1,5 +1,5 @@
-/// The values of the `type` field defined by protocol version 1 and the accounts and moderation
-/// of version 1.1 (sections 7 and 8).
+/// The values of the `type` field defined by protocol version 1 and the accounts, moderation and
+/// files of version 1.1 (sections 7 to 9).
 ///
 /// `ChatMessage.type` stays a `String` so that a message of a type this build does not
 /// know still decodes; the server answers those with `unknown-type`.
@@ -51,4 +51,11 @@ public enum MessageType: String, Sendable, CaseIterable {
     case invite
     case rooms
     case whois
+
+    // Version 1.1, files (section 9): the first line of a file stream (`upload`, `download`), and
+    // `file`, the room event or private notice announcing a stored file, also the first line of
+    // a download's answer.
+    case upload
+    case download
+    case file
 }

@@ -36,6 +36,8 @@ extension ChatServerApp {
                 passwordWorkers.run(task)
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
+            case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
+                performFileAction(action)
             }
         }
         // After the batch, not amid it: the `left` of a slow consumer must not overtake the

@@ -1,3 +1,4 @@
+import ChatProtocol
 import ChatServerCore
 import QuicEngine
 
@@ -15,7 +16,8 @@ extension ChatServerApp {
         // off exponentially); half-open connections stay bounded by --max-clients.
         connection.handshakeTimeout = .seconds(30)
         connection.maxDatagramFrameSize = 1200
-        connection.maxBidirectionalStreams = 8
+        // Streams 0 and 4 and at most four file streams at once; the credit grows as streams close.
+        connection.maxBidirectionalStreams = 2 + UInt64(ChatLimits.maxFileStreams)
         connection.streamSendBufferLimit = 256 << 10
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients

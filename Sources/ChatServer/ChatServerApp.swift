@@ -26,6 +26,8 @@ final class ChatServerApp {
     var slowConsumersToDepart: [UInt64] = []
     /// Password hashes and checks, off the loop (PROTOCOL.md section 7).
     var passwordWorkers: PasswordWorkers!
+    /// The disk work of file streams, off the loop (PROTOCOL.md section 9).
+    var fileWorker: FileWorker!
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
 
@@ -36,19 +38,31 @@ final class ChatServerApp {
         self.metrics = metrics
         let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
         let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
-        state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(history, metrics: metrics), accounts: accounts)
+        let timedHistory = TimedHistoryStore(history, metrics: metrics)
+        // File records beside the history: in its SQLite file (a room file's record and event in
+        // one transaction), or in memory through the same timed store.
+        let files = history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
+        state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files)
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
                        ["path": options.certificate, "fp": ServerCertificate.display(certificate.fingerprint)])
         }
         loop = try EventLoop()
+        let directory: FileDirectory
+        do {
+            directory = try options.filesDirectory.map { path throws(FileDirectory.Failure) in try FileDirectory(path: path) }
+                ?? FileDirectory.temporary()
+        } catch {
+            throw ServerStartError("cannot use the file folder: \(error)")
+        }
         driver = QuicDriver(loop: loop, endpoint: try QuicEndpoint(server: ChatServerApp.serverConfiguration(options), now: .now()))
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw ServerStartError("cannot resolve --host \(options.host)")
         }
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
+        fileWorker = FileWorker(loop: loop, directory: directory) { [unowned self] report in handleFileReport(report) }
         passwordWorkers = PasswordWorkers(loop: loop, threads: options.passwordWorkers) { [unowned self] result in
             perform(state.passwordTaskFinished(result.ticket, result.outcome, now: unixMilliseconds()))
         }
@@ -61,7 +75,9 @@ final class ChatServerApp {
             return (nil, false)
         }
         OperatorConsole.attach(to: self)
+        expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
+                      "files": fileWorker.directory.path,
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
                       "per_address": "\(options.maxPerAddress)",
                       "exempt": options.exemptAddresses.isEmpty ? "none" : options.exemptAddresses.map(\.description).joined(separator: ","),
@@ -99,24 +115,28 @@ final class ChatServerApp {
                                     addressIsShared: options.exemptAddresses.contains { $0.contains(connection.remoteAddress) },
                                     certificate: connection.peerCertificateFingerprint, now: now))
         case .streamOpened(let stream):
-            if stream != ClientLink.chatStream && stream != ClientLink.presenceStream {
-                // Version 1 assigns no further streams (PROTOCOL.md section 2).
+            if stream != ClientLink.chatStream && stream != ClientLink.presenceStream && !fileStreamOpened(stream, on: connection) {
+                // Streams 0 and 4, and file streams for qchat/1 peers, are all (PROTOCOL.md sections 2 and 9).
                 connection.stopSending(stream, errorCode: 0x1)
                 connection.resetStream(stream, errorCode: 0x1)
                 logger.log(.debug, "stream refused", ["client": "\(connection.id)", "stream": "\(stream)"])
             }
         case .streamData(let stream, let bytes, let fin):
             guard let link = links[connection.id], link.helloReported else { return }
+            if stream >= 8 { return receiveFileData(bytes, fin: fin, on: stream, link: link, now: now) }
             receive(bytes, fin: fin, on: stream, link: link, now: now)
         case .datagram(let bytes):
             guard links[connection.id]?.helloReported == true else { return }
             metrics.datagramsReceived += 1
             perform(state.receivedDatagram(bytes, from: connection.id, now: now))
         case .streamWritable(let stream):
-            if let link = links[connection.id] { drainWaiting(link, stream: stream) }
+            guard let link = links[connection.id] else { return }
+            if link.fileStreams[stream] != nil { return pumpDownload(FileStreamKey(client: connection.id, stream: stream)) }
+            drainWaiting(link, stream: stream)
         case .closed(let reason):
             guard let link = links.removeValue(forKey: connection.id) else { return }
             logger.log(.info, "closed", ["client": "\(connection.id)", "reason": reason.description])
+            fileStreamsEnded(link)
             if !link.helloReported { metrics.handshakeFailures[ServerMetrics.handshakeFailure(reason), default: 0] += 1 }
             if !link.closedByServer && link.helloReported {
                 perform(state.disconnected(connection.id, reason: ChatServerApp.departureReason(reason), now: now))
@@ -124,8 +144,10 @@ final class ChatServerApp {
             if shuttingDown && links.isEmpty { finishShutdown() }
         case .pathChanged(_, let remote):
             logger.log(.info, "client moved", ["client": "\(connection.id)", "address": "\(remote)"])
-        case .streamReset, .streamClosed:
-            break
+        case .streamReset(let stream, _):
+            if let link = links[connection.id] { fileStreamReset(stream, link: link) }
+        case .streamClosed(let stream):
+            if let link = links[connection.id] { fileStreamClosed(stream, link: link) }
         }
     }
 
@@ -212,7 +234,16 @@ final class ChatServerApp {
 
     private func finishShutdown() {
         // One more tick sends the CONNECTION_CLOSE packets still queued.
-        loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in loop.stop() }
+        loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in
+            fileWorker.drain()
+            loop.stop()
+        }
+    }
+
+    /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.
+    private func expireInterruptedUploads() {
+        perform(state.expireInterruptedUploads(now: unixMilliseconds()))
+        loop.schedule(at: .now() + .seconds(600)) { [unowned self] in expireInterruptedUploads() }
     }
 }
 

@@ -24,6 +24,8 @@ final class ClientLink {
     var waitingLiveBytes = 0
     /// Replay, history and presence-backlog bytes waiting in `waiting`, bounded by `--replay-limit`.
     var waitingBacklogBytes = 0
+    /// Open file streams (8, 12, …), at most the four the stream credit allows.
+    var fileStreams: [QuicStreamID: FileStreamLink] = [:]
 
     init(connection: QuicConnection) { self.connection = connection }
 

@@ -39,19 +39,9 @@ final class PasswordWorkers {
         let queue = queues[next]
         next = (next + 1) % queues.count
         queue.async { [results, hasher] in
-            Self.yieldToTheLoop()
+            LoopYield.onThisThread()
             results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
         }
-    }
-
-    /// Puts the worker thread in Linux's SCHED_IDLE class (scheduling policies are per thread; pid 0
-    /// is the calling one), so that on a core it shares with the event loop the loop preempts it at
-    /// once: a burst of logins slows the logins, not everyone's messages (docs/PERFORMANCE.md,
-    /// "Accounts"). Glibc declares SCHED_IDLE only under _GNU_SOURCE, hence its value.
-    private static func yieldToTheLoop() {
-        let schedIdle: Int32 = 5
-        var parameters = sched_param(sched_priority: 0)
-        _ = sched_setscheduler(0, schedIdle, &parameters)
     }
 
     private static func outcome(of task: PasswordTask, hasher: Argon2id) -> PasswordOutcome {

@@ -16,12 +16,14 @@ extension ServerOptions {
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
             "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
+            "files": filesDirectory ?? "", "max-file-size": "\(core.maxFileSize)", "file-quota": "\(core.fileQuotaBytes)",
+            "files-max-bytes": "\(core.filesMaxBytes)",
             "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
         ]
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
-    static let restartOnly = ["host", "port", "db", "metrics", "password-workers", "state-dir", "self-signed", "advertise"]
+    static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers", "state-dir", "self-signed", "advertise"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {
@@ -34,6 +36,7 @@ extension ServerOptions {
         host = running.host
         port = running.port
         databasePath = running.databasePath
+        filesDirectory = running.filesDirectory
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
         stateDirectory = running.stateDirectory

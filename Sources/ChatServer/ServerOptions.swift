@@ -28,6 +28,11 @@ struct ServerOptions {
           --client-ca FILE     require client certificates signed by this CA (mutual TLS)
           --history N          room events kept per room (default 1000)
           --db PATH            keep history in this SQLite file (survives restarts); default: memory
+          --files DIR          where shared files are stored (default with --db: PATH.files beside it;
+                               without: a temporary folder removed at exit)
+          --max-file-size BYTES  largest file a client may share (default 104857600)
+          --file-quota BYTES   file bytes one account (or guest) may have stored and uploading (default 1073741824)
+          --files-max-bytes BYTES  distinct file bytes kept; beyond, the oldest files go (default 10737418240)
           --max-clients N      concurrent connections (default 10000)
           --max-per-address N  connections from one address (IPv4, or IPv6 /64), handshakes included (default 16)
           --exempt CIDR        addresses the per-address limit does not apply to; repeatable; default the
@@ -72,7 +77,7 @@ struct ServerOptions {
         "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
-        "operator", "password-queue", "password-workers", "state-dir",
+        "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
@@ -97,6 +102,7 @@ struct ServerOptions {
     var advertisedName: String?
     var clientCA: String?
     var databasePath: String?
+    var filesDirectory: String?
     var maxClients = 10_000
     var sendQueueLimit = 1 << 20
     var replayLimit = 8 << 20
@@ -144,6 +150,10 @@ struct ServerOptions {
         port = UInt16(try options.integer("port", default: 4433, in: 0...65535))
         clientCA = options.string("client-ca")
         databasePath = options.string("db")
+        filesDirectory = options.string("files") ?? databasePath.map { $0 + ".files" }
+        core.maxFileSize = Int64(try options.integer("max-file-size", default: Int(core.maxFileSize), in: 0...(1 << 50)))
+        core.fileQuotaBytes = Int64(try options.integer("file-quota", default: Int(core.fileQuotaBytes), in: 0...(1 << 50)))
+        core.filesMaxBytes = Int64(try options.integer("files-max-bytes", default: Int(core.filesMaxBytes), in: 0...(1 << 50)))
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))

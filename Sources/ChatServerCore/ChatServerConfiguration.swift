@@ -66,6 +66,14 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var maxOperatorsPerRoom: Int
     public var maxServerBans: Int
     public var maxCertificatesPerAccount: Int
+    /// Files (PROTOCOL.md section 9): the largest file (`--max-file-size`; larger is `too-large`),
+    /// the bytes one account (or guest peer) may have stored and in progress (`quota-exceeded`),
+    /// the distinct content kept before the oldest files go (`--files-max-bytes`), and how long an
+    /// interrupted upload's bytes wait for a resume.
+    public var maxFileSize: Int64
+    public var fileQuotaBytes: Int64
+    public var filesMaxBytes: Int64
+    public var partialUploadMilliseconds: Int64
 
     public init(
         serverName: String = "qchat",
@@ -96,7 +104,11 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         maxInvitesPerRoom: Int = 1_000,
         maxOperatorsPerRoom: Int = 100,
         maxServerBans: Int = 10_000,
-        maxCertificatesPerAccount: Int = 16
+        maxCertificatesPerAccount: Int = 16,
+        maxFileSize: Int64 = ChatLimits.defaultMaxFileSize,
+        fileQuotaBytes: Int64 = 1 << 30,
+        filesMaxBytes: Int64 = 10 << 30,
+        partialUploadMilliseconds: Int64 = 3_600_000
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -127,6 +139,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.maxOperatorsPerRoom = maxOperatorsPerRoom
         self.maxServerBans = maxServerBans
         self.maxCertificatesPerAccount = maxCertificatesPerAccount
+        self.maxFileSize = maxFileSize
+        self.fileQuotaBytes = fileQuotaBytes
+        self.filesMaxBytes = filesMaxBytes
+        self.partialUploadMilliseconds = partialUploadMilliseconds
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -157,6 +173,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
         try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
+        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0, "file limits must not be negative")
+        // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
+        try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }
 
     private func require(_ condition: Bool, _ message: String) throws(ChatServerConfigurationError) {

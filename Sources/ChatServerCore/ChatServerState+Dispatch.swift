@@ -73,7 +73,9 @@ extension ChatServerState {
         case .whois: handleWhois(message, from: session, into: &out)
         case .status, .typing, .presence:
             sendError(.unknownType, "'\(message.type)' belongs on the presence stream", id: message.id, to: session, into: &out)
-        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned:
+        case .upload, .download:
+            sendError(.unknownType, "'\(message.type)' opens a file stream of its own", id: message.id, to: session, into: &out)
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned, .file:
             sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
         case nil:
             sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)
@@ -89,7 +91,9 @@ extension ChatServerState {
         case .join, .msg, .dm, .nick, .part, .history, .register, .login, .password, .certificate, .claim, .topic, .mode, .op,
              .deop, .invite, .kick, .ban, .unban, .rooms, .whois:
             sendError(.unknownType, "'\(message.type)' belongs on the chat stream", id: message.id, to: session, into: &out)
-        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned:
+        case .upload, .download:
+            sendError(.unknownType, "'\(message.type)' opens a file stream of its own", id: message.id, to: session, into: &out)
+        case .welcome, .ack, .joined, .left, .historyEnd, .error, .roster, .account, .kicked, .banned, .unbanned, .file:
             sendError(.unknownType, "'\(message.type)' is sent by the server only", id: message.id, to: session, into: &out)
         case nil:
             sendError(.unknownType, "unknown message type", id: message.id, to: session, into: &out)

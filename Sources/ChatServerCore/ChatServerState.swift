@@ -11,6 +11,8 @@ public final class ChatServerState {
     public internal(set) var configuration: ChatServerConfiguration
     let history: any HistoryStore
     let accounts: any AccountStore
+    /// File records and partial uploads (PROTOCOL.md section 9); the bytes are the glue's.
+    let files: any FileCatalog
     public internal(set) var statistics = ChatServerStatistics()
 
     /// Every connection the core still serves, said hello or not.
@@ -43,15 +45,19 @@ public final class ChatServerState {
     /// (their work still occupies the glue's workers).
     var passwordTasks: [UInt64: PendingPasswordTask] = [:]
     var nextPasswordTicket: UInt64 = 0
+    /// Uploads whose body the glue is receiving, by stream.
+    var activeUploads: [FileStreamKey: ActiveUpload] = [:]
 
     /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
-    /// store's error when the server bans cannot be read.
+    /// store's error when the server bans cannot be read. Without `files`, a history store that
+    /// is a ``FileCatalog`` (the SQLite one) keeps the file records, else an in-memory catalog.
     public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore,
-                accounts: any AccountStore = InMemoryAccountStore()) throws {
+                accounts: any AccountStore = InMemoryAccountStore(), files: (any FileCatalog)? = nil) throws {
         try configuration.validate()
         self.configuration = configuration
         self.history = history
         self.accounts = accounts
+        self.files = files ?? (history as? any FileCatalog) ?? InMemoryFileCatalog(history: history)
         operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
         loginFailures = LoginFailures(limit: configuration.loginFailureLimit,
                                       windowMilliseconds: configuration.loginFailureWindowMilliseconds,

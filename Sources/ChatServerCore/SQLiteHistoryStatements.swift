@@ -19,8 +19,9 @@ final class SQLiteHistoryStatements {
         rollback = try database.prepare("ROLLBACK")
         insertEvent = try database.prepare(
             """
-            INSERT OR REPLACE INTO events (room, seq, ts, kind, sender, text, msg_id, account, target, mode)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            INSERT OR REPLACE INTO events (room, seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size,
+                                           file_sha256)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
         pruneEvents = try database.prepare("DELETE FROM events WHERE room = ?1 AND seq <= ?2")
         insertReceipt = try database.prepare(
@@ -31,7 +32,7 @@ final class SQLiteHistoryStatements {
         lastSequence = try database.prepare("SELECT max(seq) FROM events WHERE room = ?1")
         selectEvents = try database.prepare(
             """
-            SELECT seq, ts, kind, sender, text, msg_id, account, target, mode FROM events
+            SELECT seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size, file_sha256 FROM events
             WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4
             """)
         selectReceipt = try database.prepare("SELECT room, seq, ts FROM receipts WHERE peer = ?1 AND msg_id = ?2")

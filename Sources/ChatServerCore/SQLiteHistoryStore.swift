@@ -15,7 +15,8 @@ public final class SQLiteHistoryStore: HistoryStore {
     public let receiptLimit: Int
 
     private let database: SQLiteDatabase
-    private let statements: SQLiteHistoryStatements
+    let statements: SQLiteHistoryStatements
+    let fileStatements: SQLiteFileStatements
 
     /// Opens or creates the database at `path`.
     public init(path: String, synchronous: SQLiteSynchronousMode = .normal, receiptLimit: Int = 100_000) throws {
@@ -26,6 +27,7 @@ public final class SQLiteHistoryStore: HistoryStore {
         try database.useWriteAheadLog(synchronous: synchronous)
         try SQLiteSchema.migrate(database)
         statements = try SQLiteHistoryStatements(database)
+        fileStatements = try SQLiteFileStatements(database)
     }
 
     public func lastSequence(inRoom room: String) throws -> Int64 {
@@ -63,7 +65,9 @@ public final class SQLiteHistoryStore: HistoryStore {
                     room: room, seq: statement.integer(at: 0), ts: statement.integer(at: 1), kind: kind,
                     sender: statement.text(at: 3) ?? "", text: statement.text(at: 4) ?? "",
                     id: statement.optionalText(at: 5), account: statement.optionalText(at: 6),
-                    target: statement.optionalText(at: 7), mode: statement.optionalText(at: 8)))
+                    target: statement.optionalText(at: 7), mode: statement.optionalText(at: 8),
+                    file: statement.optionalText(at: 9), size: statement.optionalInteger(at: 10),
+                    sha256: statement.optionalText(at: 11)))
         }
         return newestFirst.reversed()
     }
@@ -76,7 +80,7 @@ public final class SQLiteHistoryStore: HistoryStore {
         return MessageReceipt(
             peer: peer, id: id,
             room: statement.isNull(at: 0) ? nil : statement.text(at: 0),
-            seq: statement.isNull(at: 1) ? nil : statement.integer(at: 1),
+            seq: statement.optionalInteger(at: 1),
             ts: statement.integer(at: 2))
     }
 
@@ -85,14 +89,15 @@ public final class SQLiteHistoryStore: HistoryStore {
 
     // MARK: Writing
 
-    private func insert(_ events: [StoredEvent], retainPerRoom: Int) throws(HistoryStoreError) {
+    func insert(_ events: [StoredEvent], retainPerRoom: Int) throws(HistoryStoreError) {
         var newestSeqByRoom: [String: Int64] = [:]
         for event in events {
             try statements.insertEvent.run(
                 [
                     .text(event.room), .integer(event.seq), .integer(event.ts), .text(event.kind.rawValue),
                     .text(event.sender), .text(event.text), .optionalText(event.id), .optionalText(event.account),
-                    .optionalText(event.target), .optionalText(event.mode),
+                    .optionalText(event.target), .optionalText(event.mode), .optionalText(event.file),
+                    .optionalInteger(event.size), .optionalText(event.sha256),
                 ], doing: "storing an event in room '\(event.room)'")
             newestSeqByRoom[event.room] = max(newestSeqByRoom[event.room] ?? event.seq, event.seq)
         }

@@ -6,8 +6,10 @@
 ///   event names, a mode change); `accounts`, `account_certificates`, `room_settings`,
 ///   `room_operators`, `bans` and `invites` (PROTOCOL.md sections 7 and 8). A version 1 file keeps
 ///   every event and receipt; its old events have no account.
+/// - Version 3: `events` gains `file`, `file_size` and `file_sha256` (the `file` room event);
+///   `files` and `partial_uploads` (PROTOCOL.md section 9).
 enum SQLiteSchema {
-    static let version = 2
+    static let version = 3
 
     static func migrate(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         // IMMEDIATE: the version is read and raised under the write lock, so two stores opening
@@ -20,6 +22,7 @@ enum SQLiteSchema {
             }
             if found < 1 { try database.execute(versionOne, doing: "creating the history tables") }
             if found < 2 { try database.execute(versionTwo, doing: "adding the account and moderation tables") }
+            if found < 3 { try database.execute(versionThree, doing: "adding the file tables") }
             if found < version { try database.execute("PRAGMA user_version = \(version)", doing: "raising the schema version") }
             try database.execute("COMMIT", doing: "committing the schema migration")
         } catch {
@@ -63,6 +66,26 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE TABLE invites (
             room TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (room, kind, value)
+        ) WITHOUT ROWID;
+        """
+
+    private static let versionThree = """
+        ALTER TABLE events ADD COLUMN file TEXT;
+        ALTER TABLE events ADD COLUMN file_size INTEGER;
+        ALTER TABLE events ADD COLUMN file_sha256 TEXT;
+        CREATE TABLE files (
+            id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER NOT NULL, name TEXT NOT NULL, room TEXT, seq INTEGER,
+            ts INTEGER NOT NULL, sender TEXT NOT NULL, sender_account TEXT, uploader_peer TEXT NOT NULL,
+            upload_id TEXT NOT NULL, owner TEXT NOT NULL, recipient TEXT, recipient_account TEXT, recipient_peer TEXT,
+            UNIQUE (uploader_peer, upload_id)
+        );
+        CREATE INDEX files_by_content ON files (sha256);
+        CREATE INDEX files_by_owner ON files (owner);
+        CREATE INDEX files_by_age ON files (ts);
+        CREATE TABLE partial_uploads (
+            key TEXT PRIMARY KEY, peer TEXT NOT NULL, upload_id TEXT NOT NULL, owner TEXT NOT NULL, room TEXT,
+            recipient TEXT, name TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, updated INTEGER NOT NULL,
+            UNIQUE (peer, upload_id)
         ) WITHOUT ROWID;
         """
 }

@@ -68,6 +68,10 @@ final class SQLiteStatement {
         isNull(at: column) ? nil : text(at: column)
     }
 
+    func optionalInteger(at column: Int32) -> Int64? {
+        isNull(at: column) ? nil : integer(at: column)
+    }
+
     /// Ends a read early, so the statement holds no read lock until its next use.
     func reset() {
         sqlite3_reset(handle)

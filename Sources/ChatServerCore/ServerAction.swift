@@ -15,6 +15,20 @@ public enum ServerAction: Sendable {
     /// Run slow password work off the event loop and hand the outcome back with
     /// ``ChatServerState/passwordTaskFinished(_:_:now:)``, whatever happens to the client meanwhile.
     case password(PasswordTask)
+    /// Write the payload (an `error`, an upload's `ack`, a download's refusal) on a file stream,
+    /// then FIN; with `stopSending`, also STOP_SENDING with 0x1, for a body the server will not
+    /// read (PROTOCOL.md section 9).
+    case endFileStream(FileStreamKey, SharedPayload, stopSending: Bool)
+    /// Receive an accepted upload's body to disk off the event loop; its end comes back as
+    /// ``ChatServerState/uploadEnded(_:_:now:)``.
+    case receiveUpload(FileStreamKey, UploadJob)
+    /// Stop receiving an upload (another stream took over its `id`): reset the stream, close the
+    /// partial file as it is, report nothing. Ordered before any later work on the same partial.
+    case abandonUpload(FileStreamKey)
+    /// Send a stored file's bytes on a download stream, read from disk off the event loop.
+    case sendDownload(FileStreamKey, DownloadJob)
+    /// Remove bytes from disk: evicted or unused content, an expired or failed partial upload.
+    case discardFileBytes(FileBytes)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

@@ -19,9 +19,14 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
     public var target: String?
     /// A `mode` event's change, `+invite` and friends.
     public var mode: String?
+    /// A `file` event's file id, size and SHA-256 (`text` is the file's name).
+    public var file: String?
+    public var size: Int64?
+    public var sha256: String?
 
     public init(room: String, seq: Int64, ts: Int64, kind: StoredEventKind, sender: String, text: String, id: String? = nil,
-                account: String? = nil, target: String? = nil, mode: String? = nil) {
+                account: String? = nil, target: String? = nil, mode: String? = nil, file: String? = nil, size: Int64? = nil,
+                sha256: String? = nil) {
         self.room = room
         self.seq = seq
         self.ts = ts
@@ -32,13 +37,16 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
         self.account = account
         self.target = target
         self.mode = mode
+        self.file = file
+        self.size = size
+        self.sha256 = sha256
     }
 
     /// The event as clients receive it; `replay` marks a re-send from history.
     public func message(replay: Bool) -> ChatMessage {
         var message = ChatMessage(
             type: kind.rawValue, text: text, sender: sender, room: room, id: id, seq: seq, ts: ts, to: target, account: account,
-            mode: mode)
+            mode: mode, file: file, size: size, sha256: sha256)
         if replay { message.replay = true }
         return message
     }

@@ -1,5 +1,5 @@
 extension Renderer {
-    /// ` server | nick | 1:lobby [2:dev] 3:@bob(2) ` on the left, `connected | rtt 23 ms ` on the
+    /// ` server | nick | 1:lobby [2:dev] 3:@bob(2) ` on the left, `[a transfer |] connected | rtt 23 ms ` on the
     /// right, in reverse video. The right part takes at most half the bar (without the RTT if need
     /// be). The room list always shows the current room: when not all fit, it shows the rooms
     /// around it, with `<N`/`N>` for how many are hidden on each side (`<N!` when a hidden one has
@@ -8,7 +8,9 @@ extension Renderer {
         let bar = style(reverse: true)
         frame.fill(row: row, columns: 0..<frame.columns, style: bar)
         var leftLimit = frame.columns
-        let choices = [connectionText(model, withRoundTrip: true), connectionText(model, withRoundTrip: false)]
+        // A transfer in progress first (with the connection when both fit), then the connection alone.
+        var choices = [connectionText(model, withRoundTrip: true), connectionText(model, withRoundTrip: false)]
+        if let transfer = model.transferText { choices = choices.map { transfer + " | " + $0 } + [transfer] + choices }
         if let right = choices.lazy.map({ Glyph.singleLine($0 + " ", style: bar) })
             .first(where: { $0.reduce(0) { $0 + $1.width } * 2 <= frame.columns }) {
             let rightWidth = right.reduce(0) { $0 + $1.width }

@@ -5,13 +5,14 @@ import Testing
 /// The strings and numbers that appear on the wire must match PROTOCOL.md exactly.
 struct ProtocolConstantsTests {
     /// The ten error codes of section 5, then those of the version 1.1 additions the server
-    /// uses so far (section 12; accounts and moderation, sections 7 and 8), spelled as on the wire.
+    /// uses so far (section 12; accounts and moderation, sections 7 and 8; files, section 9), spelled as on the wire.
     @Test func errorCodesMatchProtocol() {
         #expect(ErrorCode.allCases.map(\.rawValue) == [
             "bad-json", "bad-field", "unknown-type", "too-large", "not-joined", "bad-nick", "nick-in-use", "bad-room",
             "no-such-user", "rate-limited", "too-many-rooms",
             "account-exists", "weak-password", "bad-login", "nick-registered", "not-logged-in", "account-required",
             "room-owned", "not-operator", "banned", "not-invited", "quota-exceeded", "unavailable",
+            "bad-checksum", "incomplete", "bad-offset", "no-such-file",
         ])
     }
 
@@ -25,16 +26,17 @@ struct ProtocolConstantsTests {
         #expect(CloseCode.allCases.map(\.name) == expected.map(\.1))
     }
 
-    /// Every message type of section 3 and of sections 7 and 8, spelled as on the wire.
+    /// Every message type of section 3 and of sections 7 to 9, spelled as on the wire.
     @Test func messageTypesMatchProtocol() {
         #expect(Set(MessageType.allCases.map(\.rawValue)) == [
             "join", "msg", "dm", "nick", "part", "history", "welcome", "ack", "joined", "left", "history-end", "error",
             "roster", "status", "typing", "presence",
             "register", "login", "password", "certificate", "account",
             "claim", "topic", "kick", "kicked", "ban", "banned", "unban", "unbanned", "op", "deop", "mode", "invite", "rooms", "whois",
+            "upload", "download", "file",
         ])
         #expect(ChatMessage(type: "history-end").messageType == .historyEnd)
-        #expect(ChatMessage(type: "file").messageType == nil)
+        #expect(ChatMessage(type: "files").messageType == nil)
     }
 
     /// The limits of sections 1 and 4.

@@ -14,6 +14,7 @@ import Testing
         #expect(configuration.presenceQueueLimit == 1_000)
         #expect(configuration.defaultReplay == 20 && configuration.maxReplay == 1_000)
         #expect(configuration.historyDefaultLimit == 50 && configuration.historyMaxLimit == 200)
+        #expect(configuration.maxFileSize == 100 << 20 && configuration.partialUploadMilliseconds == 3_600_000)
     }
 
     /// Values that would break the server are refused when the state is created.
@@ -26,6 +27,9 @@ import Testing
             ChatServerConfiguration(presenceQueueLimit: 0),
             ChatServerConfiguration(defaultReplay: 30, maxReplay: 10),
             ChatServerConfiguration(historyDefaultLimit: 300),
+            ChatServerConfiguration(maxFileSize: -1),
+            ChatServerConfiguration(filesMaxBytes: -1),
+            ChatServerConfiguration(partialUploadMilliseconds: 3_599_999),
         ]
         for configuration in broken {
             #expect(throws: ChatServerConfigurationError.self) {

@@ -25,17 +25,18 @@ import Testing
     @Test func unknownTypeIsUnknownType() throws {
         let harness = try Harness()
         harness.login(1, nick: "alice")
-        let out = harness.send(ChatMessage(type: "file", id: "U1"), from: 1)
+        let out = harness.send(ChatMessage(type: "files", id: "U1"), from: 1)
         #expect(out.errorCodes(to: 1) == ["unknown-type"])
         #expect(out.chat(to: 1).first?.id == "U1")
         #expect(out.closes.isEmpty)
     }
 
-    /// Types only the server sends are unknown-type when a client sends them, on either stream.
+    /// Types only the server sends, and the first lines of file streams (`upload`, `download`), are
+    /// unknown-type when a client sends them on either stream.
     @Test func serverOnlyTypesAreUnknownType() throws {
         let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
-        for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster"] {
+        for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster", "file", "upload", "download"] {
             for stream in [ChatStreamKind.chat, .presence] {
                 let out = harness.send(ChatMessage(type: type, room: "lobby"), from: 1, on: stream)
                 #expect(out.errorCodes(to: 1) == ["unknown-type"], "\(type) on \(stream)")
@@ -45,7 +46,7 @@ import Testing
     }
 
     /// Across the protocol's scenarios the server produces every error code it knows (PROTOCOL.md
-    /// section 5 and those of sections 7, 8 and 12).
+    /// section 5 and those of sections 7, 8, 9 and 12; those of files on file streams).
     @Test func everyErrorCodeIsProduced() throws {
         var configuration = ChatServerConfiguration()
         configuration.maxRoomsPerClient = 1
@@ -65,7 +66,21 @@ import Testing
         out = out + harness.send(.join(room: "dev"), from: 1)
         for _ in 0..<12 { out = out + harness.say("flood", from: 1) }
         out = out + accountAndModerationErrors()
-        #expect(Set(out.errorCodes(to: 1)) == Set(ErrorCode.allCases.map(\.rawValue)))
+        #expect(Set(out.errorCodes(to: 1) + fileStreamErrors().fileErrorCodes) == Set(ErrorCode.allCases.map(\.rawValue)))
+    }
+
+    /// The codes only file streams produce (section 9), each caused once.
+    private func fileStreamErrors() -> Outbox {
+        guard let harness = try? Harness() else { return Outbox([]) }
+        harness.login(1, nick: "alice")
+        var out = harness.header(.download(file: "none"), on: Harness.fileStream(1, 0))
+        out = out + harness.upload("late", offset: 3, on: Harness.fileStream(1, 1))
+        for (index, outcome) in [UploadOutcome.badChecksum, .incomplete(received: 1)].enumerated() {
+            let key = Harness.fileStream(1, Int64(2 + index))
+            harness.upload("f\(index)", on: key)
+            out = out + harness.uploadEnded(key, outcome)
+        }
+        return out
     }
 
     /// The codes of sections 7 and 8, each caused once, all to client 1 (or redirected to it).

@@ -61,7 +61,7 @@ import Testing
         #expect(try store.roomSettings(of: "dev").topic == nil)
     }
 
-    /// A version 1 database opens: every event and receipt is kept, seq continues, and the new tables work; the file is version 2.
+    /// A version 1 database opens: every event and receipt is kept, seq continues, and the new tables work; the file is version 3.
     @Test func versionOneDatabaseMigratesWithoutLoss() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("old.db")
@@ -85,7 +85,7 @@ import Testing
         #expect(try history.events(inRoom: "dev", after: 7, before: nil, limit: 1).first?.target == "robert")
         try accounts.create(StoredAccount(name: "alice", passwordHash: "h", created: 1), certificate: nil)
         #expect(try accounts.account(named: "alice") != nil)
-        #expect(Self.userVersion(path) == 2)
+        #expect(Self.userVersion(path) == 3)
     }
 
     /// Opening the migrated file again changes nothing; a file from a newer schema is refused, untouched.
@@ -99,9 +99,9 @@ import Testing
         #expect(try SQLiteHistoryStore(path: path).events(inRoom: "lobby", after: nil, before: nil, limit: 100).count == 6)
         let future = directory.file("future.db")
         _ = try SQLiteHistoryStore(path: future)
-        Self.sqlite(future, "PRAGMA user_version = 3")
+        Self.sqlite(future, "PRAGMA user_version = 4")
         #expect(throws: HistoryStoreError.self) { try SQLiteAccountStore(path: future) }
-        #expect(Self.userVersion(future) == 3)
+        #expect(Self.userVersion(future) == 4)
     }
 
     /// The core on SQLite stores: an account, its certificate, a room's owner, topic, modes, operator, ban and invite, and a

@@ -11,12 +11,14 @@ import Testing
 struct StreamTests {
     private static func line(_ message: ChatMessage) -> [UInt8] { message.encodedLine() }
 
-    /// A third client-opened stream (id 8) is refused with RESET_STREAM code 0x1 and ignored; streams 0 and 4 keep working.
-    @Test func thirdStreamIsReset() async throws {
+    /// A third client-opened stream (id 8) is a file stream (PROTOCOL.md section 9): a chat message on it is refused there
+    /// (error unknown-type, FIN), never taken as chat; streams 0 and 4 keep working.
+    @Test func thirdStreamIsAFileStream() async throws {
         struct Result: Sendable {
             var ok = false
             var third: QuicStreamID = -1
             var resets: [RawChatClient.Reset] = []
+            var thirdAnswer: String?
             var acks: [String?] = []
             var bobTexts: [String] = []
             var closed = false
@@ -34,7 +36,8 @@ struct StreamTests {
             guard let third = try? raw.openStream() else { return result }
             result.third = third
             raw.write(Self.line(.msg(room: "lobby", text: "on a third stream", id: "X-8")), to: third)
-            result.ok = result.ok && world.run { !raw.resets.isEmpty }
+            result.ok = result.ok && world.run { raw.finished.contains(third) }
+            result.thirdAnswer = raw.messages(on: third).first?.code
             raw.write(Self.line(.msg(room: "lobby", text: "on the chat stream", id: "X-0")), to: 0)
             result.ok = result.ok && world.run { raw.has(type: "ack") && world.has(bob, type: "msg") }
             world.settle(seconds: 0.2)
@@ -46,7 +49,7 @@ struct StreamTests {
         }
         #expect(result.ok)
         #expect(result.third == 8)
-        #expect(result.resets == [RawChatClient.Reset(stream: 8, code: 0x1)])
+        #expect(result.resets.isEmpty && result.thirdAnswer == "unknown-type")
         #expect(result.acks == ["X-0"])
         #expect(result.bobTexts == ["on the chat stream"])
         #expect(!result.closed)

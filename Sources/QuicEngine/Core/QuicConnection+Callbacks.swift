@@ -80,13 +80,17 @@ extension QuicConnection {
             QuicConnection.from(userData).streamAcknowledged(streamID, upTo: offset + length)
             return 0
         }
-        callbacks.stream_close = { _, _, streamID, _, userData, _ in
+        callbacks.stream_close = { raw, _, streamID, _, userData, _ in
             let connection = QuicConnection.from(userData)
             if let stream = connection.streams.removeValue(forKey: streamID) {
                 connection.lostPacketsOfClosedStreams += stream.lostPackets
+                connection.bulkStreamClosed(stream)
                 stream.discardAll()
                 connection.emit(.streamClosed(streamID))
             }
+            // The peer may open another in its place: ngtcp2 0.12 leaves MAX_STREAMS to us (it
+            // only counts a stream reset before it existed). Only a counter changes here.
+            if let raw, connection.isPeerBidirectional(streamID) { ngtcp2_conn_extend_max_streams_bidi(raw, 1) }
             return 0
         }
         callbacks.stream_reset = { _, streamID, _, errorCode, userData, _ in
@@ -119,6 +123,11 @@ extension QuicConnection {
             return 0
         }
         return callbacks
+    }
+
+    /// A bidirectional stream the peer opened (client streams have bit 0 clear, bidirectional bit 1).
+    func isPeerBidirectional(_ streamID: QuicStreamID) -> Bool {
+        streamID & 0x2 == 0 && (streamID & 0x1 == 0) == isServer
     }
 
     func remoteStreamOpened(_ streamID: QuicStreamID) {

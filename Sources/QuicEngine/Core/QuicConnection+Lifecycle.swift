@@ -163,6 +163,7 @@ extension QuicConnection {
         closeReason = reason
         datagramQueue.removeAll()
         sendQueue.removeAll()
+        bulkSendQueue.removeAll()
         emit(.closed(reason))
     }
 }

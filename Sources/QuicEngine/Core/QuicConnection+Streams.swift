@@ -2,8 +2,9 @@ internal import CQuic
 
 /// The application's side of streams and datagrams.
 extension QuicConnection {
-    /// Opens a bidirectional stream. Throws `streamLimitReached` when the peer allows no more yet.
-    public func openStream() throws -> QuicStreamID {
+    /// Opens a bidirectional stream, a bulk one (``markBulk(_:)``) when `bulk` is true. Throws
+    /// `streamLimitReached` when the peer allows no more yet.
+    public func openStream(bulk: Bool = false) throws -> QuicStreamID {
         guard let raw, isUsable else { throw QuicError.connectionClosed }
         var streamID: Int64 = -1
         let result = ngtcp2_conn_open_bidi_stream(raw, &streamID, nil)
@@ -12,6 +13,7 @@ extension QuicConnection {
             throw QuicError.library(function: "ngtcp2_conn_open_bidi_stream", code: result, message: QuicConnection.errorText(result))
         }
         streams[streamID] = StreamState(id: streamID)
+        if bulk { markBulk(streamID) }
         return streamID
     }
 
@@ -109,7 +111,7 @@ extension QuicConnection {
     private func scheduleSend(_ stream: StreamState) {
         if !stream.inSendQueue && stream.hasUnsentData {
             stream.inSendQueue = true
-            sendQueue.append(stream.id)
+            if stream.isBulk { bulkSendQueue.append(stream.id) } else { sendQueue.append(stream.id) }
         }
         endpoint.markDirty(self)
     }

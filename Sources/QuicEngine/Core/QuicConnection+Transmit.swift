@@ -84,7 +84,9 @@ extension QuicConnection {
     }
 
     /// Nothing of the application's waits to be sent: no stream data, datagram, stashed packet or close.
-    var hasNoQueuedData: Bool { sendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil }
+    var hasNoQueuedData: Bool {
+        sendQueue.isEmpty && bulkSendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil
+    }
 
     /// After a write that left nothing to send, the pacer's next-send time (usually well under a
     /// millisecond away at chat rates) is still ngtcp2's earliest deadline, and waking up for it
@@ -102,8 +104,9 @@ extension QuicConnection {
         }
     }
 
-    /// Writes one packet: queued datagrams first (typing must not wait behind chat), then stream
-    /// data round-robin, coalescing frames into the packet. Returns its size, 0 when nothing is
+    /// Writes one packet: queued datagrams first (typing must not wait behind chat), then
+    /// interactive stream data round-robin, then bulk stream data round-robin (see
+    /// ``markBulk(_:)``), coalescing frames into the packet. Returns its size, 0 when nothing is
     /// due, or 0 after a fatal error (which starts the close).
     private func writePacket(into destination: UnsafeMutableRawPointer, capacity: Int, applicationData: Bool) -> Int {
         guard let raw else { return 0 }
@@ -136,11 +139,12 @@ extension QuicConnection {
                 }
                 return 0
             }
-            let stream = applicationData ? nextStreamToSend(skipping: skipped) : nil
+            let stream = applicationData ? nextStreamToSend(skipping: skipped, raw: raw) : nil
             var count = 0
             // MORE keeps the packet open for the next stream's data; with nothing else to add it
             // would only cost a second call that closes the packet.
-            var flags = sendQueue.count > skipped + 1 || !datagramQueue.isEmpty ? UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE) : 0
+            var flags = sendQueue.count + bulkSendQueue.count > skipped + 1 || !datagramQueue.isEmpty
+                ? UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE) : 0
             var streamID: Int64 = -1
             if let stream {
                 streamID = stream.id
@@ -179,16 +183,25 @@ extension QuicConnection {
         }
     }
 
-    /// The next stream with unsent data, round-robin, passing over `skipping` blocked ones.
-    private func nextStreamToSend(skipping: Int) -> StreamState? {
-        guard skipping < sendQueue.count else { return nil }
-        let streamID = sendQueue[skipping]
-        guard let stream = streams[streamID], stream.hasUnsentData, !stream.writeClosed else {
-            sendQueue.remove(at: skipping)
+    /// The next stream with unsent data, passing over `skipping` blocked ones: interactive
+    /// streams first, then bulk streams while ``bulkMaySend(_:)``, each kind round-robin.
+    private func nextStreamToSend(skipping: Int, raw: OpaquePointer) -> StreamState? {
+        if skipping < sendQueue.count, let stream = firstSendable(in: &sendQueue, from: skipping) { return stream }
+        let bulkIndex = skipping - sendQueue.count
+        guard bulkIndex < bulkSendQueue.count, bulkMaySend(raw) else { return nil }
+        return firstSendable(in: &bulkSendQueue, from: bulkIndex)
+    }
+
+    /// The stream at `index` of `queue`, after dropping the entries there that have nothing left
+    /// to send.
+    private func firstSendable(in queue: inout [QuicStreamID], from index: Int) -> StreamState? {
+        while index < queue.count {
+            let streamID = queue[index]
+            if let stream = streams[streamID], stream.hasUnsentData, !stream.writeClosed { return stream }
+            queue.remove(at: index)
             streams[streamID]?.inSendQueue = false
-            return nextStreamToSend(skipping: skipping)
         }
-        return stream
+        return nil
     }
 
     private func recordSent(_ stream: StreamState, count: Int, finRequested: Bool) {
@@ -196,15 +209,26 @@ extension QuicConnection {
         if finRequested && !stream.hasUnsentDataIgnoringFin { stream.finSent = true }
         if !stream.hasUnsentData {
             removeFromSendQueue(stream)
-        } else if let index = sendQueue.firstIndex(of: stream.id), index + 1 < sendQueue.count {
-            // Rotate so the next packet serves another stream first.
-            sendQueue.remove(at: index)
-            sendQueue.append(stream.id)
+        } else if stream.isBulk {
+            rotate(stream.id, in: &bulkSendQueue)
+        } else {
+            rotate(stream.id, in: &sendQueue)
         }
     }
 
+    /// Moves a stream to the back, so the next packet serves another stream of its kind first.
+    private func rotate(_ streamID: QuicStreamID, in queue: inout [QuicStreamID]) {
+        guard let index = queue.firstIndex(of: streamID), index + 1 < queue.count else { return }
+        queue.remove(at: index)
+        queue.append(streamID)
+    }
+
     private func removeFromSendQueue(_ stream: StreamState) {
-        if let index = sendQueue.firstIndex(of: stream.id) { sendQueue.remove(at: index) }
+        if stream.isBulk {
+            if let index = bulkSendQueue.firstIndex(of: stream.id) { bulkSendQueue.remove(at: index) }
+        } else if let index = sendQueue.firstIndex(of: stream.id) {
+            sendQueue.remove(at: index)
+        }
         stream.inSendQueue = false
     }
 }

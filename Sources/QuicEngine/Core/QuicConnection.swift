@@ -52,7 +52,16 @@ public final class QuicConnection {
     public internal(set) var serverCertificateVerdict: ServerCertificateVerdict?
 
     var streams = StreamTable()
+    /// Interactive streams with data to send, served round-robin before any bulk stream.
     var sendQueue: [QuicStreamID] = []
+    /// Bulk streams with data to send, round-robin among themselves (``markBulk(_:)``).
+    var bulkSendQueue: [QuicStreamID] = []
+    /// Open bulk streams: while there is none, delivered bytes open every window at once with no
+    /// lookup of the stream.
+    var bulkStreamCount = 0
+    /// How much of the peer's connection credit bulk data leaves for interactive streams; set
+    /// once the peer's transport parameters are known.
+    var bulkCreditReserve: UInt64?
     var datagramQueue = FIFOQueue<[UInt8]>()
     var closingPacket: [UInt8] = []
     var closingPacketDue = false

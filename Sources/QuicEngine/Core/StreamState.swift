@@ -26,6 +26,10 @@ final class StreamState {
     var writeClosed = false
     var wantsWritable = false
     var inSendQueue = false
+    /// A bulk stream (a file transfer): its data goes out only when no interactive stream has any
+    /// to send, and the bytes it delivers open the peer's window on it only when the application
+    /// says it has consumed them (``QuicConnection/markBulk(_:)``).
+    var isBulk = false
     /// ngtcp2's count of this stream's lost packets when one side last finished: ngtcp2 forgets
     /// it when the stream closes, before telling us.
     var lostPackets = 0

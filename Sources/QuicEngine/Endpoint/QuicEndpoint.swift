@@ -421,9 +421,13 @@ public final class QuicEndpoint {
 }
 
 extension QuicConnection {
+    /// Delivered bytes give their credit back; a bulk stream's own credit waits for
+    /// ``releaseReceiveCredit(_:count:)`` (connection credit never does).
     func extendWindow(_ streamID: QuicStreamID, by count: Int) {
         guard let raw, isUsable else { return }
-        _ = ngtcp2_conn_extend_max_stream_offset(raw, streamID, UInt64(count))
+        if bulkStreamCount == 0 || streams[streamID]?.isBulk != true {
+            _ = ngtcp2_conn_extend_max_stream_offset(raw, streamID, UInt64(count))
+        }
         ngtcp2_conn_extend_max_offset(raw, UInt64(count))
     }
 }

@@ -88,14 +88,7 @@ public enum TLSIdentity {
         var digest = [UInt8](repeating: 0, count: 32)
         var size = digest.count
         guard gnutls_fingerprint(GNUTLS_DIG_SHA256, &der, &digest, &size) == 0, size == 32 else { return nil }
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        return SHA256.hex(digest)
     }
 
     private static func text(of datum: gnutls_datum_t) -> String {

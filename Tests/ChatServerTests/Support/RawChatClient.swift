@@ -22,6 +22,15 @@ final class RawChatClient {
     private(set) var resets: [Reset] = []
     private(set) var problems: [String] = []
     private(set) var closeReason: QuicCloseReason?
+    /// With `hashesFileBodies`, file streams keep only their header line in `bytes`: what follows
+    /// it is counted and hashed (a 200 MiB download is never whole in memory).
+    var hashesFileBodies = false
+    private(set) var bodyHashes: [QuicStreamID: SHA256] = [:]
+    private(set) var bodyCounts: [QuicStreamID: Int] = [:]
+    /// Streams the server has finished (FIN received).
+    private(set) var finished: Set<QuicStreamID> = []
+    /// Called when a stream's send buffer has room again (file bodies are written in pieces).
+    var onWritable: (RawChatClient, QuicStreamID) -> Void = { _, _ in }
     /// Called once the handshake is done; nothing has been sent yet.
     var onConnected: (RawChatClient) -> Void = { _ in }
     private var decoders: [QuicStreamID: ChatStreamDecoder] = [:]
@@ -36,7 +45,17 @@ final class RawChatClient {
             isConnected = true
             onConnected(self)
         case .streamData(let stream, let data, let fin):
+            // A file stream's credit comes back once its bytes are taken, here at once.
+            if connection.isBulk(stream) { connection.releaseReceiveCredit(stream, count: data.count) }
+            // Streams 8, 12, … are file streams (PROTOCOL.md section 9); the engine may have
+            // forgotten the stream by the time its last bytes are handled.
+            if hashesFileBodies && stream >= 8 {
+                hashFileData(data, on: stream)
+                if fin { finished.insert(stream) }
+                return
+            }
             bytes[stream, default: []] += data
+            if fin { finished.insert(stream) }
             var decoder = decoders[stream] ?? ChatStreamDecoder()
             var events = decoder.feed(data)
             if fin { events += decoder.finish() }
@@ -56,9 +75,27 @@ final class RawChatClient {
             if let message = try? ChatMessage.decode(data) { datagrams.append(message) }
         case .closed(let reason):
             closeReason = reason
+        case .streamWritable(let stream):
+            onWritable(self, stream)
         default:
             break
         }
+    }
+
+    private func hashFileData(_ data: [UInt8], on stream: QuicStreamID) {
+        var body = data[...]
+        if bodyHashes[stream] == nil {
+            let held = bytes[stream, default: []]
+            guard let newline = data.firstIndex(of: 10) else {
+                bytes[stream] = held + data
+                return
+            }
+            bytes[stream] = held + data[...newline]
+            bodyHashes[stream] = SHA256()
+            body = data[(newline + 1)...]
+        }
+        body.withUnsafeBytes { bodyHashes[stream]?.update($0) }
+        bodyCounts[stream, default: 0] += body.count
     }
 
     /// Opens the next client bidirectional stream (0, 4, 8, ...).

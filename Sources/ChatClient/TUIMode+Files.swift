@@ -1,0 +1,49 @@
+import ChatClientKit
+import ChatTUI
+import QuicEngine
+
+/// Files in the full-screen client (PROTOCOL.md section 9): `/send`, `/get`, `/cancel`; the
+/// transfer in progress in the status bar (bytes, rate, time left); its end as a line.
+extension TUIMode {
+    func send(_ path: String, to nick: String?) {
+        let room = nick == nil ? currentChatRoom : nil
+        // In a private conversation, /send PATH goes to the person it is with.
+        let recipient = nick ?? (room == nil ? model.currentRoom?.queryNick : nil)
+        do {
+            let number = try session.files.upload(path, room: room ?? currentRoomName, to: recipient)
+            note("[transfer \(number)] sending \(path)", in: currentRoomName)
+        } catch {
+            note("cannot send \(path): \(error)", in: currentRoomName)
+        }
+    }
+
+    func get(_ number: Int, into folder: String?) {
+        guard let shared = sharedFiles[number] else { return note("there is no shared file \(number)", in: currentRoomName) }
+        let target = folder ?? ClientPaths.downloadFolder()
+        ClientPaths.makeDirectory(target)
+        do {
+            let transfer = try session.files.download(shared, into: target)
+            note("[transfer \(transfer)] getting \(shared.text)", in: currentRoomName)
+        } catch {
+            note("cannot download into \(target): \(error)", in: currentRoomName)
+        }
+    }
+
+    func transferred(_ event: FileTransfers.Event) {
+        switch event {
+        case .progress(let transfer), .resumed(let transfer):
+            let arrow = transfer.isUpload ? "↑" : "↓"
+            model.transferText = TextNeutralizer.singleLine.neutralize("\(arrow) \(transfer.name) \(transfer.progressText(now: .now()))")
+        case .finished(let transfer, _):
+            model.transferText = nil
+            switch transfer.direction {
+            case .upload: note("[transfer \(transfer.number)] sent \(transfer.name) (\(FileTransfer.bytes(transfer.size)))", in: currentRoomName)
+            case .download(_, let destination): note("[transfer \(transfer.number)] saved \(destination), SHA-256 checked", in: currentRoomName)
+            }
+        case .failed(let transfer, let reason):
+            model.transferText = nil
+            model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: \(reason)",
+                                  kind: .error), to: currentRoomName)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ChatProtocol
+import QuicEngine
+
+/// One upload or download of ``FileTransfers``: what it is, how far it got.
+public struct FileTransfer: Sendable, Equatable {
+    public enum Direction: Sendable, Equatable {
+        /// A local file to a room or, with `to`, to one user.
+        case upload(path: String, room: String?, to: String?)
+        /// A shared file (its FID) into a local file.
+        case download(file: String, destination: String)
+    }
+
+    /// The short number the person names it by (`/cancel N`).
+    public let number: Int
+    public let direction: Direction
+    /// The file's name as the protocol carries it, its size and SHA-256.
+    public let name: String
+    public let size: Int64
+    public let sha256: String
+    /// The upload's `id` (also used to resume it).
+    public let id: String
+    /// Bytes sent (upload) or written (download) so far.
+    public internal(set) var done: Int64 = 0
+    /// When it started, for the rate.
+    public let started: QuicTime
+    /// Bytes done when it (re)started on the current connection, for the rate.
+    var doneAtStart: Int64 = 0
+
+    public var isUpload: Bool { if case .upload = direction { true } else { false } }
+
+    /// Bytes a second since it started (0 at first).
+    public func rate(now: QuicTime) -> Double {
+        let seconds = Double((now - started).nanoseconds) / 1e9
+        return seconds > 0.05 ? Double(done - doneAtStart) / seconds : 0
+    }
+
+    /// Seconds until done at the current rate, nil when unknown.
+    public func secondsLeft(now: QuicTime) -> Double? {
+        let rate = rate(now: now)
+        return rate > 0 ? Double(size - done) / rate : nil
+    }
+
+    /// `12.3 MiB/100.0 MiB 45% 8.1 MiB/s 11 s left` for a status line or stderr (the caller shows
+    /// the name, neutralised for its display).
+    public func progressText(now: QuicTime) -> String {
+        let percent = size > 0 ? Int(done * 100 / size) : 100
+        var text = "\(Self.bytes(done))/\(Self.bytes(size)) \(percent)%"
+        let rate = rate(now: now)
+        if rate > 0 { text += " \(Self.bytes(Int64(rate)))/s" }
+        if let left = secondsLeft(now: now) { text += " \(Int(left.rounded(.up))) s left" }
+        return text
+    }
+
+    /// 1,536 → `1.5 KiB`.
+    public static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(count) B" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}

@@ -1,0 +1,293 @@
+import ChatProtocol
+import Glibc
+import QuicEngine
+
+/// A session's uploads and downloads on file streams (PROTOCOL.md section 9), numbered for the
+/// person, surviving reconnects: on a new connection every unfinished transfer resumes, an
+/// upload with `offset` (corrected by the server's `bad-offset`), a download from the bytes
+/// already in its `.part` file. Downloads are checked against their SHA-256 before they take
+/// their name. Lives on the loop thread; local disk reads and writes are done there, a chunk at
+/// a time.
+public final class FileTransfers {
+    public enum Event: Sendable {
+        case progress(FileTransfer)
+        /// Starting again on a new stream from `done` bytes (after a reconnect or a `bad-offset`).
+        case resumed(FileTransfer)
+        /// An upload's `ack`, or a download complete and verified at `destination`.
+        case finished(FileTransfer, ack: ChatMessage?)
+        case failed(FileTransfer, reason: String)
+    }
+
+    public var onEvent: (Event) -> Void = { _ in }
+    /// Transfers not finished, by number.
+    public private(set) var transfers: [Int: FileTransfer] = [:]
+
+    private final class Job {
+        var transfer: FileTransfer
+        let descriptor: Int32
+        var stream: QuicStreamID?
+        var reader = FileStreamHeaderReader()
+        var headerSeen = false
+        /// Download: the hash of what is in the `.part` file.
+        var hasher = SHA256()
+        /// Upload: the offset the current stream's body starts at.
+        var offset: Int64 = 0
+
+        init(_ transfer: FileTransfer, descriptor: Int32) {
+            self.transfer = transfer
+            self.descriptor = descriptor
+        }
+    }
+
+    private var jobs: [Int: Job] = [:]
+    private var byStream: [QuicStreamID: Int] = [:]
+    private var connection: QuicConnection?
+    private var nextNumber = 1
+    /// Progress events at most this often per transfer.
+    private var lastProgress: [Int: QuicTime] = [:]
+    static let chunk = 64 << 10
+
+    public init() {}
+
+    // MARK: Starting
+
+    /// Hashes `path` (unless its `sha256` is given: a load generator sending one file many times)
+    /// and uploads it to `room` or, with `to`, to one user; returns its number.
+    @discardableResult
+    public func upload(_ path: String, room: String?, to recipient: String?, sha256 known: String? = nil) throws -> Int {
+        let descriptor = try LocalFile.openForReading(path)
+        let size = LocalFile.size(descriptor)
+        var digest = known
+        if digest == nil {
+            let hasher = SHA256Sink()
+            do {
+                try LocalFile.sha256(descriptor, upTo: size, into: hasher)
+            } catch {
+                close(descriptor)
+                throw error
+            }
+            digest = hasher.hex
+        }
+        let name = ChatValidation.safeFileName(LocalFile.baseName(path))
+        let transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
+                                    sha256: digest ?? "", id: ChatSession.randomPeerID(), started: .now())
+        return begin(Job(transfer, descriptor: descriptor))
+    }
+
+    /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own.
+    @discardableResult
+    public func download(_ announced: ChatMessage, into folder: String) throws -> Int {
+        guard let fileID = announced.file, let size = announced.size, let sha256 = announced.sha256 else {
+            throw LocalFile.Failure("not a shared file", EINVAL)
+        }
+        let destination = DownloadName.path(in: folder, for: announced.text, taken: LocalFile.exists)
+        let descriptor = try LocalFile.openForAppending(destination + ".part")
+        let transfer = FileTransfer(number: nextNumber, direction: .download(file: fileID, destination: destination), name: announced.text,
+                                    size: size, sha256: sha256, id: fileID, started: .now())
+        return begin(Job(transfer, descriptor: descriptor))
+    }
+
+    private func begin(_ job: Job) -> Int {
+        let number = job.transfer.number
+        nextNumber += 1
+        jobs[number] = job
+        transfers[number] = job.transfer
+        if connection != nil { open(job) }
+        return number
+    }
+
+    /// Stops a transfer: its stream is reset, a download's `.part` file removed.
+    public func cancel(_ number: Int) -> Bool {
+        guard let job = jobs[number] else { return false }
+        if let stream = job.stream, let connection {
+            connection.resetStream(stream, errorCode: 0x1)
+            connection.stopSending(stream, errorCode: 0x1)
+        }
+        finish(job, with: .failed(job.transfer, reason: "cancelled"))
+        return true
+    }
+
+    /// The SHA-256 of a whole local file, as lowercase hex.
+    public static func sha256(ofFile path: String) throws -> String {
+        let descriptor = try LocalFile.openForReading(path)
+        defer { close(descriptor) }
+        let hasher = SHA256Sink()
+        try LocalFile.sha256(descriptor, upTo: LocalFile.size(descriptor), into: hasher)
+        return hasher.hex
+    }
+
+    // MARK: Connections
+
+    /// A new connection said hello: every unfinished transfer starts (again) on it.
+    public func connected(_ connection: QuicConnection) {
+        self.connection = connection
+        byStream.removeAll()
+        for number in jobs.keys.sorted() { if let job = jobs[number] { job.stream = nil; open(job) } }
+    }
+
+    public func connectionLost() {
+        connection = nil
+        byStream.removeAll()
+        for job in jobs.values { job.stream = nil }
+    }
+
+    private func open(_ job: Job) {
+        guard let connection, let stream = try? connection.openStream(bulk: true) else { return }  // more wait for a stream
+        job.stream = stream
+        job.reader = FileStreamHeaderReader()
+        job.headerSeen = false
+        byStream[stream] = job.transfer.number
+        var transfer = job.transfer
+        switch transfer.direction {
+        case .upload(_, let room, let recipient):
+            job.offset = transfer.done
+            let header = ChatMessage.upload(id: transfer.id, room: recipient == nil ? room : nil, to: recipient, name: transfer.name,
+                                            size: transfer.size, sha256: transfer.sha256, offset: transfer.done > 0 ? transfer.done : nil)
+            _ = try? connection.write(header.encodedLine(), to: stream, fin: transfer.done == transfer.size)
+            job.transfer = transfer
+            pump(job)
+            transfer = job.transfer
+        case .download(let fileID, _):
+            // What the `.part` file holds is kept: its hash is read back, the rest asked for.
+            transfer.done = LocalFile.size(job.descriptor)
+            job.hasher = SHA256()
+            if transfer.done > 0, case .download(_, let destination) = transfer.direction,
+               let part = try? LocalFile.openForReading(destination + ".part") {
+                try? LocalFile.sha256(part, upTo: transfer.done, into: SHA256Sink(job.hasher))
+                close(part)
+            }
+            _ = try? connection.write(ChatMessage.download(file: fileID, offset: transfer.done).encodedLine(), to: stream, fin: true)
+        }
+        transfer.doneAtStart = transfer.done
+        job.transfer = transfer
+        transfers[transfer.number] = transfer
+        if transfer.done > 0 { onEvent(.resumed(transfer)) }
+    }
+
+    // MARK: Stream events
+
+    /// An engine event of a file stream (8, 12, …) of the current connection.
+    public func handle(_ event: QuicEvent) {
+        switch event {
+        case .streamData(let stream, let bytes, let fin):
+            connection?.releaseReceiveCredit(stream, count: bytes.count)
+            guard let number = byStream[stream], let job = jobs[number] else { return }
+            received(bytes, fin: fin, job: job)
+        case .streamWritable(let stream):
+            if let number = byStream[stream], let job = jobs[number] { pump(job) }
+        case .streamReset(let stream, _):
+            // The server gave up on the stream: the transfer resumes on the next connection.
+            guard let number = byStream.removeValue(forKey: stream), let job = jobs[number] else { return }
+            job.stream = nil
+        case .streamClosed(let stream):
+            byStream[stream] = nil
+            openWaiting()
+        default:
+            break
+        }
+    }
+
+    /// Transfers that found no free stream start as streams close.
+    private func openWaiting() {
+        for number in jobs.keys.sorted() where jobs[number]?.stream == nil {
+            if let job = jobs[number] { open(job) }
+        }
+    }
+
+    private func received(_ bytes: [UInt8], fin: Bool, job: Job) {
+        var body = bytes[...]
+        if !job.headerSeen {
+            guard case .header(let event, let bodyStart) = job.reader.feed(bytes, fin: fin) else { return }
+            job.headerSeen = true
+            body = bytes[bodyStart...]
+            guard case .message(let answer) = event else { return finish(job, with: .failed(job.transfer, reason: "bad answer")) }
+            if handleAnswer(answer, job: job) { return }
+        }
+        guard case .download(_, let destination) = job.transfer.direction else { return }
+        if !body.isEmpty {
+            do {
+                try LocalFile.write(body, to: job.descriptor)
+            } catch {
+                return finish(job, with: .failed(job.transfer, reason: error.description))
+            }
+            body.withUnsafeBytes { job.hasher.update($0) }
+            job.transfer.done += Int64(body.count)
+            report(job)
+        }
+        guard fin else { return }
+        guard job.transfer.done == job.transfer.size, job.hasher.finishHex() == job.transfer.sha256 else {
+            unlink(destination + ".part")
+            return finish(job, with: .failed(job.transfer, reason: "the bytes do not match the file's SHA-256"))
+        }
+        fsync(job.descriptor)
+        rename(destination + ".part", destination)
+        finish(job, with: .finished(job.transfer, ack: nil))
+    }
+
+    /// The first line of the server's answer; true when it ended the transfer (or restarted it).
+    private func handleAnswer(_ answer: ChatMessage, job: Job) -> Bool {
+        switch answer.messageType {
+        case .ack:
+            finish(job, with: .finished(job.transfer, ack: answer))
+            return true
+        case .error where answer.code == ErrorCode.badOffset.rawValue && job.transfer.isUpload:
+            // Start again from what the server holds, on a new stream.
+            job.transfer.done = answer.offset ?? 0
+            if let stream = job.stream { byStream[stream] = nil }
+            job.stream = nil
+            open(job)
+            return true
+        case .error:
+            finish(job, with: .failed(job.transfer, reason: "\(answer.code ?? "error"): \(answer.text)"))
+            return true
+        default:
+            return false  // a download's `file` header: the body follows
+        }
+    }
+
+    /// An upload's next bytes, as long as the stream takes them; FIN after the last.
+    private func pump(_ job: Job) {
+        guard job.transfer.isUpload, let stream = job.stream, let connection else { return }
+        while job.transfer.done < job.transfer.size {
+            let count = Int(min(Int64(Self.chunk), job.transfer.size - job.transfer.done))
+            guard let piece = try? LocalFile.read(job.descriptor, at: job.transfer.done, count: count) else {
+                return finish(job, with: .failed(job.transfer, reason: "cannot read the file"))
+            }
+            let last = job.transfer.done + Int64(piece.count) == job.transfer.size
+            guard let accepted = try? connection.write(piece, to: stream, fin: last) else { return }
+            job.transfer.done += Int64(accepted)
+            report(job)
+            if accepted < piece.count || last { return }
+        }
+    }
+
+    private func report(_ job: Job) {
+        transfers[job.transfer.number] = job.transfer
+        let now = QuicTime.now()
+        if let last = lastProgress[job.transfer.number], now - last < .milliseconds(250) { return }
+        lastProgress[job.transfer.number] = now
+        onEvent(.progress(job.transfer))
+    }
+
+    private func finish(_ job: Job, with event: Event) {
+        let number = job.transfer.number
+        jobs[number] = nil
+        transfers[number] = nil
+        lastProgress[number] = nil
+        if let stream = job.stream { byStream[stream] = nil }
+        close(job.descriptor)
+        if case .failed = event, case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        onEvent(event)
+    }
+}
+
+/// Feeds the engine's SHA256 from ``LocalFile/sha256(_:upTo:into:)``.
+final class SHA256Sink: SHA256Feeding {
+    let hasher: SHA256
+
+    init(_ hasher: SHA256 = SHA256()) { self.hasher = hasher }
+
+    func feed(_ bytes: [UInt8]) { hasher.update(bytes) }
+
+    var hex: String { hasher.finishHex() }
+}

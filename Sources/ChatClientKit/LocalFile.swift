@@ -1,0 +1,83 @@
+import Glibc
+
+/// The few file operations transfers need, without Foundation. Failures are texts for the person.
+enum LocalFile {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+
+        init(_ what: String, _ code: Int32 = errno) {
+            description = "\(what): \(String(cString: strerror(code)))"
+        }
+    }
+
+    static func openForReading(_ path: String) throws(Failure) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure("cannot open \(path)") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw Failure("\(path) is not a regular file", EINVAL)
+        }
+        return descriptor
+    }
+
+    /// Opens `path` for appending, creating it (mode 0600) when missing.
+    static func openForAppending(_ path: String) throws(Failure) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Failure("cannot write \(path)") }
+        return descriptor
+    }
+
+    static func size(_ descriptor: Int32) -> Int64 {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : 0
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Up to `count` bytes from `offset`.
+    static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(Failure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw Failure("cannot read") }
+            if got == 0 { break }
+            done += got
+        }
+        if done < count { bytes.removeLast(count - done) }
+        return bytes
+    }
+
+    static func write(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw Failure("cannot write", count < 0 ? errno : ENOSPC) }
+            done += count
+        }
+    }
+
+    /// The SHA-256 of bytes `0..<count` of an open file, read a megabyte at a time.
+    static func sha256(_ descriptor: Int32, upTo count: Int64, into hasher: SHA256Feeding) throws(Failure) {
+        var done: Int64 = 0
+        while done < count {
+            let chunk = try read(descriptor, at: done, count: Int(min(1 << 20, count - done)))
+            guard !chunk.isEmpty else { throw Failure("the file got shorter", EIO) }
+            hasher.feed(chunk)
+            done += Int64(chunk.count)
+        }
+    }
+
+    /// The last path component.
+    static func baseName(_ path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+    }
+}
+
+/// Where hashed bytes go (the engine's SHA256 behind it).
+protocol SHA256Feeding: AnyObject {
+    func feed(_ bytes: [UInt8])
+}

@@ -1,0 +1,149 @@
+import ChatProtocol
+import ChatServerCore
+import QuicEngine
+
+/// File streams (PROTOCOL.md section 9) between the engine, the core and the file worker: the
+/// engine sends them as bulk streams (after chat and presence, never ahead of a datagram); the
+/// header goes to the core; an upload's body to the worker, whose written bytes return the
+/// stream's credit (the back-pressure); a download's bytes from the worker, a chunk at a time as
+/// the stream's send buffer drains.
+extension ChatServerApp {
+    /// Client-opened bidirectional streams after 0 and 4.
+    static func isFileStream(_ stream: QuicStreamID) -> Bool { stream >= 8 && stream & 0x3 == 0 }
+
+    /// A new file stream: a bulk stream for a `qchat/1` client; a `chat` ALPN peer has no files.
+    func fileStreamOpened(_ stream: QuicStreamID, on connection: QuicConnection) -> Bool {
+        guard Self.isFileStream(stream), connection.negotiatedALPN == "qchat/1", let link = links[connection.id] else { return false }
+        connection.markBulk(stream)
+        link.fileStreams[stream] = FileStreamLink()
+        return true
+    }
+
+    func receiveFileData(_ bytes: [UInt8], fin: Bool, on stream: QuicStreamID, link: ClientLink, now: Int64) {
+        guard let file = link.fileStreams[stream] else { return }
+        let connection = link.connection
+        let key = FileStreamKey(client: connection.id, stream: stream)
+        var body = bytes[...]
+        if case .header = file.phase {
+            let outcome = file.reader.feed(bytes, fin: fin)
+            guard case .header(let event, let bodyStart) = outcome else {
+                // Held by the reader, bounded by the stream message limit.
+                connection.releaseReceiveCredit(stream, count: bytes.count)
+                return
+            }
+            connection.releaseReceiveCredit(stream, count: bodyStart)
+            body = bytes[bodyStart...]
+            file.phase = .done
+            perform(state.fileStreamHeader(event, on: key, now: now))
+        }
+        switch file.phase {
+        case .receiving:
+            if !body.isEmpty { fileWorker.write(Array(body), to: key) }
+            if fin { fileWorker.finishUpload(key) }
+        case .header, .sending, .done:
+            // Nothing reads it: its credit goes back at once.
+            connection.releaseReceiveCredit(stream, count: body.count)
+        }
+    }
+
+    /// RESET_STREAM from the client: an upload in progress is interrupted (kept for a resume).
+    func fileStreamReset(_ stream: QuicStreamID, link: ClientLink) {
+        guard let file = link.fileStreams[stream] else { return }
+        if case .receiving = file.phase { fileWorker.interruptUpload(FileStreamKey(client: link.connection.id, stream: stream)) }
+        file.phase = .done
+    }
+
+    func fileStreamClosed(_ stream: QuicStreamID, link: ClientLink) {
+        guard let file = link.fileStreams.removeValue(forKey: stream) else { return }
+        let key = FileStreamKey(client: link.connection.id, stream: stream)
+        switch file.phase {
+        case .receiving: fileWorker.interruptUpload(key)
+        case .sending: fileWorker.finishDownload(key)
+        case .header, .done: break
+        }
+    }
+
+    /// The connection is gone: its uploads are interrupted, its downloads end.
+    func fileStreamsEnded(_ link: ClientLink) {
+        for stream in Array(link.fileStreams.keys) { fileStreamClosed(stream, link: link) }
+    }
+
+    func performFileAction(_ action: ServerAction) {
+        switch action {
+        case .endFileStream(let key, let payload, let stopSending):
+            guard let (link, file) = fileStream(key) else { return }
+            file.phase = .done
+            _ = try? link.connection.write(payload.bytes, to: key.stream, fin: true)
+            if stopSending { link.connection.stopSending(key.stream, errorCode: 0x1) }
+        case .receiveUpload(let key, let job):
+            guard let (_, file) = fileStream(key) else {
+                // The stream is already gone: the upload is interrupted before it began.
+                return perform(state.uploadEnded(key, .interrupted(held: job.offset), now: unixMilliseconds()))
+            }
+            file.phase = .receiving
+            fileWorker.startUpload(key, job)
+        case .abandonUpload(let key):
+            fileWorker.abandonUpload(key)
+            guard let (link, file) = fileStream(key) else { return }
+            file.phase = .done
+            link.connection.stopSending(key.stream, errorCode: 0x1)
+            link.connection.resetStream(key.stream, errorCode: 0x1)
+        case .sendDownload(let key, let job):
+            guard let (link, file) = fileStream(key) else { return }
+            file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
+            _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
+            if job.offset == job.size { file.phase = .done } else { pumpDownload(key) }
+        case .discardFileBytes(let bytes):
+            fileWorker.discard(bytes)
+        default:
+            break
+        }
+    }
+
+    /// What the file worker reports, on the loop thread.
+    func handleFileReport(_ report: FileWorker.Report) {
+        switch report {
+        case .consumed(let key, let count):
+            links[key.client]?.connection.releaseReceiveCredit(key.stream, count: count)
+        case .uploadEnded(let key, let outcome):
+            perform(state.uploadEnded(key, outcome, now: unixMilliseconds()))
+        case .read(let key, let bytes, let failure):
+            guard let (link, file) = fileStream(key), case .sending(let sha256, let next, let end) = file.phase else {
+                return fileWorker.finishDownload(key)
+            }
+            file.reading = false
+            guard failure == nil, !bytes.isEmpty else {
+                logger.log(.error, "download failed", ["client": "\(key.client)", "reason": failure ?? "the stored file is short"])
+                file.phase = .done
+                fileWorker.finishDownload(key)
+                return link.connection.resetStream(key.stream, errorCode: 0x1)
+            }
+            file.phase = .sending(sha256: sha256, next: next + Int64(bytes.count), end: end)
+            file.pending = bytes
+            pumpDownload(key)
+        }
+    }
+
+    /// Moves a download on: the pending chunk into the stream's send buffer, then the next read.
+    func pumpDownload(_ key: FileStreamKey) {
+        guard let (link, file) = fileStream(key), case .sending(let sha256, let next, let end) = file.phase else { return }
+        if !file.pending.isEmpty {
+            let last = next == end
+            guard let accepted = try? link.connection.write(file.pending, to: key.stream, fin: last) else { return }
+            file.pending.removeFirst(accepted)
+            guard file.pending.isEmpty else { return }  // streamWritable brings the rest
+            if last {
+                file.phase = .done
+                return fileWorker.finishDownload(key)
+            }
+        }
+        guard !file.reading else { return }
+        file.reading = true
+        fileWorker.read(sha256, at: next, count: Int(min(Int64(FileWorker.chunkSize), end - next)), for: key)
+    }
+
+    private func fileStream(_ key: FileStreamKey) -> (ClientLink, FileStreamLink)? {
+        guard let link = links[key.client], let file = link.fileStreams[key.stream] else { return nil }
+        return (link, file)
+    }
+}

@@ -1,0 +1,125 @@
+import ChatServerCore
+import Glibc
+
+/// The server's file folder (`--files`): `content/` holds stored files named by their SHA-256
+/// (the same bytes once), `partial/` the uploads in progress named by their random keys. Names
+/// from the network never become paths. Used by the file worker's thread only: every call may
+/// block on the disk.
+struct FileDirectory: Sendable {
+    let path: String
+    /// A folder this process made (no `--db`) and removes at exit.
+    let isTemporary: Bool
+
+    /// An errno with what was being done, for the log.
+    struct Failure: Error, CustomStringConvertible {
+        let code: Int32
+        let what: String
+        var description: String { "\(what): \(String(cString: strerror(code)))" }
+    }
+
+    /// Creates the folder and its two subfolders as needed.
+    init(path: String, isTemporary: Bool = false) throws(Failure) {
+        self.path = path
+        self.isTemporary = isTemporary
+        for folder in [path, path + "/content", path + "/partial"] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw Failure(code: errno, what: "creating \(folder)")
+        }
+    }
+
+    /// A fresh folder under the system's temporary directory, for a server without `--db`.
+    static func temporary() throws(Failure) -> FileDirectory {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((base + "/qchat-files-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw Failure(code: errno, what: "creating a temporary file folder") }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return try FileDirectory(path: path, isTemporary: true)
+    }
+
+    func contentPath(_ sha256: String) -> String { path + "/content/" + sha256 }
+    func partialPath(_ key: String) -> String { path + "/partial/" + key }
+
+    func path(of bytes: FileBytes) -> String {
+        switch bytes {
+        case .content(let sha256): contentPath(sha256)
+        case .partial(let key): partialPath(key)
+        }
+    }
+
+    /// Opens a partial file for appending; `fresh` empties it first.
+    func openPartial(_ key: String, fresh: Bool) throws(Failure) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : O_APPEND)
+        let descriptor = open(partialPath(key), flags, 0o600)
+        guard descriptor >= 0 else { throw Failure(code: errno, what: "opening a partial upload") }
+        return descriptor
+    }
+
+    func openForReading(_ bytes: FileBytes) -> Int32? {
+        let descriptor = open(path(of: bytes), O_RDONLY | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// The size of an open file.
+    static func size(of descriptor: Int32) -> Int64 {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : 0
+    }
+
+    /// Writes all of `bytes`.
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw Failure(code: count < 0 ? errno : ENOSPC, what: "writing an upload") }
+            done += count
+        }
+    }
+
+    /// Up to `count` bytes from `offset`; fewer only at the end of the file.
+    static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(Failure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw Failure(code: errno, what: "reading a stored file") }
+            if got == 0 { break }
+            done += got
+        }
+        if done < count { bytes.removeLast(count - done) }
+        return bytes
+    }
+
+    /// Makes a complete partial file stored content: renamed into `content/` after reaching the
+    /// disk, or dropped when the same bytes are already there.
+    func promote(_ key: String, descriptor: Int32, to sha256: String) throws(Failure) {
+        let target = contentPath(sha256)
+        if access(target, F_OK) == 0 {
+            unlink(partialPath(key))
+            return
+        }
+        guard fsync(descriptor) == 0 else { throw Failure(code: errno, what: "syncing an upload") }
+        guard rename(partialPath(key), target) == 0 else { throw Failure(code: errno, what: "storing an upload") }
+    }
+
+    func remove(_ bytes: FileBytes) {
+        unlink(path(of: bytes))
+    }
+
+    /// Removes a temporary folder with everything in it (two levels: the folder's own layout).
+    func removeIfTemporary() {
+        guard isTemporary else { return }
+        for folder in [path + "/content", path + "/partial"] {
+            if let directory = opendir(folder) {
+                while let entry = readdir(directory) {
+                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                    if name != "." && name != ".." { unlink(folder + "/" + name) }
+                }
+                closedir(directory)
+            }
+            rmdir(folder)
+        }
+        rmdir(path)
+    }
+}

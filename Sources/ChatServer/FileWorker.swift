@@ -1,0 +1,199 @@
+import ChatServerCore
+import Dispatch
+import Glibc
+import QuicEngine
+import Synchronization
+
+/// Does the disk work of file streams on a thread of its own, so a slow disk never stalls the
+/// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,
+/// downloads read chunk by chunk, evicted and expired bytes removed. Jobs run in the order the
+/// loop queued them (one serial queue), so work on one partial file never overtakes earlier work
+/// on it; results come back through the loop's channel. Each job runs in SCHED_IDLE
+/// (``LoopYield``), so on a core shared with the event loop the loop always goes first: a
+/// transfer slows itself, never chat.
+///
+/// What it holds in memory is bounded by the loop: an upload's bytes in flight are at most its
+/// stream's receive window (credit is returned only as `consumed` reports come back), a
+/// download's at most one chunk.
+final class FileWorker: Sendable {
+    enum Report: Sendable {
+        /// Bytes of an upload written to disk: the loop gives the client that much credit back.
+        case consumed(FileStreamKey, Int)
+        case uploadEnded(FileStreamKey, UploadOutcome)
+        /// The next bytes of a download; `failure` when the disk could not give them.
+        case read(FileStreamKey, [UInt8], failure: String?)
+    }
+
+    /// An upload being written: the partial file, the hash so far, bytes of this stream written.
+    /// Unchecked: made, used and dropped on the worker's serial queue only.
+    private final class Sink: @unchecked Sendable {
+        let job: UploadJob
+        let descriptor: Int32
+        let hasher = SHA256()
+        var written: Int64 = 0
+
+        init(job: UploadJob, descriptor: Int32) {
+            self.job = job
+            self.descriptor = descriptor
+        }
+    }
+
+    /// Largest read for a download or a resume's re-hash.
+    static let chunkSize = 64 << 10
+
+    let directory: FileDirectory
+    private let queue = DispatchQueue(label: "qchat.files", qos: .utility)
+    private let reports: LoopChannel<Report>
+    /// Touched on the worker's queue only; the lock is never contended.
+    private let sinks = Mutex<[FileStreamKey: Sink]>([:])
+    private let readers = Mutex<[FileStreamKey: Int32]>([:])
+
+    init(loop: EventLoop, directory: FileDirectory, deliver: @escaping (Report) -> Void) {
+        self.directory = directory
+        reports = loop.makeChannel(deliver)
+    }
+
+    func startUpload(_ key: FileStreamKey, _ job: UploadJob) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            do {
+                let descriptor = try directory.openPartial(job.partialKey, fresh: !job.resumes)
+                if job.resumes {
+                    let held = FileDirectory.size(of: descriptor)
+                    guard held == job.offset else {
+                        close(descriptor)
+                        return reports.send(.uploadEnded(key, .badOffset(held: held)))
+                    }
+                }
+                let sink = Sink(job: job, descriptor: descriptor)
+                if job.resumes { try rehash(job.partialKey, upTo: job.offset, into: sink.hasher) }
+                sinks.withLock { $0[key] = sink }
+            } catch {
+                directory.remove(.partial(job.partialKey))
+                reports.send(.uploadEnded(key, .failed(reason: "\(error)")))
+            }
+        }
+    }
+
+    /// The next body bytes of an upload. After a failure they are dropped (the loop already
+    /// stopped the stream), their credit still given back.
+    func write(_ bytes: [UInt8], to key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            defer { reports.send(.consumed(key, bytes.count)) }
+            guard let sink = sinks.withLock({ $0[key] }) else { return }
+            guard sink.job.offset + sink.written + Int64(bytes.count) <= sink.job.size else {
+                return end(key, sink, .tooLong)
+            }
+            let failure: FileDirectory.Failure? = bytes.withUnsafeBytes { raw in
+                do throws(FileDirectory.Failure) {
+                    try FileDirectory.write(raw, to: sink.descriptor)
+                } catch {
+                    return error
+                }
+                sink.hasher.update(raw)
+                return nil
+            }
+            if let failure { return end(key, sink, .failed(reason: failure.description)) }
+            sink.written += Int64(bytes.count)
+        }
+    }
+
+    /// FIN: the body is complete, or short.
+    func finishUpload(_ key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            guard let sink = sinks.withLock({ $0[key] }) else { return }
+            let received = sink.job.offset + sink.written
+            guard received == sink.job.size else { return end(key, sink, .incomplete(received: received)) }
+            guard sink.hasher.finishHex() == sink.job.sha256 else { return end(key, sink, .badChecksum) }
+            do {
+                try directory.promote(sink.job.partialKey, descriptor: sink.descriptor, to: sink.job.sha256)
+                end(key, sink, .stored)
+            } catch {
+                end(key, sink, .failed(reason: "\(error)"))
+            }
+        }
+    }
+
+    /// The stream was reset or the connection lost: the partial file stays for a resume.
+    func interruptUpload(_ key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            guard let sink = sinks.withLock({ $0[key] }) else { return }
+            end(key, sink, .interrupted(held: sink.job.offset + sink.written))
+        }
+    }
+
+    /// Another stream took the upload over: close the partial file as it is, report nothing.
+    func abandonUpload(_ key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            guard let sink = sinks.withLock({ $0.removeValue(forKey: key) }) else { return }
+            close(sink.descriptor)
+        }
+    }
+
+    /// The next up to `count` bytes of a download from `offset`.
+    func read(_ sha256: String, at offset: Int64, count: Int, for key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            do {
+                var descriptor = readers.withLock { $0[key] }
+                if descriptor == nil {
+                    guard let opened = directory.openForReading(.content(sha256)) else {
+                        return reports.send(.read(key, [], failure: "the stored file is missing"))
+                    }
+                    readers.withLock { $0[key] = opened }
+                    descriptor = opened
+                }
+                reports.send(.read(key, try FileDirectory.read(descriptor!, at: offset, count: count), failure: nil))
+            } catch {
+                reports.send(.read(key, [], failure: "\(error)"))
+            }
+        }
+    }
+
+    func finishDownload(_ key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            if let descriptor = readers.withLock({ $0.removeValue(forKey: key) }) { close(descriptor) }
+        }
+    }
+
+    func discard(_ bytes: FileBytes) {
+        queue.async { [self] in directory.remove(bytes) }
+    }
+
+    /// Waits for the queued work (at shutdown), then removes a temporary folder.
+    func drain() {
+        queue.sync { [self] in
+            for sink in sinks.withLock({ $0.values }) { close(sink.descriptor) }
+            directory.removeIfTemporary()
+        }
+    }
+
+    /// Ends an upload's writing with `outcome`: the partial file stays only when interrupted.
+    private func end(_ key: FileStreamKey, _ sink: Sink, _ outcome: UploadOutcome) {
+        sinks.withLock { $0[key] = nil }
+        close(sink.descriptor)
+        switch outcome {
+        case .interrupted, .stored, .badOffset: break
+        default: directory.remove(.partial(sink.job.partialKey))
+        }
+        reports.send(.uploadEnded(key, outcome))
+    }
+
+    /// Feeds the first `count` bytes of a partial file to `hasher` (a resume continues the hash).
+    private func rehash(_ key: String, upTo count: Int64, into hasher: SHA256) throws(FileDirectory.Failure) {
+        guard count > 0, let descriptor = directory.openForReading(.partial(key)) else { return }
+        defer { close(descriptor) }
+        var done: Int64 = 0
+        while done < count {
+            let chunk = try FileDirectory.read(descriptor, at: done, count: Int(min(Int64(Self.chunkSize) * 16, count - done)))
+            guard !chunk.isEmpty else { throw FileDirectory.Failure(code: EIO, what: "re-reading a partial upload") }
+            hasher.update(chunk)
+            done += Int64(chunk.count)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ChatProtocol
+
+/// The end of an upload's body (PROTOCOL.md section 9): store and announce, or explain on the
+/// stream; interrupted bytes wait for a resume; `--files-max-bytes` evicts the oldest files.
+extension ChatServerState {
+    /// The glue's report on an upload it was receiving (``ServerAction/receiveUpload(_:_:)``),
+    /// one for each, also when the connection went away (`.interrupted`). A report on a stream
+    /// the core no longer tracks (the upload was abandoned) does nothing.
+    public func uploadEnded(_ key: FileStreamKey, _ outcome: UploadOutcome, now: Int64) -> [ServerAction] {
+        guard let upload = activeUploads.removeValue(forKey: key) else { return [] }
+        var out: [ServerAction] = []
+        let partial = upload.partial
+        switch outcome {
+        case .stored:
+            forgetPartial(partial, into: &out)
+            storeUpload(upload, on: key, now: now, into: &out)
+        case .badChecksum:
+            forgetPartial(partial, into: &out)
+            out.append(.endFileStream(key, fileError(.badChecksum, "the bytes do not have the SHA-256 of the header", id: partial.id),
+                                      stopSending: false))
+        case .incomplete(let received):
+            forgetPartial(partial, into: &out)
+            out.append(.endFileStream(key, fileError(.incomplete, "the stream ended after \(received) of \(partial.size) bytes",
+                                                     id: partial.id), stopSending: false))
+        case .tooLong:
+            forgetPartial(partial, into: &out)
+            out.append(.endFileStream(key, fileError(.tooLarge, "more bytes than the header's size", id: partial.id), stopSending: true))
+        case .badOffset(let held):
+            // The record stays: the bytes are still held, and the client starts again from them.
+            out.append(.endFileStream(key, fileError(.badOffset, "the server holds \(held) bytes of this upload", id: partial.id,
+                                                     offset: held), stopSending: true))
+        case .interrupted:
+            var kept = partial
+            kept.updated = now
+            do {
+                try files.savePartial(kept)
+            } catch {
+                out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
+            }
+        case .failed(let reason):
+            forgetPartial(partial, into: &out)
+            out.append(.log(.error, "upload failed on disk", ["stream": key.description, "reason": reason]))
+            out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: partial.id),
+                                      stopSending: true))
+        }
+        return out
+    }
+
+    /// Drops a partial upload's record; the glue removes its bytes (on `.stored` the partial file
+    /// has already become content, so removing a missing file is nothing).
+    private func forgetPartial(_ partial: PartialUpload, into out: inout [ServerAction]) {
+        do {
+            try files.removePartial(key: partial.key)
+        } catch {
+            out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
+        }
+        out.append(.discardFileBytes(.partial(partial.key)))
+    }
+
+    /// Records the file (with its room event), acks on the upload stream, announces it.
+    private func storeUpload(_ upload: ActiveUpload, on key: FileStreamKey, now: Int64, into out: inout [ServerAction]) {
+        let partial = upload.partial
+        let sender = clients[key.client].flatMap { $0.phase == .active ? $0.nick : nil } ?? upload.senderNick
+        evictForRoom(partial.size, sha256: partial.sha256, into: &out)
+        var event: StoredEvent?
+        if let room = partial.room {
+            var made = makeEvent(.file, in: room, sender: sender, text: partial.name, id: partial.id, account: upload.senderAccount,
+                                 now: now, into: &out)
+            made.file = RandomPeerID.hexKey()
+            made.size = partial.size
+            made.sha256 = partial.sha256
+            event = made
+        }
+        let file = StoredFile(
+            id: event?.file ?? RandomPeerID.hexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
+            room: partial.room, seq: event?.seq, ts: now, sender: sender, senderAccount: upload.senderAccount,
+            uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipientNick,
+            recipientAccount: upload.recipientAccount, recipientPeer: upload.recipientPeer)
+        do {
+            try files.storeFile(file, event: event, retainPerRoom: configuration.historyPerRoom)
+        } catch {
+            if let event { roomsAheadOfStore.insert(event.room) }
+            out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
+            out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: partial.id),
+                                      stopSending: false))
+            if !((try? files.hasContent(partial.sha256)) ?? true) { out.append(.discardFileBytes(.content(partial.sha256))) }
+            return
+        }
+        out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: partial.id, file: file.id, seq: file.seq, ts: now)),
+                                  stopSending: false))
+        if let event {
+            broadcast(event.message(replay: false), toMembersOf: event.room, except: key.client, into: &out)
+        } else if let recipientNick = upload.recipientNick, let recipient = activeSession(forNick: recipientNick) {
+            sendChat(.fileAnnouncement(file: file.id, name: file.name, size: file.size, sha256: file.sha256, sender: sender,
+                                       id: partial.id, room: nil, to: recipient.nick, seq: nil, ts: now, account: upload.senderAccount),
+                     to: recipient, into: &out)
+        }
+    }
+
+    /// Removes the oldest files until new content of `size` bytes fits under `--files-max-bytes`
+    /// (content already stored costs nothing more).
+    private func evictForRoom(_ size: Int64, sha256: String, into out: inout [ServerAction]) {
+        do {
+            guard try !files.hasContent(sha256) else { return }
+            var stored = try files.storedBytes()
+            while stored + size > configuration.filesMaxBytes, let oldest = try files.oldestFile() {
+                if try files.removeFile(id: oldest.id) {
+                    // An upload of the same bytes may already have found them stored on disk.
+                    if !activeUploads.values.contains(where: { $0.partial.sha256 == oldest.sha256 }) {
+                        out.append(.discardFileBytes(.content(oldest.sha256)))
+                    }
+                    stored -= oldest.size
+                }
+                out.append(.log(.info, "file evicted", ["file": oldest.id, "size": String(oldest.size)]))
+            }
+        } catch {
+            out.append(.log(.error, "file eviction failed", ["error": "\(error)"]))
+        }
+    }
+
+    /// Interrupted uploads not resumed within `partialUploadMilliseconds`: their bytes go. The
+    /// glue calls this now and then (and at start, for those a previous run left).
+    public func expireInterruptedUploads(now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        let receiving = Set(activeUploads.values.map(\.partial.key))
+        do {
+            for partial in try files.partials(updatedBefore: now - configuration.partialUploadMilliseconds)
+            where !receiving.contains(partial.key) {
+                try files.removePartial(key: partial.key)
+                out.append(.discardFileBytes(.partial(partial.key)))
+            }
+        } catch {
+            out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
+        }
+        return out
+    }
+}

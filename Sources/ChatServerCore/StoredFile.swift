@@ -1,0 +1,55 @@
+/// One stored file's record (PROTOCOL.md section 9): what it is, where it was shared, who may
+/// download it, whose quota it counts against. Its bytes are the content named by `sha256`,
+/// kept once however many files share them.
+public struct StoredFile: Sendable, Equatable, Hashable {
+    /// The server's opaque id (FID), 32 lowercase hex digits.
+    public var id: String
+    public var sha256: String
+    public var size: Int64
+    public var name: String
+    /// The room it was shared in, with the seq of its `file` event; nil for a private file.
+    public var room: String?
+    public var seq: Int64?
+    /// When it was stored, Unix milliseconds: the oldest go first under `--files-max-bytes`.
+    public var ts: Int64
+    /// The uploader: its nick then, account, and peer with the upload's `id` (the receipt that
+    /// makes a repeated upload idempotent).
+    public var sender: String
+    public var senderAccount: String?
+    public var uploaderPeer: String
+    public var uploadID: String
+    /// Whose quota the file counts against (``FileOwner``).
+    public var owner: String
+    /// A private file's recipient: its nick then, account and peer.
+    public var recipient: String?
+    public var recipientAccount: String?
+    public var recipientPeer: String?
+
+    public init(id: String, sha256: String, size: Int64, name: String, room: String?, seq: Int64?, ts: Int64, sender: String,
+                senderAccount: String?, uploaderPeer: String, uploadID: String, owner: String, recipient: String? = nil,
+                recipientAccount: String? = nil, recipientPeer: String? = nil) {
+        self.id = id
+        self.sha256 = sha256
+        self.size = size
+        self.name = name
+        self.room = room
+        self.seq = seq
+        self.ts = ts
+        self.sender = sender
+        self.senderAccount = senderAccount
+        self.uploaderPeer = uploaderPeer
+        self.uploadID = uploadID
+        self.owner = owner
+        self.recipient = recipient
+        self.recipientAccount = recipientAccount
+        self.recipientPeer = recipientPeer
+    }
+}
+
+/// Quota keys: a logged-in uploader's account, a guest's peer id.
+enum FileOwner {
+    static func key(account: String?, peer: String) -> String {
+        if let account { return "account:" + account.lowercased() }
+        return "peer:" + peer
+    }
+}

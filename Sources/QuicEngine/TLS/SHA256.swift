@@ -1,0 +1,66 @@
+internal import CQuic
+
+/// An incremental SHA-256 (GnuTLS, hence the CPU's SHA instructions where it has them), for
+/// file transfers: bytes go in as they stream past, the digest comes out at the end.
+///
+/// Not Sendable: one thread feeds it (whoever owns it may hand it on inside a `Mutex`).
+public final class SHA256 {
+    public static let digestLength = 32
+    private var handle: OpaquePointer?
+    private var result: [UInt8]?
+
+    public init() {
+        var created: OpaquePointer?
+        // Fails only without memory; a nil handle then gives an empty digest, which never matches.
+        if gnutls_hash_init(&created, GNUTLS_DIG_SHA256) == 0 { handle = created }
+    }
+
+    deinit {
+        if let handle { gnutls_hash_deinit(handle, nil) }
+    }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let handle, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = gnutls_hash(handle, base, bytes.count)
+    }
+
+    public func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest of everything fed in (32 bytes); feeding more afterwards changes nothing.
+    public func finish() -> [UInt8] {
+        if let result { return result }
+        var digest = [UInt8](repeating: 0, count: SHA256.digestLength)
+        if let handle {
+            gnutls_hash_deinit(handle, &digest)
+            self.handle = nil
+        } else {
+            digest = []
+        }
+        result = digest
+        return digest
+    }
+
+    /// The digest as 64 lowercase hex digits, the protocol's `sha256` (PROTOCOL.md section 9).
+    public func finishHex() -> String { SHA256.hex(finish()) }
+
+    /// The SHA-256 of `bytes` as lowercase hex.
+    public static func hex(of bytes: [UInt8]) -> String {
+        let hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finishHex()
+    }
+
+    /// Bytes as lowercase hex digits.
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

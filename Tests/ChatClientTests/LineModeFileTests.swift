@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import QuicEngine
+import TestSupport
+import Testing
+
+/// chat-client's line mode with files (PROTOCOL.md section 9), end to end with the real binaries:
+/// `/send` from one client, the shared file's line and `/get` in another, the bytes compared.
+@Suite("chat-client line mode files", .serialized)
+struct LineModeFileTests {
+    /// Alice sends a 3 MB file; Bob sees `shared data.bin (2.9 MiB) [file 1]`, gets it twice (the
+    /// second time as `data (1).bin`, never overwriting), each SHA-256 checked and equal to the original.
+    @Test func sendAndGet() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-files-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<3_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/data.bin"))
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        alice.write("/send \(folder)/data.bin\n")
+        #expect(alice.waitForLine(timeout: 60) { $0.contains("[transfer 1] sent data.bin") } != nil)
+        let shared = bob.waitForLine(timeout: 30) { $0.contains("* alice shared data.bin (2.9 MiB) [file 1]") }
+        #expect(shared != nil)
+        bob.write("/get 1 \(folder)/out\n")
+        #expect(bob.waitForLine(timeout: 60) { $0.contains("saved \(folder)/out/data.bin (SHA-256 checked)") } != nil)
+        bob.write("/get 1 \(folder)/out\n")
+        #expect(bob.waitForLine(timeout: 60) { $0.contains("saved \(folder)/out/data (1).bin (SHA-256 checked)") } != nil)
+        #expect(FileManager.default.contents(atPath: folder + "/out/data.bin") == Data(bytes))
+        #expect(FileManager.default.contents(atPath: folder + "/out/data (1).bin") == Data(bytes))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out/data.bin.part"))
+        bob.write("/get 7\n/send /nonexistent/file\n")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("there is no shared file 7") } != nil)
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("cannot send /nonexistent/file") } != nil)
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 0)
+    }
+}
+
+extension LineModeFileTests {
+    /// A fresh folder with an empty `out` folder in it.
+    static func folder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-files-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Writes 150 MiB of random bytes (a random MiB, varied per MiB) to `path` and returns them.
+    static func bigFile(at path: String) throws -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes: [UInt8] = []
+        for index in 0..<150 { bytes += block.map { $0 &+ UInt8(truncatingIfNeeded: index) } }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return bytes
+    }
+
+    /// The server is killed (SIGKILL) mid-upload and restarts on the same port and `--db`: the
+    /// client reconnects and resumes (corrected to what the server's disk holds), the file is
+    /// stored whole, and another client downloads it intact.
+    @Test func uploadResumesAfterAServerCrash() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bytes = try Self.bigFile(at: folder + "/big.bin")
+        let port = ReconnectTests.freePort()
+        let database = temporaryDatabasePath()
+        let arguments = ["--port", "\(port)", "--db", database, "--max-file-size", "\(200 << 20)"]
+        var server = try ChatServerProcess(arguments)
+        let alice = try LineModeTests.client(port: port, nick: "alice")
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("alice joined") } != nil)
+        alice.write("/send \(folder)/big.bin\n")
+        #expect(alice.waitForLine(timeout: 60) { $0.contains("[transfer 1] big.bin") && $0.contains("MiB/150.0 MiB") } != nil)
+        server.process.signal(SIGKILL)
+        _ = server.process.finish(timeout: 5)
+        server = try ChatServerProcess(arguments)
+        defer { server.stop() }
+        #expect(alice.waitForLine(timeout: 60) { $0.contains("[transfer 1] resuming big.bin from") } != nil)
+        #expect(alice.waitForLine(timeout: 120) { $0.contains("[transfer 1] sent big.bin") } != nil)
+        let bob = try LineModeTests.client(port: port, nick: "bob")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("* alice shared big.bin (150.0 MiB) [file 1] (history)") } != nil)
+        bob.write("/get 1 \(folder)/out\n")
+        #expect(bob.waitForLine(timeout: 120) { $0.contains("saved \(folder)/out/big.bin (SHA-256 checked)") } != nil)
+        #expect(FileManager.default.contents(atPath: folder + "/out/big.bin") == Data(bytes))
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import ChatServerCore
+
+/// The file records and partial uploads of PROTOCOL.md section 9, in both catalogs (in memory, and
+/// in the `--db` file beside the history), and the schema migration that adds them to a version 1
+/// database.
+struct FileCatalogTests {
+    enum Kind: String, CaseIterable { case memory, sqlite }
+
+    /// A catalog with its history store (and the directory that holds its file, kept alive).
+    final class Fixture {
+        let history: any HistoryStore
+        let catalog: any FileCatalog
+        let directory: TemporaryDirectory
+
+        init(_ kind: Kind) throws {
+            directory = try TemporaryDirectory()
+            switch kind {
+            case .memory:
+                let memory = InMemoryHistoryStore()
+                history = memory
+                catalog = InMemoryFileCatalog(history: memory)
+            case .sqlite:
+                let store = try SQLiteHistoryStore(path: directory.file("chat.db"))
+                history = store
+                catalog = store
+            }
+        }
+    }
+
+    static func digest(_ byte: Character) -> String { String(repeating: byte, count: 64) }
+
+    static func file(_ id: String, sha: Character, size: Int64, ts: Int64, room: String? = "dev", owner: String = "peer:P",
+                     peer: String = "P", upload: String? = nil, recipient: String? = nil) -> StoredFile {
+        StoredFile(id: id, sha256: digest(sha), size: size, name: "\(id).bin", room: room, seq: room == nil ? nil : ts, ts: ts,
+                   sender: "alice", senderAccount: nil, uploaderPeer: peer, uploadID: upload ?? "u-\(id)", owner: owner,
+                   recipient: recipient, recipientAccount: nil, recipientPeer: recipient.map { _ in "Q" })
+    }
+
+    /// A room file's record and its `file` event are stored together; both read back whole.
+    @Test(arguments: Kind.allCases)
+    func roomFileAndItsEventRoundTrip(_ kind: Kind) throws {
+        let fixture = try Fixture(kind)
+        let stored = Self.file("f1", sha: "a", size: 10, ts: 1)
+        let event = StoredEvent(room: "dev", seq: 1, ts: 1, kind: .file, sender: "alice", text: "f1.bin", id: "u-f1", file: "f1",
+                                size: 10, sha256: Self.digest("a"))
+        try fixture.catalog.storeFile(stored, event: event, retainPerRoom: 100)
+        #expect(try fixture.catalog.file(id: "f1") == stored)
+        #expect(try fixture.catalog.file(uploadedBy: "P", id: "u-f1") == stored)
+        #expect(try fixture.catalog.file(uploadedBy: "other", id: "u-f1") == nil)
+        #expect(try fixture.catalog.file(id: "nope") == nil)
+        let events = try fixture.history.events(inRoom: "dev", after: nil, before: nil, limit: 10)
+        #expect(events == [event])
+        let replayed = events[0].message(replay: true)
+        #expect(replayed.type == "file" && replayed.file == "f1" && replayed.size == 10 && replayed.sha256 == Self.digest("a"))
+        let privateFile = Self.file("f2", sha: "b", size: 3, ts: 2, room: nil, recipient: "bob")
+        try fixture.catalog.storeFile(privateFile, event: nil, retainPerRoom: 100)
+        #expect(try fixture.catalog.file(id: "f2") == privateFile)
+    }
+
+    /// The same bytes count once; an owner's bytes count every file; removing the last file of a
+    /// content says its bytes may go; the oldest file comes first.
+    @Test(arguments: Kind.allCases)
+    func contentIsCountedOnceAndOldestGoesFirst(_ kind: Kind) throws {
+        let catalog = try Fixture(kind).catalog
+        try catalog.storeFile(Self.file("f1", sha: "a", size: 100, ts: 5), event: nil, retainPerRoom: 100)
+        try catalog.storeFile(Self.file("f2", sha: "a", size: 100, ts: 6, owner: "account:bob"), event: nil, retainPerRoom: 100)
+        try catalog.storeFile(Self.file("f3", sha: "c", size: 7, ts: 4), event: nil, retainPerRoom: 100)
+        #expect(try catalog.storedBytes() == 107)
+        #expect(try catalog.bytesOwned(by: "peer:P") == 107)
+        #expect(try catalog.bytesOwned(by: "account:bob") == 100)
+        #expect(try catalog.hasContent(Self.digest("a")))
+        #expect(try catalog.oldestFile()?.id == "f3")
+        #expect(try catalog.removeFile(id: "f3"))
+        #expect(try catalog.oldestFile()?.id == "f1")
+        #expect(try !catalog.removeFile(id: "f1"))
+        #expect(try catalog.hasContent(Self.digest("a")))
+        #expect(try catalog.removeFile(id: "f2"))
+        #expect(try !catalog.hasContent(Self.digest("a")))
+        #expect(try catalog.storedBytes() == 0)
+        #expect(try !catalog.removeFile(id: "f2"))
+        #expect(try catalog.oldestFile() == nil)
+    }
+
+    /// Partial uploads are keyed by peer and id (a new one replaces the old), found by age, and
+    /// their declared sizes count toward quotas.
+    @Test(arguments: Kind.allCases)
+    func partialUploadsRoundTrip(_ kind: Kind) throws {
+        let catalog = try Fixture(kind).catalog
+        let first = PartialUpload(key: "k1", peer: "P", id: "u1", owner: "peer:P", room: "dev", recipient: nil, name: "a",
+                                  size: 50, sha256: Self.digest("a"), updated: 10)
+        let other = PartialUpload(key: "k2", peer: "Q", id: "u1", owner: "account:q", room: nil, recipient: "bob", name: "b",
+                                  size: 20, sha256: Self.digest("b"), updated: 30)
+        try catalog.savePartial(first)
+        try catalog.savePartial(other)
+        #expect(try catalog.partial(peer: "P", id: "u1") == first)
+        #expect(try catalog.partial(peer: "P", id: "u2") == nil)
+        #expect(try catalog.partialBytes(owner: nil, exceptKey: nil) == 70)
+        #expect(try catalog.partialBytes(owner: "peer:P", exceptKey: nil) == 50)
+        #expect(try catalog.partialBytes(owner: nil, exceptKey: "k1") == 20)
+        #expect(try catalog.partials(updatedBefore: 20) == [first])
+        var restarted = first
+        restarted.key = "k3"
+        restarted.updated = 40
+        try catalog.savePartial(restarted)
+        #expect(try catalog.partial(peer: "P", id: "u1") == restarted)
+        #expect(try catalog.partialBytes(owner: nil, exceptKey: nil) == 70)
+        try catalog.removePartial(key: "k3")
+        #expect(try catalog.partial(peer: "P", id: "u1") == nil)
+        #expect(try catalog.partials(updatedBefore: 100) == [other])
+    }
+
+    /// Two uploads with the same peer and id cannot both be stored in the database (the receipt is unique).
+    @Test func uploadReceiptIsUniqueOnDisk() throws {
+        let catalog = try Fixture(.sqlite).catalog
+        try catalog.storeFile(Self.file("f1", sha: "a", size: 1, ts: 1, upload: "same"), event: nil, retainPerRoom: 100)
+        #expect(throws: HistoryStoreError.self) {
+            try catalog.storeFile(Self.file("f2", sha: "b", size: 1, ts: 2, upload: "same"), event: nil, retainPerRoom: 100)
+        }
+        #expect(try catalog.file(id: "f2") == nil)
+    }
+
+    /// A failed record leaves no `file` event behind: the two commit together or not at all.
+    @Test func failedRecordStoresNoEvent() throws {
+        let fixture = try Fixture(.sqlite)
+        try fixture.catalog.storeFile(Self.file("f1", sha: "a", size: 1, ts: 1), event: nil, retainPerRoom: 100)
+        let event = StoredEvent(room: "dev", seq: 1, ts: 1, kind: .file, sender: "alice", text: "x", file: "f1", size: 1,
+                                sha256: Self.digest("a"))
+        #expect(throws: HistoryStoreError.self) {
+            try fixture.catalog.storeFile(Self.file("f1", sha: "a", size: 1, ts: 1), event: event, retainPerRoom: 100)
+        }
+        #expect(try fixture.history.events(inRoom: "dev", after: nil, before: nil, limit: 10).isEmpty)
+    }
+
+    /// A version 1 database gains the file tables and columns: its events read back without file
+    /// fields, and files and `file` events can be stored in it and survive reopening.
+    @Test func versionOneDatabaseGainsFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("old.db")
+        try FileManager.default.copyItem(atPath: SQLiteAccountStoreTests.versionOneFixture, toPath: path)
+        do {
+            let store = try SQLiteHistoryStore(path: path)
+            let lobby = try store.events(inRoom: "lobby", after: nil, before: nil, limit: 100)
+            #expect(lobby.count == 6 && lobby.allSatisfy { $0.file == nil && $0.size == nil && $0.sha256 == nil })
+            let event = StoredEvent(room: "lobby", seq: 7, ts: 9, kind: .file, sender: "alice", text: "f1.bin", id: "u-f1", file: "f1",
+                                    size: 10, sha256: Self.digest("a"))
+            try store.storeFile(Self.file("f1", sha: "a", size: 10, ts: 9, room: "lobby"), event: event, retainPerRoom: 100)
+        }
+        let reopened = try SQLiteHistoryStore(path: path)
+        #expect(try reopened.file(id: "f1")?.room == "lobby")
+        #expect(try reopened.lastSequence(inRoom: "lobby") == 7)
+        #expect(try reopened.events(inRoom: "lobby", after: 6, before: nil, limit: 10).first?.file == "f1")
+        #expect(SQLiteAccountStoreTests.userVersion(path) == 3)
+    }
+}

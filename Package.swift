@@ -69,7 +69,8 @@ let package = Package(
         .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"], swiftSettings: hotPath),
         // A Redis and Redis Cluster client on the event loop: sans-IO connections, reconnects, slots.
         .target(name: "RedisClient", dependencies: ["CHiredis", "QuicEngine"]),
-        // Room events in Redis: the atomic seq/stream/publish script and the gap-filling reads.
+        // The shared state in Redis: room events (the atomic seq/stream/publish script, gap filling,
+        // the per-room sequencer), node liveness and leases.
         .target(name: "ClusterStore", dependencies: ["RedisClient", "QuicEngine"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),

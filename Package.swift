@@ -25,6 +25,8 @@ let package = Package(
                 .linkedLibrary("gnutls"),
             ]
         ),
+        // The C boundary for Redis: hiredis 0.14's RESP reader and command formatter (docs/CLUSTER.md).
+        .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
         // The QUIC engine: sans-IO connections and endpoint, plus the Linux UDP/epoll driver.
         .target(name: "QuicEngine", dependencies: ["CQuic"], swiftSettings: hotPath),
         // In-memory network for engine tests and benchmarks: virtual clock, loss, delay, reordering.
@@ -65,6 +67,11 @@ let package = Package(
         .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
         .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"], swiftSettings: hotPath),
+        // A Redis and Redis Cluster client on the event loop: sans-IO connections, reconnects, slots.
+        .target(name: "RedisClient", dependencies: ["CHiredis", "QuicEngine"]),
+        // The shared state in Redis: room events (the atomic seq/stream/publish script, gap filling,
+        // the per-room sequencer), node liveness and leases.
+        .target(name: "ClusterStore", dependencies: ["RedisClient", "QuicEngine"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport", "SplitMix"]),
@@ -81,6 +88,7 @@ let package = Package(
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),
     ],
     swiftLanguageModes: [.v6]

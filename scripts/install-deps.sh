@@ -6,6 +6,7 @@ packages=(
     libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
     libsqlite3-dev sqlite3 pkg-config tmux
     libargon2-dev
+    redis-server redis-tools libhiredis-dev
     ngtcp2-server ngtcp2-client
     iproute2 procps util-linux
     python3 python3-venv

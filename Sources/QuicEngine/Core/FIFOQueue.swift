@@ -1,15 +1,17 @@
 /// A first-in first-out queue with amortised O(1) push and pop (the standard library has no deque).
-struct FIFOQueue<Element> {
+public struct FIFOQueue<Element> {
+    public init() {}
+
     private var storage: [Element] = []
     private var head = 0
 
-    var isEmpty: Bool { head == storage.count }
-    var count: Int { storage.count - head }
-    var first: Element? { isEmpty ? nil : storage[head] }
+    public var isEmpty: Bool { head == storage.count }
+    public var count: Int { storage.count - head }
+    public var first: Element? { isEmpty ? nil : storage[head] }
 
-    mutating func append(_ element: Element) { storage.append(element) }
+    public mutating func append(_ element: Element) { storage.append(element) }
 
-    mutating func popFirst() -> Element? {
+    public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -23,12 +25,12 @@ struct FIFOQueue<Element> {
         return element
     }
 
-    subscript(index: Int) -> Element {
+    public subscript(index: Int) -> Element {
         get { storage[head + index] }
         set { storage[head + index] = newValue }
     }
 
-    mutating func removeAll() {
+    public mutating func removeAll() {
         storage.removeAll()
         head = 0
     }

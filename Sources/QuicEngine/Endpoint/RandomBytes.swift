@@ -3,8 +3,11 @@ import Glibc
 /// Unpredictable bytes from the kernel's generator, drawn 4 KiB at a time: connection IDs,
 /// ngtcp2's random needs and stateless-reset padding take a few bytes per connection or per
 /// packet, and asking the kernel each time was a system call per byte (72 per connection).
-/// Each byte is handed out once. One per endpoint, used on its thread only.
-final class RandomBytes {
+/// Each byte is handed out once. One per endpoint (and one per Redis client, for its reconnect
+/// jitter), used on its thread only.
+public final class RandomBytes {
+    public init() {}
+
     private static let capacity = 4096
     private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: RandomBytes.capacity)
     private var used = RandomBytes.capacity
@@ -15,7 +18,7 @@ final class RandomBytes {
     }
 
     /// Fills `count` bytes at `destination`.
-    func fill(_ destination: UnsafeMutableRawPointer, count: Int) {
+    public func fill(_ destination: UnsafeMutableRawPointer, count: Int) {
         var filled = 0
         while filled < count {
             if used == RandomBytes.capacity {
@@ -31,14 +34,14 @@ final class RandomBytes {
         }
     }
 
-    func bytes(_ count: Int) -> [UInt8] {
+    public func bytes(_ count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { storage, initialized in
             fill(storage.baseAddress!, count: count)
             initialized = count
         }
     }
 
-    func next() -> UInt64 {
+    public func next() -> UInt64 {
         var value: UInt64 = 0
         withUnsafeMutableBytes(of: &value) { fill($0.baseAddress!, count: 8) }
         return value

@@ -1,0 +1,120 @@
+import RedisClient
+
+/// What must be unique across nodes (a nick, a peer id, an account's session), held in Redis as
+/// `key = "<node>/<client>"`. A lease has no expiry of its own: it lives as long as its node is
+/// in the ``NodeDirectory``, and the node that reaps a lost node frees its leases with
+/// `releaseAll`. The node records each lease it holds in `{node:X}:holds` (a second command: on a
+/// cluster the lease and the record are in different slots) so that it can be found.
+public final class Leases {
+    public let client: RedisClient
+
+    public init(client: RedisClient) { self.client = client }
+
+    /// The outcome of `take`: held by the caller now, or by `holder`.
+    public enum Take: Equatable, Sendable {
+        case taken
+        case heldBy(String)
+    }
+
+    public static func nick(_ nick: String) -> String { "{nick:\(nick)}" }
+    public static func peer(_ peer: String) -> String { "{peer:\(peer)}" }
+    public static func accountSession(_ account: String) -> String { "{account:\(account)}:session" }
+    public static func holds(node: String) -> String { "{node:\(node)}:holds" }
+
+    /// KEYS[1] lease. ARGV[1] holder. Takes a free lease; a lease already the caller's is kept.
+    static let takeScript = """
+        local current = redis.call('GET', KEYS[1])
+        if not current then
+          redis.call('SET', KEYS[1], ARGV[1])
+          return {1, ARGV[1]}
+        end
+        if current == ARGV[1] then return {1, current} end
+        return {0, current}
+        """
+
+    /// KEYS[1] lease. ARGV[1] holder or holder prefix, ARGV[2] "exact" or "prefix". Deletes the
+    /// lease only while it is still that holder's: a lease taken over meanwhile stays.
+    static let releaseScript = """
+        local current = redis.call('GET', KEYS[1])
+        if not current then return 0 end
+        if ARGV[2] == 'exact' and current ~= ARGV[1] then return 0 end
+        if ARGV[2] == 'prefix' and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+        redis.call('DEL', KEYS[1])
+        return 1
+        """
+
+    /// Takes `key` for `holder` ("node/client") unless someone else holds it.
+    public func take(_ key: String, holder: String, node: String, _ completion: @escaping (Result<Take, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder), key: key) { [client] result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let reply):
+                guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
+                    return completion(.failure(.rejected("take answered \(reply)")))
+                }
+                guard flag == 1 else { return completion(.success(.heldBy(current))) }
+                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node)) { record in
+                    if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
+                    completion(.success(.taken))
+                }
+            }
+        }
+    }
+
+    /// Takes `key` for `holder` whoever held it; answers the previous holder (nil when free),
+    /// whose node is then told to close that client (REPLACED).
+    public func takeOver(_ key: String, holder: String, node: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("SET", key, holder, "GET"), key: key) { [client] result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let reply):
+                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node)) { record in
+                    if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
+                    completion(.success(reply == .null ? nil : reply.text))
+                }
+            }
+        }
+    }
+
+    /// Frees `key` if `holder` still holds it; answers whether it did.
+    public func release(_ key: String, holder: String, node: String, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holder, "exact"), key: key) { [client] result in
+            let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
+            client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
+        }
+    }
+
+    /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed.
+    public func releaseAll(node: String, _ completion: @escaping (Result<[String], RoomStoreError>) -> Void) {
+        let holds = Self.holds(node: node)
+        client.send(RedisCommand("SMEMBERS", holds), key: holds) { [client] result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let reply):
+                let keys = reply.elements?.compactMap(\.text) ?? []
+                var freed: [String] = []
+                var remaining = keys.count
+                var failed: RoomStoreError?
+                func finish() {
+                    if let failed { return completion(.failure(failed)) }
+                    // The record goes only once every lease in it was handled.
+                    client.send(RedisCommand("DEL", holds), key: holds) { _ in completion(.success(freed.sorted())) }
+                }
+                guard remaining > 0 else { return finish() }
+                for key in keys {
+                    client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, "\(node)/", "prefix"), key: key) { result in
+                        switch RoomEventLog.storeResult(result) {
+                        case .success(let reply): if reply.integer == 1 { freed.append(key) }
+                        case .failure(let failure): failed = failure
+                        }
+                        remaining -= 1
+                        if remaining == 0 { finish() }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import RedisClient
+
+/// Rooms' events in Redis: append through ``RoomEventScript`` (EVALSHA, EVAL when the server
+/// does not know the script yet), read back by seq to fill gaps, and the subscription that
+/// carries a room's live events. Loop thread only, like its ``RedisClient``.
+public final class RoomEventLog {
+    public let client: RedisClient
+    /// Events kept per room (at least; see ``RoomEventScript``).
+    public let historyLength: Int
+    /// How long a dedupe key is remembered (seconds).
+    public let dedupeSeconds: Int
+    /// Sharded pub/sub (SPUBLISH/SSUBSCRIBE) on a cluster, classic otherwise.
+    public let sharded: Bool
+    /// An encoded event larger than this is refused before it is sent.
+    public static let maxEventBytes = 64 << 10
+    /// The most events one read returns.
+    public static let maxReadCount = 1000
+    private var scriptSHA: [UInt8]?
+    private var loadingScript = false
+
+    public init(client: RedisClient, historyLength: Int, dedupeSeconds: Int = 600, sharded: Bool? = nil) {
+        self.client = client
+        self.historyLength = max(1, historyLength)
+        self.dedupeSeconds = max(1, dedupeSeconds)
+        self.sharded = sharded ?? client.isCluster
+    }
+
+    /// The subscription that receives `room`'s events as they are appended.
+    public func subscription(room: String) -> RedisSubscription {
+        RedisSubscription(sharded ? .shard : .channel, RoomKeys(room: room).channel)
+    }
+
+    /// Appends `event` to `room`: it gets the next seq, is stored and published, atomically.
+    /// With a `dedupe` key (sender and message id), a second append with the same key within
+    /// `dedupeSeconds` stores nothing and answers the first one's seq.
+    ///
+    /// With `afterSeq`, the event stored and published is `event`, the seq in decimal, `afterSeq`:
+    /// the encoding of an event whose seq only Redis knows (`{..."seq":` and `,"ts":...}`).
+    public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, dedupe: String? = nil,
+                       _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
+        let size = event.count + (afterSeq?.count ?? 0)
+        guard size <= Self.maxEventBytes else {
+            return completion(.failure(.tooLarge("event of \(size) bytes, more than \(Self.maxEventBytes)")))
+        }
+        let keys = RoomKeys(room: room)
+        var keyNames = [keys.seq, keys.events]
+        if let dedupe { keyNames.append(keys.sent(dedupe)) }
+        var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
+        arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
+                      Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8)]
+        if let afterSeq { arguments.append(afterSeq) }
+        evaluate(arguments, key: keys.seq) { result in
+            switch result {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let reply):
+                guard let fields = reply.elements, fields.count == 2, let seq = fields[0].integer, let flag = fields[1].integer else {
+                    return completion(.failure(.rejected("room-event script answered \(reply)")))
+                }
+                completion(.success(RoomAppend(seq: seq, duplicate: flag == 1)))
+            }
+        }
+    }
+
+    /// The events of `room` with seq greater than `seq`, oldest first, at most `limit` (and
+    /// at most ``maxReadCount``): what a node reads to fill a gap before delivering anything later.
+    public func events(room: String, after seq: Int64, limit: Int,
+                       _ completion: @escaping (Result<[RoomEvent], RoomStoreError>) -> Void) {
+        let count = min(max(1, limit), Self.maxReadCount)
+        let keys = RoomKeys(room: room)
+        let command = RedisCommand("XRANGE", keys.events, "\(seq &+ 1)-0", "+", "COUNT", String(count))
+        client.send(command, key: keys.events) { result in
+            completion(Self.storeResult(result).flatMap(Self.parseEntries))
+        }
+    }
+
+    /// The last seq assigned in `room` (0 when none was).
+    public func lastSeq(room: String, _ completion: @escaping (Result<Int64, RoomStoreError>) -> Void) {
+        let keys = RoomKeys(room: room)
+        client.send(RedisCommand("GET", keys.seq), key: keys.seq) { result in
+            completion(Self.storeResult(result).flatMap { reply in
+                if reply == .null { return .success(0) }
+                guard let value = reply.integer else { return .failure(.rejected("seq is \(reply)")) }
+                return .success(value)
+            })
+        }
+    }
+
+    // MARK: Script
+
+    private func evaluate(_ arguments: [[UInt8]], key: String, _ completion: @escaping (Result<RedisReply, RoomStoreError>) -> Void) {
+        guard let sha = scriptSHA else {
+            loadScript(key: key)
+            return send(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments), key: key, completion)
+        }
+        client.send(RedisCommand(arguments: [Array("EVALSHA".utf8), sha] + arguments), key: key) { [weak self] result in
+            // A server that lost its script cache (restarted, failed over, SCRIPT FLUSH) ran
+            // nothing: EVAL sends the script itself, and caches it there again.
+            if case .success(.error(let text)) = result, text.hasPrefix("NOSCRIPT"), let self {
+                return send(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments),
+                            key: key, completion)
+            }
+            completion(Self.storeResult(result))
+        }
+    }
+
+    private func send(_ command: RedisCommand, key: String, _ completion: @escaping (Result<RedisReply, RoomStoreError>) -> Void) {
+        client.send(command, key: key) { result in completion(Self.storeResult(result)) }
+    }
+
+    /// Learns the script's SHA1 from SCRIPT LOAD (the same on every server).
+    private func loadScript(key: String) {
+        guard !loadingScript else { return }
+        loadingScript = true
+        client.send(RedisCommand("SCRIPT", "LOAD", RoomEventScript.source), key: key) { [weak self] result in
+            guard let self else { return }
+            loadingScript = false
+            if case .success(.bulk(let sha)) = result, sha.count == 40 { scriptSHA = sha }
+        }
+    }
+
+    // MARK: Replies
+
+    /// Error replies that say "not now" rather than "never": Redis loading its data after a
+    /// restart, a cluster without a quorum or a master, a node demoted by a failover, a slot
+    /// in the middle of a migration. The caller answers `unavailable` and the client resends.
+    static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
+
+    static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
+        switch result {
+        case .success(.error(let text)):
+            let code = text.prefix { $0 != " " }
+            return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
+        case .success(let reply): return .success(reply)
+        case .failure(let failure): return .failure(.unavailable(failure.description))
+        }
+    }
+
+    static func parseEntries(_ reply: RedisReply) -> Result<[RoomEvent], RoomStoreError> {
+        guard let entries = reply.elements else { return .failure(.rejected("XRANGE answered \(reply)")) }
+        var events: [RoomEvent] = []
+        events.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let parts = entry.elements, parts.count == 2, let id = parts[0].text,
+                  let seq = Int64(id.prefix { $0 != "-" }), let fields = parts[1].elements,
+                  fields.count >= 2, fields[0].text == "e", let payload = fields[1].bytes else {
+                return .failure(.rejected("malformed stream entry \(entry)"))
+            }
+            events.append(RoomEvent(seq: seq, payload: payload))
+        }
+        return .success(events)
+    }
+}

@@ -1,0 +1,40 @@
+/// The server-side script that makes a room event: one atomic step in Redis assigns the next
+/// seq, appends the event to the room's stream (trimmed) and publishes it, so that every node
+/// sees every event with its seq, in one order, and history and live traffic agree.
+///
+/// KEYS: seq counter, stream, and optionally the dedupe key. ARGV: the event, the history length,
+/// the channel, the publish command (PUBLISH, or SPUBLISH on a cluster), the dedupe key's
+/// lifetime in seconds, and optionally the rest of the event: then the event is ARGV[1], the seq
+/// in decimal, ARGV[6] (the node encodes once, around the seq it does not know yet). Returns
+/// {seq, 1 if it was a duplicate else 0}.
+///
+/// Trimming is `MAXLEN ~`: Redis drops whole stream nodes (100 entries by default), so a room
+/// keeps between N and N + 100 events. The protocol promises at least the last N; every read is
+/// bounded by its COUNT. The exact form cost Redis 2.5x the time per XADD and 1.25x per whole
+/// script (docs/CLUSTER.md, "Trimming").
+///
+/// A counter behind the stream (lost alone, or a stream restored from elsewhere) would make XADD
+/// refuse the ID: the script then moves the counter past the stream's last entry, so seq never
+/// goes back and is never reused.
+public enum RoomEventScript {
+    public static let source = """
+        if #KEYS == 3 then
+          local known = redis.call('GET', KEYS[3])
+          if known then return {tonumber(known), 1} end
+        end
+        local seq = redis.call('INCR', KEYS[1])
+        local function event() if ARGV[6] then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end
+        local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event())
+        if type(added) == 'table' and added.err then
+          local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+          if #last == 0 then return added end
+          local top = tonumber(string.match(last[1][1], '^(%d+)'))
+          redis.call('SET', KEYS[1], top + 1)
+          seq = top + 1
+          redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event())
+        end
+        redis.call(ARGV[4], ARGV[3], seq .. ' ' .. event())
+        if #KEYS == 3 then redis.call('SET', KEYS[3], seq, 'EX', ARGV[5]) end
+        return {seq, 0}
+        """
+}

@@ -1,0 +1,123 @@
+import QuicEngine
+import RedisClient
+
+/// A node's live view of the rooms it follows (those with local members): subscribes to each
+/// room's channel, runs a ``RoomSequencer`` per room and performs its fills, and hands the owner
+/// every event once, in seq order. The owner forwards its ``RedisClient``'s events to `handle`.
+/// Loop thread only.
+public final class RoomFeed {
+    private struct Followed {
+        var sequencer = RoomSequencer()
+        var started = false
+        var starting = false
+    }
+
+    public let log: RoomEventLog
+    private let loop: EventLoop
+    private let deliver: (String, RoomEvent) -> Void
+    private let skipped: (String, Int64, Int64) -> Void
+    private var rooms: [String: Followed] = [:]
+    private var roomsByChannel: [[UInt8]: String] = [:]
+    /// How long a failed read waits before it is tried again.
+    public var retryDelay = QuicDuration.milliseconds(200)
+    /// Fills performed (for tests and metrics).
+    public private(set) var fillCount = 0
+
+    /// `deliver(room, event)` for each event in order; `skipped(room, after, before)` when
+    /// the stream no longer had the events in between.
+    public init(log: RoomEventLog, loop: EventLoop, deliver: @escaping (String, RoomEvent) -> Void,
+                skipped: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) {
+        self.log = log
+        self.loop = loop
+        self.deliver = deliver
+        self.skipped = skipped
+    }
+
+    public func follow(_ room: String) {
+        guard rooms[room] == nil else { return }
+        rooms[room] = Followed()
+        let subscription = log.subscription(room: room)
+        roomsByChannel[subscription.channel] = room
+        log.client.subscribe(subscription)
+    }
+
+    public func unfollow(_ room: String) {
+        guard rooms.removeValue(forKey: room) != nil else { return }
+        let subscription = log.subscription(room: room)
+        roomsByChannel[subscription.channel] = nil
+        log.client.unsubscribe(subscription)
+    }
+
+    /// True once `room`'s delivery has its starting point (events after it are delivered).
+    public func isLive(_ room: String) -> Bool { rooms[room]?.started == true }
+
+    /// The last seq delivered in `room`.
+    public func delivered(_ room: String) -> Int64? { rooms[room]?.sequencer.delivered }
+
+    /// Feeds the client's events in; those about other subscriptions are ignored.
+    public func handle(_ event: RedisClientEvent) {
+        guard case .subscriber(let subscriberEvent) = event else { return }
+        switch subscriberEvent {
+        case .message(let push):
+            guard let room = roomsByChannel[push.subscription.channel], rooms[room] != nil,
+                  let roomEvent = RoomEvent(published: push.payload) else { return }
+            perform(room, rooms[room]!.sequencer.receive(roomEvent))
+        case .subscribed(let subscription, let restored):
+            guard let room = roomsByChannel[subscription.channel], let followed = rooms[room] else { return }
+            if !followed.started {
+                start(room)
+            } else if restored {
+                perform(room, rooms[room]!.sequencer.restored())
+            }
+        case .unsubscribed, .dropped:
+            break
+        }
+    }
+
+    /// Reads the room's last seq after its subscription was confirmed: delivery starts there.
+    private func start(_ room: String) {
+        guard let followed = rooms[room], !followed.started, !followed.starting else { return }
+        rooms[room]!.starting = true
+        log.lastSeq(room: room) { [weak self] result in
+            guard let self, rooms[room] != nil else { return }
+            rooms[room]!.starting = false
+            switch result {
+            case .success(let seq):
+                rooms[room]!.started = true
+                perform(room, rooms[room]!.sequencer.start(lastSeq: seq))
+            case .failure:
+                later { [weak self] in self?.start(room) }
+            }
+        }
+    }
+
+    private func perform(_ room: String, _ actions: [RoomSequencer.Action]) {
+        for action in actions {
+            switch action {
+            case .deliver(let event):
+                deliver(room, event)
+            case .skipped(let after, let before):
+                skipped(room, after, before)
+            case .fill(let after, let limit):
+                fillCount += 1
+                log.events(room: room, after: after, limit: limit) { [weak self] result in
+                    guard let self, rooms[room] != nil else { return }
+                    switch result {
+                    case .success(let events):
+                        perform(room, rooms[room]!.sequencer.filled(events, limit: limit))
+                    case .failure:
+                        rooms[room]!.sequencer.fillFailed()
+                        later { [weak self] in
+                            guard let self, rooms[room] != nil else { return }
+                            perform(room, rooms[room]!.sequencer.retry())
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func later(_ body: @escaping () -> Void) {
+        loop.schedule(at: .now() + retryDelay, body)
+    }
+}

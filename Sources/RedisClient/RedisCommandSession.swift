@@ -1,0 +1,77 @@
+import QuicEngine
+
+/// What answers a command: its reply (an error reply included) or why none came.
+public typealias RedisCompletion = (Result<RedisReply, RedisFailure>) -> Void
+
+/// A ``RedisConnection`` on a ``RedisLink``: completions as tags, the handshake of each new
+/// connection, the reply timeout and the idle PING.
+final class RedisCommandSession: RedisLinkSession {
+    struct Pending {
+        let completion: RedisCompletion?
+        let sentAt: QuicTime
+    }
+
+    let connection: RedisConnection<Pending>
+    private let settings: RedisConnectionSettings
+    /// Sent first on every new connection (SELECT); a refusal ends the connection.
+    private let handshake: [RedisCommand]
+    weak var link: RedisLink?
+    /// Asks the owner to flush `link` at the end of this loop round.
+    var markDirty: (RedisLink) -> Void = { _ in }
+
+    init(settings: RedisConnectionSettings, handshake: [RedisCommand]) {
+        self.settings = settings
+        self.handshake = handshake
+        connection = RedisConnection(limits: settings.limits)
+    }
+
+    /// Queues `command`, or answers at once with why it cannot be sent.
+    func send(_ command: RedisCommand, _ completion: RedisCompletion?) {
+        guard let link, link.acceptsCommands else {
+            completion?(.failure(.unavailable("not connected to \(link?.address.description ?? "Redis")")))
+            return
+        }
+        if let failure = connection.send(command, tag: Pending(completion: completion, sentAt: .now())) {
+            completion?(.failure(failure))
+            return
+        }
+        if !link.isDirty {
+            link.isDirty = true
+            markDirty(link)
+        }
+    }
+
+    func linkOpened() {
+        for command in handshake {
+            send(command) { [weak self] result in
+                guard let self, let link else { return }
+                if case .success(.error(let text)) = result {
+                    link.drop(.protocolViolation("\(command.name) refused: \(text)"))
+                }
+            }
+        }
+    }
+
+    func linkReceived(_ bytes: UnsafeRawBufferPointer) -> RedisFailure? {
+        connection.receive(bytes) { pending, reply in pending.completion?(.success(reply)) }
+    }
+
+    var linkHasOutbound: Bool { !connection.outbound.isEmpty }
+
+    func linkWrite(_ body: (UnsafeRawBufferPointer) throws -> Int) throws { try connection.writeOutbound(body) }
+
+    func linkLost(_ failure: RedisFailure) {
+        for pending in connection.reset() { pending.completion?(.failure(failure)) }
+    }
+
+    func linkCheck(now: QuicTime) -> RedisFailure? {
+        if let oldest = connection.oldestPending {
+            if now - oldest.sentAt > settings.replyTimeout {
+                return .connectionLost("no reply for \(settings.replyTimeout.seconds) s")
+            }
+            return nil
+        }
+        send(RedisCommand("PING"), nil)
+        return nil
+    }
+}

@@ -1,0 +1,95 @@
+import ClusterStore
+import Foundation
+import QuicEngine
+import RedisClient
+import TestSupport
+import Testing
+
+/// Node liveness and leases against a real Redis.
+@Suite(.serialized) struct NodeDirectoryTests {
+    /// Runs the loop until `start`'s completion answered. (Callers pass closures, not unapplied
+    /// method references: with two methods of one signature the debug build called the wrong one.)
+    private func wait<T>(_ harness: RedisHarness, _ start: (@escaping (Result<T, RoomStoreError>) -> Void) -> Void) throws -> T {
+        var answer: Result<T, RoomStoreError>?
+        start { answer = $0 }
+        guard harness.run(until: { answer != nil }), let answer else { throw HarnessFailure("no answer") }
+        return try answer.get()
+    }
+
+    /// Two nodes join; one keeps renewing, the other stops. The stopped one is claimed once
+    /// its deadline passed, by exactly one of two scanners racing in the same round; its next
+    /// renew answers `reaped`; an unfinished claim goes to the next scanner after the reap timeout.
+    @Test func lostNodeIsClaimedOnce() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let client = try harness.client(RedisHarness.standalone(server))
+            let alive = NodeDirectory(client: client, node: "alive", lifetime: .milliseconds(400), reapTimeout: .milliseconds(300))
+            let stopped = NodeDirectory(client: client, node: "stopped", lifetime: .milliseconds(400))
+            let joined = [try wait(harness) { alive.join($0) }, try wait(harness) { stopped.join($0) }]
+            #expect(joined.allSatisfy { if case .alive = $0 { return true } else { return false } })
+            #expect(Set(try wait(harness) { alive.members($0) }.keys) == ["alive", "stopped"])
+            #expect(try wait(harness) { alive.claimLost($0) }.isEmpty)
+            // "alive" renews every 100 ms and scans twice each time (two scanners racing);
+            // "stopped" does nothing.
+            var claims: [[String]] = []
+            // Until the end of the test; the last scheduled round must have run by then, or its
+            // closure would keep the harness (and its loop) alive in a cycle.
+            var rounding = true
+            var roundPending = false
+            func round() {
+                roundPending = false
+                guard rounding else { return }
+                alive.renew { _ in }
+                for _ in 0..<2 { alive.claimLost { if case .success(let names) = $0 { claims.append(names) } } }
+                roundPending = true
+                harness.loop.schedule(at: .now() + .milliseconds(100)) { round() }
+            }
+            round()
+            defer {
+                rounding = false
+                harness.run { !roundPending }
+            }
+            #expect(harness.run { claims.contains { !$0.isEmpty } })
+            let claimed = claims.filter { !$0.isEmpty }
+            #expect(claimed == [["stopped"]])
+            #expect(try wait(harness) { stopped.renew($0) } == .reaped)
+            // The claim was not finished: past the reap timeout it is handed out again, once.
+            #expect(harness.run { claims.filter { !$0.isEmpty }.count == 2 })
+            #expect(claims.filter { !$0.isEmpty } == [["stopped"], ["stopped"]])
+            try wait(harness) { alive.finishedReaping("stopped", $0) }
+            let settled = claims.count
+            #expect(harness.run { claims.count >= settled + 10 })
+            #expect(claims.dropFirst(settled).allSatisfy { $0.isEmpty })
+            #expect(Set(try wait(harness) { alive.members($0) }.keys) == ["alive"])
+            // A reaped node may join again.
+            let rejoined = try wait(harness) { stopped.join($0) }
+            #expect(rejoined != .reaped)
+        }
+    }
+
+    /// A lease is taken once; a second holder is told who has it; a takeover answers the
+    /// previous holder; a stale holder's release frees nothing; the reaper frees what a lost
+    /// node still held, and only that.
+    @Test func leases() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let leases = Leases(client: try harness.client(RedisHarness.standalone(server)))
+            let nick = Leases.nick("alice")
+            #expect(try wait(harness) { leases.take(nick, holder: "a/1", node: "a", $0) } == .taken)
+            #expect(try wait(harness) { leases.take(nick, holder: "a/1", node: "a", $0) } == .taken)
+            #expect(try wait(harness) { leases.take(nick, holder: "b/7", node: "b", $0) } == .heldBy("a/1"))
+            let peer = Leases.peer("p-123")
+            #expect(try wait(harness) { leases.takeOver(peer, holder: "a/1", node: "a", $0) } == nil)
+            #expect(try wait(harness) { leases.takeOver(peer, holder: "b/7", node: "b", $0) } == "a/1")
+            #expect(try wait(harness) { leases.release(peer, holder: "a/1", node: "a", $0) } == false)
+            #expect(try server.cli("GET", peer) == "b/7")
+            let other = Leases.nick("bob")
+            #expect(try wait(harness) { leases.take(other, holder: "a/2", node: "a", $0) } == .taken)
+            // Node a is lost: its reaper frees alice and bob, not the peer id b took over.
+            #expect(try wait(harness) { leases.releaseAll(node: "a", $0) } == [other, nick].sorted())
+            #expect(try server.cli("EXISTS", nick) == "0")
+            #expect(try server.cli("GET", peer) == "b/7")
+            #expect(try server.cli("EXISTS", Leases.holds(node: "a")) == "0")
+            #expect(try wait(harness) { leases.take(nick, holder: "b/8", node: "b", $0) } == .taken)
+            #expect(try wait(harness) { leases.release(nick, holder: "b/8", node: "b", $0) } == true)
+        }
+    }
+}

@@ -17,14 +17,8 @@ WARMUP=${WARMUP:-1}
 REPEATS=${REPEATS:-3}        # runs of each latency row
 SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
-
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
 source scripts/bench-lib.sh
+build_release_binaries
 bench_workspace
 
 # chat-server on core 0 (its password worker thread too: the worst case, sharing the loop's core),

@@ -26,14 +26,9 @@ SIZE=${SIZE:-200}                          # message text bytes
 PORT=${BENCH_PORT:-4492}
 METRICS_PORT=${METRICS_PORT:-9492}         # the server's metrics page: its UDP datagram counters
 AIOQUIC_FLAGS=${AIOQUIC_FLAGS:-}           # more flags for the driver, e.g. --hold-sends 2 (a diagnosis)
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
-
 source scripts/bench-lib.sh
 prepare_aioquic
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
+build_release_binaries
 bench_workspace
 
 # The server's UDP datagrams received and sent, at the two moments run_bot measures between.

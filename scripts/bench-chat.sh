@@ -26,14 +26,8 @@ DURATION=${DURATION:-10}                   # measured seconds of each load run
 WARMUP=${WARMUP:-2}
 SIZE=${SIZE:-100}                          # message text bytes
 PORT=${BENCH_PORT:-4490}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
-
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
 source scripts/bench-lib.sh
+build_release_binaries
 bench_workspace
 
 # A fresh server for each section, so one section's heap and history do not colour the next.

@@ -16,13 +16,8 @@ DURATION=${DURATION:-12}
 WARMUP=${WARMUP:-2}
 SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
-
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
 source scripts/bench-lib.sh
+build_release_binaries
 bench_workspace
 
 start_server() {

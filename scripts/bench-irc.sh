@@ -25,8 +25,6 @@ IDLE=${IDLE:-1000}                         # idle clients for the memory row...
 IDLE_ROOMS=${IDLE_ROOMS:-10}               # ...in this many rooms
 IRC_PORT=${IRC_PORT:-6697}                 # InspIRCd's TLS port (the next free one from here)
 PORT=${BENCH_PORT:-4491}                   # chat-server's UDP port
-SERVER=.build/release/chat-server
-BOT=.build/release/chat-bot
 
 # --- InspIRCd from Debian, installed once (it is root here, as on CI and the development machines).
 if ! dpkg-query -W -f='${Status}' inspircd 2>/dev/null | grep -q "install ok installed"; then
@@ -42,11 +40,8 @@ INSPIRCD=/usr/sbin/inspircd
 ROOT_FLAG=()
 [ "$(id -u)" -ne 0 ] || ROOT_FLAG=(--runasroot)
 
-echo "building (release)..." >&2
-swift build -c release -j 2 --product chat-server >&2
-swift build -c release -j 2 --product chat-bot >&2
-
 source scripts/bench-lib.sh
+build_release_binaries
 bench_workspace
 # stop_server (scripts/bench-lib.sh) does not check the server's status: InspIRCd with GnuTLS
 # loaded may crash on SIGTERM (status 139) once its clients are gone, and nothing is measured

@@ -123,3 +123,12 @@ bench_workspace() {
     C="$work/certs"
     if udp_port_bound "$PORT"; then echo "UDP port $PORT is in use; set BENCH_PORT" >&2; exit 1; fi
 }
+
+# The release chat-server and chat-bot the benchmarks run ($SERVER, $BOT), built first.
+build_release_binaries() {
+    SERVER=.build/release/chat-server
+    BOT=.build/release/chat-bot
+    echo "building (release)..." >&2
+    swift build -c release -j 2 --product chat-server >&2
+    swift build -c release -j 2 --product chat-bot >&2
+}

@@ -1,4 +1,5 @@
 import Glibc
+import QuicEngine
 
 /// The few file operations transfers need, without Foundation. Failures are texts for the person.
 enum LocalFile {
@@ -37,26 +38,15 @@ enum LocalFile {
 
     /// Up to `count` bytes from `offset`.
     static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(Failure) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw Failure("cannot read") }
-            if got == 0 { break }
-            done += got
+        switch FileDescriptorIO.read(descriptor, at: offset, count: count) {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw Failure("cannot read", error.code)
         }
-        if done < count { bytes.removeLast(count - done) }
-        return bytes
     }
 
     static func write(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) throws(Failure) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw Failure("cannot write", count < 0 ? errno : ENOSPC) }
-            done += count
+        if case .failure(let error) = bytes.withUnsafeBytes({ FileDescriptorIO.write($0, to: descriptor) }) {
+            throw Failure("cannot write", error.code)
         }
     }
 

@@ -1,5 +1,6 @@
 import ChatServerCore
 import Glibc
+import QuicEngine
 
 /// The server's file folder (`--files`): `content/` holds stored files named by their SHA-256
 /// (the same bytes once), `partial/` the uploads in progress named by their random keys. Names
@@ -67,28 +68,17 @@ struct FileDirectory: Sendable {
 
     /// Writes all of `bytes`.
     static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(Failure) {
-        var done = 0
-        while done < bytes.count {
-            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw Failure(code: count < 0 ? errno : ENOSPC, what: "writing an upload") }
-            done += count
+        if case .failure(let error) = FileDescriptorIO.write(bytes, to: descriptor) {
+            throw Failure(code: error.code, what: "writing an upload")
         }
     }
 
     /// Up to `count` bytes from `offset`; fewer only at the end of the file.
     static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(Failure) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw Failure(code: errno, what: "reading a stored file") }
-            if got == 0 { break }
-            done += got
+        switch FileDescriptorIO.read(descriptor, at: offset, count: count) {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw Failure(code: error.code, what: "reading a stored file")
         }
-        if done < count { bytes.removeLast(count - done) }
-        return bytes
     }
 
     /// Makes a complete partial file stored content: renamed into `content/` after reaching the

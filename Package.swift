@@ -60,7 +60,7 @@ let package = Package(
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
-                                                             "Prometheus", "ServiceDiscovery"],
+                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient"],
                           swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.

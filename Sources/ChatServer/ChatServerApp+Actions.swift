@@ -38,6 +38,8 @@ extension ChatServerApp {
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
+            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom:
+                performClusterAction(action)
             }
         }
         // After the batch, not amid it: the `left` of a slow consumer must not overtake the

@@ -30,19 +30,23 @@ final class ChatServerApp {
     var fileWorker: FileWorker!
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
+    /// `--cluster`: the shared store this node's room events live in.
+    var cluster: ClusterLink?
 
     init(options: ServerOptions) throws {
         self.options = options
         logger = Logger(threshold: options.logLevel, format: options.logFormat)
         let metrics = ServerMetrics(startTime: Double(unixMilliseconds()) / 1000)
         self.metrics = metrics
+        // A node of several keeps room events in Redis; its own store keeps what is not shared yet.
         let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
         let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
         let timedHistory = TimedHistoryStore(history, metrics: metrics)
         // File records beside the history: in its SQLite file (a room file's record and event in
         // one transaction), or in memory through the same timed store.
         let files = history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
-        state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files)
+        state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
+                                    roomLog: options.cluster == nil ? .local : .shared)
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
@@ -74,6 +78,12 @@ final class ChatServerApp {
             metrics.recordFlush()
             return (nil, false)
         }
+        if let clusterOptions = options.cluster {
+            cluster = ClusterLink(options: clusterOptions, historyLength: options.core.historyPerRoom, loop: loop,
+                                  logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
+                                  report: { [unowned self] report in handleClusterReport(report) })
+            cluster?.start()
+        }
         OperatorConsole.attach(to: self)
         expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
@@ -84,6 +94,7 @@ final class ChatServerApp {
                       "operators": options.core.operators.sorted().joined(separator: ","),
                       "accounts_only": options.core.accountsOnly ? "yes" : "no"]
         if let configuration = options.configurationFile { fields["config"] = configuration }
+        if let clusterOptions = options.cluster { fields["cluster"] = "\(clusterOptions.topology)"; fields["node"] = clusterOptions.node }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
         logger.log(.info, "listening", fields)
         if let name = options.advertisedName {
@@ -236,8 +247,19 @@ final class ChatServerApp {
         // One more tick sends the CONNECTION_CLOSE packets still queued.
         loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in
             fileWorker.drain()
-            loop.stop()
+            stopWhenStored(giveUpAt: .now() + .seconds(2))
         }
+    }
+
+    /// A node of several stops once the `left` events of its users are stored (the other nodes
+    /// show them), or after `giveUpAt` when Redis does not answer.
+    private func stopWhenStored(giveUpAt: QuicTime) {
+        guard cluster != nil, state.pendingRoomAppends > 0, QuicTime.now() < giveUpAt else {
+            cluster?.stop()
+            loop.stop()
+            return
+        }
+        loop.schedule(at: .now() + .milliseconds(10)) { [unowned self] in stopWhenStored(giveUpAt: giveUpAt) }
     }
 
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.

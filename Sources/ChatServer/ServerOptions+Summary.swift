@@ -19,11 +19,13 @@ extension ServerOptions {
             "files": filesDirectory ?? "", "max-file-size": "\(core.maxFileSize)", "file-quota": "\(core.fileQuotaBytes)",
             "files-max-bytes": "\(core.filesMaxBytes)",
             "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
+            "cluster": cluster.map { "\($0.topology)/\($0.database)" } ?? "", "node": cluster?.node ?? "",
         ]
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
-    static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers", "state-dir", "self-signed", "advertise"]
+    static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers", "state-dir", "self-signed", "advertise",
+                              "cluster", "node"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {
@@ -46,5 +48,7 @@ extension ServerOptions {
             key = running.key
         }
         advertisedName = running.advertisedName
+        cluster = running.cluster
+        core.nodeName = running.core.nodeName
     }
 }

@@ -33,6 +33,10 @@ struct ServerOptions {
           --max-file-size BYTES  largest file a client may share (default 104857600)
           --file-quota BYTES   file bytes one account (or guest) may have stored and uploading (default 1073741824)
           --files-max-bytes BYTES  distinct file bytes kept; beyond, the oldest files go (default 10737418240)
+          --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
+                               or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
+                               events, their seqs and history live there (docs/CLUSTER.md)
+          --node NAME          this node's name, unique among the nodes (default HOSTNAME-PORT)
           --max-clients N      concurrent connections (default 10000)
           --max-per-address N  connections from one address (IPv4, or IPv6 /64), handshakes included (default 16)
           --exempt CIDR        addresses the per-address limit does not apply to; repeatable; default the
@@ -78,6 +82,7 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
+        "cluster", "node",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
@@ -114,6 +119,8 @@ struct ServerOptions {
     var logFormat = LogFormat.text
     var metrics = MetricsOptions()
     var passwordWorkers = 1
+    /// `--cluster`: a node of several (nil: the one server, history in `databasePath` or memory).
+    var cluster: ClusterOptions?
     var core = ChatServerConfiguration()
 
     /// `--help` or `--version`: printed on standard output, status 0.
@@ -197,6 +204,22 @@ struct ServerOptions {
             logFormat = parsed
         }
         metrics = try MetricsOptions(options)
+        if let url = options.string("cluster") {
+            cluster = try ClusterOptions.parse(url, node: options.string("node"), defaultNode: ServerOptions.defaultNodeName(port: port),
+                                               settings: options)
+            core.nodeName = cluster?.node
+        } else if options.string("node") != nil {
+            throw options.invalid("node", "names a node of a cluster: give --cluster too")
+        }
+    }
+
+    /// The host name and the port: unique on a network of nodes, as long as the host names are.
+    static func defaultNodeName(port: UInt16) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let host = gethostname(&buffer, buffer.count - 1) == 0 ? String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) : "node"
+        let cleaned = String(host.prefix { $0 != "." }.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+            .prefix(24))
+        return (cleaned.isEmpty ? "node" : cleaned) + "-\(port)"
     }
 
     /// systemd's `StateDirectory=` (its first entry), else `$XDG_STATE_HOME/qchat`, else

@@ -5,6 +5,8 @@ import ChatProtocol
 public struct ChatServerConfiguration: Sendable, Equatable {
     /// Sent as `text` of `welcome`.
     public var serverName: String
+    /// This node's name when it is one of several (`--node`): `welcome` says `serverName/nodeName`.
+    public var nodeName: String?
     /// Room events the history store keeps at least, per room (`--history`).
     public var historyPerRoom: Int
     /// Messages a client may send in a burst before the flood limit applies.

@@ -16,7 +16,7 @@ extension ChatServerState {
         }
         guard outranks(session, target.accountKey, in: settings, request: request, room: room, into: &out) else { return }
         announce(.kicked, in: room, by: session, text: reason, target: target.nick, now: now, into: &out)
-        removeFromRoom([target], room)
+        if roomLog == .local { removeFromRoom([target], room, into: &out) }
     }
 
     func handleBan(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -37,7 +37,7 @@ extension ChatServerState {
         guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
         let banned = members(of: room, matching: ban)
         announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick), now: now, into: &out)
-        removeFromRoom(banned, room)
+        if roomLog == .local { removeFromRoom(banned, room, into: &out) }
     }
 
     func handleUnban(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -164,11 +164,12 @@ extension ChatServerState {
             .sorted { $0.id < $1.id }
     }
 
-    /// Takes members out of a room after the event that removed them (no `left`).
-    func removeFromRoom(_ members: [ClientSession], _ room: String) {
+    /// Takes members out of a room after the event that removed them (no `left`). With a local
+    /// store right after the event; with a shared log when the event is delivered (on every node).
+    func removeFromRoom(_ members: [ClientSession], _ room: String, into out: inout [ServerAction]) {
         for member in members {
             member.rooms.remove(room)
-            removeMember(member.id, from: room)
+            removeMember(member.id, from: room, into: &out)
         }
     }
 }

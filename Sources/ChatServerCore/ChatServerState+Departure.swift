@@ -26,24 +26,35 @@ extension ChatServerState {
 
     /// The server is stopping: every client is closed with SHUTDOWN. The `left` events are
     /// stored, in one transaction, so that history after a restart shows who was in a room,
-    /// but not sent: every recipient is being closed anyway.
+    /// but not sent: every recipient here is being closed anyway. (With a shared log they are
+    /// appended, and the other nodes' members see them.)
     public func shutdown(now: Int64) -> [ServerAction] {
         var out: [ServerAction] = []
-        var events: [StoredEvent] = []
+        var drafts: [RoomEventDraft] = []
         for session in clients.values.sorted(by: { $0.id < $1.id }) {
             out.append(.close(session.id, .shutdown, reason: "server shutting down"))
             guard session.phase == .active else { continue }
             for room in session.rooms {
-                events.append(makeEvent(.left, in: room, sender: session.nick, text: "shutdown", now: now, into: &out))
+                drafts.append(RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick,
+                                                                text: "shutdown"), purpose: .notice))
             }
         }
-        _ = persist(events, into: &out)
         out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
         clients = [:]
         activeChatStreams = [:]
         activePresenceStreams = [:]
         clientsByNickKey = [:]
         rooms = [:]
+        switch roomLog {
+        case .local:
+            _ = persist(drafts.map { draft in
+                var event = draft.event
+                event.seq = nextSequence(inRoom: event.room, into: &out)
+                return event
+            }, into: &out)
+        case .shared:
+            record(drafts, now: now, into: &out)
+        }
         return out
     }
 
@@ -64,17 +75,19 @@ extension ChatServerState {
         unregister(session)
         let joined = session.rooms.array
         session.rooms.removeAll()
-        let events = joined.map { room in
-            makeEvent(.left, in: room, sender: session.nick, text: leftText, now: now, into: &out)
-        }
-        // Stored before the rooms go idle: a room forgotten as the longest idle must not come
-        // back into the store with this `left`.
-        _ = persist(events, into: &out)
         for room in joined {
-            removeMember(session.id, from: room)
+            rooms[room]?.members[session.id] = nil
+            rooms[room]?.catchingUp[session.id] = nil
         }
-        for event in events {
-            broadcast(event.message(replay: false), toMembersOf: event.room, into: &out)
+        let drafts = joined.map { room in
+            RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: leftText),
+                           purpose: .notice)
+        }
+        record(drafts, now: now, into: &out)
+        // Idle only once stored: a room forgotten as the longest idle must not come back into the
+        // store with this `left`.
+        for room in joined {
+            settleRoom(room, into: &out)
         }
         let offline = SharedPayload(line: statusMessage(of: session, as: .offline))
         for mate in mates {

@@ -41,7 +41,7 @@ extension ChatServerState {
 
     /// A chat-stream message that passed the flood limit (or waited for a password verdict).
     func handleChatMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
-        if holdWhileAwaitingPassword(message, from: session, into: &out) { return }
+        if holdWhileAwaiting(message, from: session, into: &out) { return }
         if session.phase == .awaitingHello {
             guard message.messageType == .join else {
                 close(session, with: .protocolError, reason: "the first message must be join", now: now, into: &out)

@@ -108,9 +108,9 @@ extension ChatServerState {
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: configuration.serverName)
+        var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: welcomeText)
         welcome.account = session.account
-        welcome.features = Self.features
+        welcome.features = features(for: session)
         sendChat(welcome, to: session, into: &out)
         var fields = ["wanted": join.sender]
         if let account = session.account { fields["account"] = account }
@@ -124,8 +124,21 @@ extension ChatServerState {
         }
     }
 
-    /// What `welcome` lists in `features` (PROTOCOL.md, version 1.1 additions).
-    static let features = ["accounts", "moderation"]
+    /// What `welcome` lists in `features` (PROTOCOL.md, version 1.1 additions): files only for
+    /// `qchat/1` (a `chat` ALPN peer has none), `cluster` on a node of several.
+    func features(for session: ClientSession) -> [String] {
+        var features = ["accounts", "moderation"]
+        if !session.isLegacy { features.append("files") }
+        if roomLog == .shared { features.append("cluster") }
+        return features
+    }
+
+    /// `welcome`'s `text`: the server's name, and on a node of several `NAME/NODE` (PROTOCOL.md
+    /// section 10: it names the node).
+    var welcomeText: String {
+        guard let node = configuration.nodeName else { return configuration.serverName }
+        return "\(configuration.serverName)/\(node)"
+    }
 
     /// `wanted` if it is free, else the first free `wanted_2`, `wanted_3`, ...: a nick is taken
     /// when a connection holds it, and also when it is an account other than `account` (registered

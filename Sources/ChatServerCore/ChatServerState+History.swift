@@ -18,6 +18,9 @@ extension ChatServerState {
             return
         }
         let limit = min(requested, configuration.historyMaxLimit)
+        guard roomLog == .local else {
+            return readRoomEvents(room, after: nil, before: request.before, limit: limit, for: .history(session.id, room: room), into: &out)
+        }
         let events = storedEvents(inRoom: room, after: nil, before: request.before, limit: limit, into: &out)
         for event in events {
             sendChat(event.message(replay: true), to: session, live: false, into: &out)

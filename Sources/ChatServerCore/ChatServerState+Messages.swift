@@ -6,8 +6,8 @@ extension ChatServerState {
     func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard hasValidID(message, from: session, into: &out) else { return }
         // Checked first: a resend may arrive before the client re-joined the room, and the
-        // message was accepted back then.
-        if acknowledgeResend(message, from: session, into: &out) { return }
+        // message was accepted back then. (A shared log deduplicates in the append itself.)
+        if roomLog == .local, acknowledgeResend(message, from: session, into: &out) { return }
         guard let room = ChatValidation.normalizeRoom(message.roomOrDefault) else {
             sendError(.badRoom, id: message.id, to: session, into: &out)
             return
@@ -21,13 +21,10 @@ extension ChatServerState {
             return
         }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
-        let event = makeEvent(.msg, in: room, sender: session.nick, text: text, id: message.id, account: session.account, now: now,
-                              into: &out)
-        let receipts = message.id.map { [MessageReceipt(peer: session.peer, id: $0, room: room, seq: event.seq, ts: now)] } ?? []
+        let event = StoredEvent(room: room, seq: 0, ts: now, kind: .msg, sender: session.nick, text: text, id: message.id,
+                                account: session.account)
         // No ack without a commit: the client keeps the message and resends it later.
-        guard persist([event], receipts: receipts, into: &out) else { return }
-        sendChat(.ack(id: message.id, room: room, seq: event.seq, ts: now), to: session, into: &out)
-        broadcast(event.message(replay: false), toMembersOf: room, except: session.id, into: &out)
+        record([RoomEventDraft(event: event, origin: session, purpose: .message(id: message.id))], now: now, into: &out)
     }
 
     func handleDirectMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {

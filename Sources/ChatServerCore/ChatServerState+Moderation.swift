@@ -190,11 +190,10 @@ extension ChatServerState {
     func announce(_ kind: StoredEventKind, in room: String, sender: String, text: String = "", target: String? = nil,
                   mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
                   into out: inout [ServerAction]) {
-        let event = makeEvent(kind, in: room, sender: sender, text: text, target: target, mode: mode, now: now, into: &out)
-        _ = persist([event], into: &out)
-        var message = self.withOperators(event.message(replay: false), of: room, ifIncluding: nil, always: withOperators)
-        message.members = removing
-        broadcast(message, toMembersOf: room, into: &out)
+        let event = StoredEvent(room: room, seq: 0, ts: now, kind: kind, sender: sender, text: text, target: target, mode: mode)
+        let origin = activeSession(forNick: sender)
+        record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
+                               origin: origin, purpose: .announcement(id: nil))], now: now, into: &out)
     }
 
     /// The answer to a request that changed nothing: its event, to the asker alone, without seq.

@@ -43,13 +43,11 @@ extension ChatServerState {
             sendChat(confirmation, to: session, into: &out)
             return
         }
-        let events = session.rooms.map { room in
-            makeEvent(.nick, in: room, sender: oldNick, text: newNick, account: session.account, now: now, into: &out)
+        let drafts = session.rooms.map { room in
+            RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .nick, sender: oldNick, text: newNick,
+                                              account: session.account),
+                           ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .notice)
         }
-        _ = persist(events, into: &out)
-        for event in events {
-            broadcast(withOperators(event.message(replay: false), of: event.room, ifIncluding: session), toMembersOf: event.room,
-                      into: &out)
-        }
+        record(drafts, now: now, into: &out)
     }
 }

@@ -31,8 +31,11 @@ extension ChatServerState {
 
     /// Sends one encoding of `message` on the chat stream of every member of `room` but `excluded`.
     func broadcast(_ message: ChatMessage, toMembersOf room: String, except excluded: ClientID? = nil, into out: inout [ServerAction]) {
+        broadcast(SharedPayload(line: message), toMembersOf: room, except: excluded, into: &out)
+    }
+
+    func broadcast(_ payload: SharedPayload, toMembersOf room: String, except excluded: ClientID? = nil, into out: inout [ServerAction]) {
         guard let members = rooms[room]?.members else { return }
-        let payload = SharedPayload(line: message)
         out.reserveCapacity(out.count + members.count)
         for (member, session) in members where member != excluded {
             sendChat(payload, to: session, into: &out)

@@ -84,22 +84,22 @@ extension ChatServerState {
         out.append(.password(PasswordTask(ticket: ticket, password: password, work: work)))
     }
 
-    /// A chat-stream message that arrived while the connection waits for a verdict; false when it
-    /// can be handled now.
-    func holdWhileAwaitingPassword(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
-        guard session.awaitedPasswordTask != nil else { return false }
+    /// A chat-stream message that arrived while the connection waits for a verdict (or, with a
+    /// shared room log, for its join or part to be done); false when it can be handled now.
+    func holdWhileAwaiting(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard session.isAwaiting else { return false }
         guard session.heldMessages.count < configuration.heldMessageLimit else {
-            sendError(.rateLimited, "too many messages while your password is checked; this one was dropped", id: message.id,
-                      to: session, into: &out)
+            let why = session.awaitedPasswordTask != nil ? "while your password is checked" : "while your last join or part is done"
+            sendError(.rateLimited, "too many messages \(why); this one was dropped", id: message.id, to: session, into: &out)
             return true
         }
         session.heldMessages.append(message)
         return true
     }
 
-    /// Handles what waited for the verdict, in order, until one of them starts another task.
-    private func releaseHeldMessages(of session: ClientSession, now: Int64, into out: inout [ServerAction]) {
-        while session.awaitedPasswordTask == nil, !session.heldMessages.isEmpty, clients[session.id] === session {
+    /// Handles what waited, in order, until one of them makes the connection wait again.
+    func releaseHeldMessages(of session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        while !session.isAwaiting, !session.heldMessages.isEmpty, clients[session.id] === session {
             let message = session.heldMessages.removeFirst()
             handleChatMessage(message, from: session, now: now, into: &out)
         }

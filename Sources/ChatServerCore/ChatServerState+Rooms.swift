@@ -31,13 +31,16 @@ extension ChatServerState {
             sendError(code, text, id: id, room: room, to: session, into: &out)
             return
         }
-        joinRoom(room, since: since, session: session, now: now, into: &out)
+        joinRoom(room, since: since, id: id, session: session, now: now, into: &out)
     }
 
     /// Replay, then the live `joined` to every member including the joiner, then presence:
     /// the joiner's status to members it did not share a room with, the roster to the joiner,
-    /// and the status of each such member that is not `online` to the joiner.
-    private func joinRoom(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// and the status of each such member that is not `online` to the joiner. From a shared log
+    /// the same, once the `joined` is stored and the replay read (``beginSharedJoin``).
+    private func joinRoom(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64,
+                          into out: inout [ServerAction]) {
+        guard roomLog == .local else { return beginSharedJoin(room, since: since, id: id, session: session, now: now, into: &out) }
         replay(room, since: since, to: session, into: &out)
 
         let newlyShared = membersSharingNoRoom(with: session, in: room)
@@ -45,10 +48,16 @@ extension ChatServerState {
         idleRooms.remove(room)
         session.rooms.insert(room)
 
-        let joined = makeEvent(.joined, in: room, sender: session.nick, account: session.account, now: now, into: &out)
-        _ = persist([joined], into: &out)
-        broadcast(withOperators(joined.message(replay: false), of: room, ifIncluding: session), toMembersOf: room, into: &out)
+        let joined = StoredEvent(room: room, seq: 0, ts: now, kind: .joined, sender: session.nick, text: "", account: session.account)
+        record([RoomEventDraft(event: joined, ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .join)],
+               now: now, into: &out)
+        welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
+        out.append(.log(.info, "join", logFields(session, ["room": room, "seq": String(lastSequenceByRoom[room] ?? 0)])))
+    }
 
+    /// Presence for a new member: its status to those it shares a room with only now, the roster
+    /// to it, and the status of each of those that is not `online` to it.
+    func welcomeToRoom(_ room: String, session: ClientSession, newlyShared: [ClientSession], into out: inout [ServerAction]) {
         if !newlyShared.isEmpty {
             let ownStatus = SharedPayload(line: statusMessage(of: session))
             for other in newlyShared { sendStatus(ownStatus, of: session, to: other, into: &out) }
@@ -57,7 +66,6 @@ extension ChatServerState {
         for other in newlyShared where other.status != .online {
             sendStatus(SharedPayload(line: statusMessage(of: other)), of: other, to: session, into: &out)
         }
-        out.append(.log(.info, "join", logFields(session, ["room": room, "seq": String(joined.seq)])))
     }
 
     /// A `join` of a room the client is already in (PROTOCOL.md section 12): the replay it asks
@@ -65,6 +73,7 @@ extension ChatServerState {
     /// stored and nobody else is told, so re-joining can neither flood a room with `joined`
     /// events nor push its messages out of the stored history.
     private func resynchronise(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard roomLog == .local else { return beginSharedRejoin(room, since: since, session: session, into: &out) }
         replay(room, since: since, to: session, into: &out)
         let latest = currentSequence(inRoom: room, into: &out)
         sendChat(ChatMessage(.joined, sender: session.nick, room: room, seq: latest, ts: now), to: session, into: &out)
@@ -72,11 +81,11 @@ extension ChatServerState {
         out.append(.log(.debug, "rejoin", logFields(session, ["room": room, "seq": String(latest)])))
     }
 
-    /// The members of `room` with whom `session` shares none of its rooms yet: they learn its
+    /// The members of `room` with whom `session` shares none of its other rooms: they learn its
     /// status when it joins. O(members × rooms of the joiner), which the room limit bounds.
-    private func membersSharingNoRoom(with session: ClientSession, in room: String) -> [ClientSession] {
+    func membersSharingNoRoom(with session: ClientSession, in room: String) -> [ClientSession] {
         guard let members = rooms[room]?.members, !members.isEmpty else { return [] }
-        let ownRooms = session.rooms.compactMap { rooms[$0]?.members }
+        let ownRooms = session.rooms.compactMap { $0 == room ? nil : rooms[$0]?.members }
         return members.compactMap { member, other in
             ownRooms.contains { $0[member] != nil } ? nil : other
         }
@@ -85,7 +94,7 @@ extension ChatServerState {
     /// The roster with the room's topic, modes, operators present and members logged in
     /// (PROTOCOL.md section 8; `identified`: docs/PROTOCOL.md), each only when there is one: the
     /// roster of a room nobody configured, with only guests in it, is the version 1 roster.
-    private func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
+    func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
         var roster = ChatMessage.roster(room: room, members: memberNicks(of: room))
         if let settings = roomSettings[room] {
             roster.topic = settings.topic?.text
@@ -103,10 +112,15 @@ extension ChatServerState {
     /// clients mark operators from it.
     func withOperators(_ message: ChatMessage, of room: String, ifIncluding session: ClientSession?,
                        always: Bool = false) -> ChatMessage {
-        guard always || session.map({ roomSettings[room]?.isOperator($0.accountKey) == true }) == true else { return message }
         var message = message
-        message.ops = operatorNicks(of: room)
+        message.ops = liveOperators(of: room, ifIncluding: session, always: always)
         return message
+    }
+
+    /// The `ops` of ``withOperators(_:of:ifIncluding:always:)``: nil unless `session` is an operator or `always`.
+    func liveOperators(of room: String, ifIncluding session: ClientSession?, always: Bool = false) -> [String]? {
+        guard always || session.map({ roomSettings[room]?.isOperator($0.accountKey) == true }) == true else { return nil }
+        return operatorNicks(of: room)
     }
 
     /// Stored events newer than `since` (at most `maxReplay`), or the last `defaultReplay`
@@ -120,7 +134,9 @@ extension ChatServerState {
         }
     }
 
-    /// `part`: the `left` event (text `part`) goes to every member, the leaver included.
+    /// `part`: the `left` event (text `part`) goes to every member, the leaver included. From a
+    /// shared log the leaver stays in the room until its `left` comes back (its later messages
+    /// wait); if the `left` cannot be stored, it is still in the room and told `unavailable`.
     func handlePart(_ part: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let room = ChatValidation.normalizeRoom(part.roomOrDefault) else {
             sendError(.badRoom, id: part.id, to: session, into: &out)
@@ -130,23 +146,22 @@ extension ChatServerState {
             sendError(.notJoined, "you are not in room '\(room)'", id: part.id, to: session, into: &out)
             return
         }
-        let left = makeEvent(.left, in: room, sender: session.nick, text: "part", now: now, into: &out)
-        _ = persist([left], into: &out)
-        broadcast(left.message(replay: false), toMembersOf: room, into: &out)
+        let left = StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: "part")
+        if roomLog == .shared {
+            session.pendingPart = (room, part.id)
+            session.awaitsRoomLog = true
+        }
+        record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id))], now: now, into: &out)
+        guard roomLog == .local else { return }
         session.rooms.remove(room)
-        removeMember(session.id, from: room)
+        removeMember(session.id, from: room, into: &out)
         out.append(.log(.info, "part", logFields(session, ["room": room])))
     }
 
     /// Takes a client out of a room's members; a room left without members becomes idle.
-    func removeMember(_ client: ClientID, from room: String) {
+    func removeMember(_ client: ClientID, from room: String, into out: inout [ServerAction]) {
         rooms[room]?.members[client] = nil
-        guard rooms[room]?.members.isEmpty == true else { return }
-        rooms[room] = nil
-        idleRooms.insert(room)
-        while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
-            forgetIdleRoom(oldest)
-        }
+        settleRoom(room, into: &out)
     }
 
     /// Everyone who shares at least one room with `session`, not counting itself.

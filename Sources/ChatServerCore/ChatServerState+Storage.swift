@@ -1,16 +1,8 @@
 /// Seq assignment and the calls into the history store. A store failure becomes a `.log`
 /// at error level: the server keeps serving, and the caller decides what may still happen.
 extension ChatServerState {
-    /// A new room event with the room's next seq.
-    func makeEvent(
-        _ kind: StoredEventKind, in room: String, sender: String, text: String = "", id: String? = nil, account: String? = nil,
-        target: String? = nil, mode: String? = nil, now: Int64, into out: inout [ServerAction]
-    ) -> StoredEvent {
-        StoredEvent(room: room, seq: nextSequence(inRoom: room, into: &out), ts: now, kind: kind, sender: sender, text: text, id: id,
-                    account: account, target: target, mode: mode)
-    }
-
-    private func nextSequence(inRoom room: String, into out: inout [ServerAction]) -> Int64 {
+    /// The room's next seq (a local store), counted as handed out.
+    func nextSequence(inRoom room: String, into out: inout [ServerAction]) -> Int64 {
         let next = currentSequence(inRoom: room, into: &out) + 1
         lastSequenceByRoom[room] = next
         return next

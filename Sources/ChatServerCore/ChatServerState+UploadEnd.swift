@@ -64,26 +64,28 @@ extension ChatServerState {
         evictForRoom(partial.size, sha256: partial.sha256, into: &out)
         var event: StoredEvent?
         if let room = partial.room {
-            var made = makeEvent(.file, in: room, sender: sender, text: partial.name, id: partial.id, account: upload.senderAccount,
-                                 now: now, into: &out)
-            made.file = RandomPeerID.hexKey()
-            made.size = partial.size
-            made.sha256 = partial.sha256
-            event = made
+            // With a shared log the event gets its seq there, after the record is stored.
+            event = StoredEvent(room: room, seq: roomLog == .local ? nextSequence(inRoom: room, into: &out) : 0, ts: now, kind: .file,
+                                sender: sender, text: partial.name, id: partial.id, account: upload.senderAccount,
+                                file: RandomPeerID.hexKey(), size: partial.size, sha256: partial.sha256)
         }
         let file = StoredFile(
             id: event?.file ?? RandomPeerID.hexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
-            room: partial.room, seq: event?.seq, ts: now, sender: sender, senderAccount: upload.senderAccount,
+            room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
             uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipientNick,
             recipientAccount: upload.recipientAccount, recipientPeer: upload.recipientPeer)
         do {
-            try files.storeFile(file, event: event, retainPerRoom: configuration.historyPerRoom)
+            try files.storeFile(file, event: roomLog == .local ? event : nil, retainPerRoom: configuration.historyPerRoom)
         } catch {
             if let event { roomsAheadOfStore.insert(event.room) }
             out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: partial.id),
                                       stopSending: false))
             if !((try? files.hasContent(partial.sha256)) ?? true) { out.append(.discardFileBytes(.content(partial.sha256))) }
+            return
+        }
+        if roomLog == .shared, let event {
+            record([RoomEventDraft(event: event, origin: clients[key.client], purpose: .upload(key, file))], now: now, into: &out)
             return
         }
         out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: partial.id, file: file.id, seq: file.seq, ts: now)),

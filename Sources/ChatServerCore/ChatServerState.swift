@@ -48,13 +48,26 @@ public final class ChatServerState {
     /// Uploads whose body the glue is receiving, by stream.
     var activeUploads: [FileStreamKey: ActiveUpload] = [:]
 
+    // A shared room log (`--cluster`, docs/CLUSTER.md).
+
+    /// Where room events get their seq: here (``RoomLogMode/local``) or in a shared log.
+    public let roomLog: RoomLogMode
+    /// Appends and reads handed to the glue and not answered yet, by token.
+    var pendingAppends: [UInt64: PendingAppend] = [:]
+    var pendingReads: [UInt64: PendingRead] = [:]
+    var nextSharedToken: UInt64 = 0
+    /// Rooms this node follows (asked the glue to deliver), with the last seq delivered in each.
+    var deliveredSequence: [String: Int64] = [:]
+
     /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
     /// store's error when the server bans cannot be read. Without `files`, a history store that
     /// is a ``FileCatalog`` (the SQLite one) keeps the file records, else an in-memory catalog.
     public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore,
-                accounts: any AccountStore = InMemoryAccountStore(), files: (any FileCatalog)? = nil) throws {
+                accounts: any AccountStore = InMemoryAccountStore(), files: (any FileCatalog)? = nil,
+                roomLog: RoomLogMode = .local) throws {
         try configuration.validate()
         self.configuration = configuration
+        self.roomLog = roomLog
         self.history = history
         self.accounts = accounts
         self.files = files ?? (history as? any FileCatalog) ?? InMemoryFileCatalog(history: history)

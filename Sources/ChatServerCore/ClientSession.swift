@@ -44,6 +44,16 @@ final class ClientSession {
     /// `heldMessages` and are handled in order after the verdict.
     var awaitedPasswordTask: UInt64?
     var heldMessages: [ChatMessage] = []
+    /// With a shared log: the connection waits for a step of the log (its `join`'s catch-up, its
+    /// `part`'s `left`); its chat-stream messages wait in `heldMessages` meanwhile, as for a password.
+    var awaitsRoomLog = false
+    /// The room this connection is catching up with (a shared log only).
+    var catchUp: CatchUp?
+    /// The room of a `part` waiting for its `left` to come back from the shared log, with the request's id.
+    var pendingPart: (room: String, id: String?)?
+
+    /// Messages must wait: a password check or a step of the shared log is in progress.
+    var isAwaiting: Bool { awaitedPasswordTask != nil || awaitsRoomLog }
 
     init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, address: String, certificate: String?,
          configuration: ChatServerConfiguration, now: Int64) {

@@ -29,6 +29,18 @@ public enum ServerAction: Sendable {
     case sendDownload(FileStreamKey, DownloadJob)
     /// Remove bytes from disk: evicted or unused content, an expired or failed partial upload.
     case discardFileBytes(FileBytes)
+    /// With a shared room log: store this event (seq, history, publish in one step); the outcome
+    /// comes back through ``ChatServerState/roomEventAppended(_:_:now:)``.
+    case appendRoomEvent(RoomEventAppend)
+    /// With a shared room log: read stored events; the answer comes back through
+    /// ``ChatServerState/roomEventsRead(_:_:now:)`` (retried by the glue while the log is down,
+    /// within reason: reads change nothing).
+    case readRoomEvents(RoomEventRead)
+    /// With a shared room log: deliver every event of the room with seq greater than `after`, in
+    /// seq order, through ``ChatServerState/roomEventDelivered(_:now:)`` (the room has a member here now).
+    case followRoom(String, after: Int64)
+    /// With a shared room log: the room has nobody here any more; stop delivering its events.
+    case unfollowRoom(String)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

@@ -1,19 +1,30 @@
-/// One stored room event: its seq and its encoded bytes (the node encodes once, stores and
-/// publishes those bytes, and every node fans them out as they are).
+/// One stored room event: its seq, its meta and its encoded bytes (the node encodes once,
+/// stores and publishes those bytes, and every node fans them out as they are).
 public struct RoomEvent: Hashable, Sendable {
     public var seq: Int64
+    /// What the node that made the event says about it besides its bytes (its kind and origin):
+    /// one token without spaces, `-` when none; opaque to this module.
+    public var meta: [UInt8]
     public var payload: [UInt8]
 
-    public init(seq: Int64, payload: [UInt8]) {
+    public init(seq: Int64, meta: [UInt8] = RoomEvent.noMeta, payload: [UInt8]) {
         self.seq = seq
+        self.meta = meta
         self.payload = payload
     }
 
-    /// A published "seq payload" message; nil when it is not one.
+    public static let noMeta: [UInt8] = [UInt8(ascii: "-")]
+    /// The most bytes a meta token may have.
+    public static let maxMetaBytes = 128
+
+    /// A published "seq meta payload" message; nil when it is not one.
     public init?(published message: [UInt8]) {
-        guard let space = message.firstIndex(of: UInt8(ascii: " ")), space > 0, space <= 19,
-              let seq = Int64(String(decoding: message[..<space], as: UTF8.self)), seq > 0 else { return nil }
-        self.init(seq: seq, payload: Array(message[(space + 1)...]))
+        let space = UInt8(ascii: " ")
+        guard let first = message.firstIndex(of: space), first > 0, first <= 19,
+              let seq = Int64(String(decoding: message[..<first], as: UTF8.self)), seq > 0,
+              let second = message[(first + 1)...].firstIndex(of: space), second > first + 1,
+              second - first - 1 <= Self.maxMetaBytes else { return nil }
+        self.init(seq: seq, meta: Array(message[(first + 1)..<second]), payload: Array(message[(second + 1)...]))
     }
 }
 

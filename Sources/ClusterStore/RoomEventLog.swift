@@ -36,19 +36,22 @@ public final class RoomEventLog {
     ///
     /// With `afterSeq`, the event stored and published is `event`, the seq in decimal, `afterSeq`:
     /// the encoding of an event whose seq only Redis knows (`{..."seq":` and `,"ts":...}`).
-    public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, dedupe: String? = nil,
-                       _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
+    /// `meta` (one token, no spaces) is stored and published with it (``RoomEvent/meta``).
+    public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, meta: [UInt8] = RoomEvent.noMeta,
+                       dedupe: String? = nil, _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
         let size = event.count + (afterSeq?.count ?? 0)
         guard size <= Self.maxEventBytes else {
             return completion(.failure(.tooLarge("event of \(size) bytes, more than \(Self.maxEventBytes)")))
+        }
+        guard !meta.isEmpty, meta.count <= RoomEvent.maxMetaBytes, !meta.contains(UInt8(ascii: " ")) else {
+            return completion(.failure(.tooLarge("meta must be 1 to \(RoomEvent.maxMetaBytes) bytes without spaces")))
         }
         let keys = RoomKeys(room: room)
         var keyNames = [keys.seq, keys.events]
         if let dedupe { keyNames.append(keys.sent(dedupe)) }
         var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
         arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
-                      Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8)]
-        if let afterSeq { arguments.append(afterSeq) }
+                      Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8), afterSeq ?? [], meta]
         evaluate(arguments, key: keys.seq) { result in
             switch result {
             case .failure(let failure):
@@ -71,6 +74,19 @@ public final class RoomEventLog {
         let command = RedisCommand("XRANGE", keys.events, "\(seq &+ 1)-0", "+", "COUNT", String(count))
         client.send(command, key: keys.events) { result in
             completion(Self.storeResult(result).flatMap(Self.parseEntries))
+        }
+    }
+
+    /// The newest `limit` events of `room` (at most ``maxReadCount``) with `after < seq < before`
+    /// (nil: unbounded), oldest first: a replay, or a page of `history`.
+    public func newestEvents(room: String, after: Int64?, before: Int64?, limit: Int,
+                             _ completion: @escaping (Result<[RoomEvent], RoomStoreError>) -> Void) {
+        let count = min(max(1, limit), Self.maxReadCount)
+        let keys = RoomKeys(room: room)
+        let end = before.map { "(\($0)-0" } ?? "+"
+        let start = after.map { "(\($0)-0" } ?? "-"
+        client.send(RedisCommand("XREVRANGE", keys.events, end, start, "COUNT", String(count)), key: keys.events) { result in
+            completion(Self.storeResult(result).flatMap(Self.parseEntries).map { $0.reversed() })
         }
     }
 
@@ -146,7 +162,8 @@ public final class RoomEventLog {
                   fields.count >= 2, fields[0].text == "e", let payload = fields[1].bytes else {
                 return .failure(.rejected("malformed stream entry \(entry)"))
             }
-            events.append(RoomEvent(seq: seq, payload: payload))
+            let meta = fields.count >= 4 && fields[2].text == "m" ? fields[3].bytes ?? RoomEvent.noMeta : RoomEvent.noMeta
+            events.append(RoomEvent(seq: seq, meta: meta, payload: payload))
         }
         return .success(events)
     }

@@ -4,9 +4,11 @@
 ///
 /// KEYS: seq counter, stream, and optionally the dedupe key. ARGV: the event, the history length,
 /// the channel, the publish command (PUBLISH, or SPUBLISH on a cluster), the dedupe key's
-/// lifetime in seconds, and optionally the rest of the event: then the event is ARGV[1], the seq
-/// in decimal, ARGV[6] (the node encodes once, around the seq it does not know yet). Returns
-/// {seq, 1 if it was a duplicate else 0}.
+/// lifetime in seconds, the rest of the event (the event is ARGV[1], the seq in decimal, ARGV[6]:
+/// the node encodes once, around the seq it does not know yet; empty when the event has no seq),
+/// and the event's meta (one token without spaces, opaque here: the node's kind and origin).
+/// The stream entry has the fields `e` (the event) and `m` (the meta); the publish is
+/// "seq meta event". Returns {seq, 1 if it was a duplicate else 0}.
 ///
 /// Trimming is `MAXLEN ~`: Redis drops whole stream nodes (100 entries by default), so a room
 /// keeps between N and N + 100 events. The protocol promises at least the last N; every read is
@@ -23,17 +25,17 @@ public enum RoomEventScript {
           if known then return {tonumber(known), 1} end
         end
         local seq = redis.call('INCR', KEYS[1])
-        local function event() if ARGV[6] then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end
-        local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event())
+        local function event() if ARGV[6] ~= '' then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end
+        local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event(), 'm', ARGV[7])
         if type(added) == 'table' and added.err then
           local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
           if #last == 0 then return added end
           local top = tonumber(string.match(last[1][1], '^(%d+)'))
           redis.call('SET', KEYS[1], top + 1)
           seq = top + 1
-          redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event())
+          redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event(), 'm', ARGV[7])
         end
-        redis.call(ARGV[4], ARGV[3], seq .. ' ' .. event())
+        redis.call(ARGV[4], ARGV[3], seq .. ' ' .. ARGV[7] .. ' ' .. event())
         if #KEYS == 3 then redis.call('SET', KEYS[3], seq, 'EX', ARGV[5]) end
         return {seq, 0}
         """

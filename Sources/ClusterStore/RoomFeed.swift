@@ -10,6 +10,8 @@ public final class RoomFeed {
         var sequencer = RoomSequencer()
         var started = false
         var starting = false
+        /// Where delivery starts, when the owner says (else: the room's last seq at the start).
+        var after: Int64?
     }
 
     public let log: RoomEventLog
@@ -33,9 +35,12 @@ public final class RoomFeed {
         self.skipped = skipped
     }
 
-    public func follow(_ room: String) {
+    /// Starts following `room`. Without `after`, delivery starts after the room's last seq when
+    /// the subscription is confirmed; with it, every event after `after` is delivered (read from
+    /// the stream once the subscription is confirmed, so nothing published meanwhile is missed).
+    public func follow(_ room: String, after: Int64? = nil) {
         guard rooms[room] == nil else { return }
-        rooms[room] = Followed()
+        rooms[room] = Followed(after: after)
         let subscription = log.subscription(room: room)
         roomsByChannel[subscription.channel] = room
         log.client.subscribe(subscription)
@@ -64,7 +69,10 @@ public final class RoomFeed {
             perform(room, rooms[room]!.sequencer.receive(roomEvent))
         case .subscribed(let subscription, let restored):
             guard let room = roomsByChannel[subscription.channel], let followed = rooms[room] else { return }
-            if !followed.started {
+            if !followed.started, let after = followed.after {
+                rooms[room]!.started = true
+                perform(room, rooms[room]!.sequencer.start(lastSeq: after) + rooms[room]!.sequencer.restored())
+            } else if !followed.started {
                 start(room)
             } else if restored {
                 perform(room, rooms[room]!.sequencer.restored())

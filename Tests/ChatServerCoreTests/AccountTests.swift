@@ -66,7 +66,7 @@ import Testing
         #expect(welcome.type == "welcome")
         #expect(welcome.sender == "alice")
         #expect(welcome.account == "alice")
-        #expect(welcome.features == ["accounts", "moderation"])
+        #expect(welcome.features == ["accounts", "moderation", "files"])
         #expect(harness.passwordTasks(in: hello).isEmpty)
     }
 

@@ -69,13 +69,15 @@ import Testing
         }
     }
 
-    /// A write failure is logged at error level and the msg is neither acknowledged nor delivered.
+    /// A write failure is logged at error level and the msg is neither acknowledged nor delivered:
+    /// its sender is told `unavailable` with the id, and resends it.
     @Test func writeFailureWithholdsAck() throws {
         let harness = try Harness(history: FailingHistoryStore())
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.msg(room: "lobby", text: "lost", id: "L"), from: 1)
-        #expect(out.effects.isEmpty)
+        #expect(out.recipients == [1])
+        #expect(out.chat(to: 1).map { [$0.type, $0.code, $0.id] } == [["error", "unavailable", "L"]])
         #expect(out.logs.contains { $0.level == .error && $0.fields["error"]?.contains("disk full") == true })
     }
 }

@@ -51,7 +51,7 @@ struct AccountsEndToEndTests {
         #expect(outcome.0?.text == "registered")
         #expect(outcome.1?.sender == "alice")
         #expect(outcome.1?.account == "alice")
-        #expect(outcome.1?.features == ["accounts", "moderation"])
+        #expect(outcome.1?.features == ["accounts", "moderation", "files"])
     }
 
     /// A guest asking for a registered nick is nick_2; the owner logs in with the password at hello.

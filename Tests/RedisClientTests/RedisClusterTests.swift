@@ -81,7 +81,7 @@ import Testing
             for room in rooms { _ = try harness.append(publisher, room: room, event: "hello \(room)").get() }
             #expect(harness.run { harness.messages.count == 3 })
             let received = Set(harness.messages.map { String(decoding: $0.payload, as: UTF8.self) })
-            #expect(received == Set(rooms.map { "1 hello \($0)" }))
+            #expect(received == Set(rooms.map { "1 - hello \($0)" }))
         }
     }
 
@@ -109,7 +109,7 @@ import Testing
             // The shard subscription follows the slot: ended on the old master, restored on the new.
             _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, restored: true)) = $0 { return true } else { return false } }
             _ = try harness.append(log, room: room, event: "heard")
-            #expect(harness.run { harness.messages.contains { $0.payload == Array("2 heard".utf8) } })
+            #expect(harness.run { harness.messages.contains { $0.payload == Array("2 - heard".utf8) } })
         }
     }
 

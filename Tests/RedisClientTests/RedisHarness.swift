@@ -104,9 +104,10 @@ final class RedisHarness {
     }
 
     /// Appends through `log` and waits for the outcome.
-    func append(_ log: RoomEventLog, room: String, event: String, dedupe: String? = nil) throws -> Result<RoomAppend, RoomStoreError> {
+    func append(_ log: RoomEventLog, room: String, event: String, meta: String = "-",
+                dedupe: String? = nil) throws -> Result<RoomAppend, RoomStoreError> {
         var answer: Result<RoomAppend, RoomStoreError>?
-        log.append(room: room, event: Array(event.utf8), dedupe: dedupe) { answer = $0 }
+        log.append(room: room, event: Array(event.utf8), meta: Array(meta.utf8), dedupe: dedupe) { answer = $0 }
         guard run(until: { answer != nil }), let answer else { throw HarnessFailure("no answer to append") }
         return answer
     }
@@ -128,6 +129,13 @@ final class RedisHarness {
         attempt()
         run(seconds: seconds) { outcome != nil }
         return outcome
+    }
+
+    func newestEvents(_ log: RoomEventLog, room: String, after: Int64?, before: Int64?, limit: Int) throws -> [RoomEvent] {
+        var answer: Result<[RoomEvent], RoomStoreError>?
+        log.newestEvents(room: room, after: after, before: before, limit: limit) { answer = $0 }
+        guard run(until: { answer != nil }), let answer else { throw HarnessFailure("no answer to XREVRANGE") }
+        return try answer.get()
     }
 
     func events(_ log: RoomEventLog, room: String, after seq: Int64, limit: Int) throws -> [RoomEvent] {

@@ -52,6 +52,42 @@ import Testing
         }
     }
 
+    /// The meta (kind and origin, one token) is stored and published with the event and comes
+    /// back from reads; a meta with a space or over 128 bytes is refused before anything is sent.
+    @Test func metaTravelsWithTheEvent() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
+            let subscription = log.subscription(room: "meta")
+            log.client.subscribe(subscription)
+            _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, _)) = $0 { return true } else { return false } }
+            _ = try harness.append(log, room: "meta", event: "{\"x\":1}", meta: "msg/node-a/17").get()
+            #expect(harness.run { harness.messages.count == 1 })
+            #expect(harness.messages.compactMap { RoomEvent(published: $0.payload) }
+                    == [RoomEvent(seq: 1, meta: Array("msg/node-a/17".utf8), payload: Array("{\"x\":1}".utf8))])
+            #expect(try harness.events(log, room: "meta", after: 0, limit: 5).map(\.meta) == [Array("msg/node-a/17".utf8)])
+            guard case .failure(.tooLarge) = try harness.append(log, room: "meta", event: "e", meta: "two words") else {
+                Issue.record("a meta with a space was sent"); return
+            }
+            guard case .failure(.tooLarge) = try harness.append(log, room: "meta", event: "e", meta: String(repeating: "m", count: 129)) else {
+                Issue.record("a 129-byte meta was sent"); return
+            }
+        }
+    }
+
+    /// The newest events before a seq, oldest first (a replay, a page of history): bounded by
+    /// `after` and `before` exclusively, and by the count.
+    @Test func newestEventsPageBack() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
+            for index in 1...10 { _ = try harness.append(log, room: "page", event: "e\(index)").get() }
+            #expect(try harness.newestEvents(log, room: "page", after: nil, before: 8, limit: 3).map(\.seq) == [5, 6, 7])
+            #expect(try harness.newestEvents(log, room: "page", after: 5, before: nil, limit: 100).map(\.seq) == [6, 7, 8, 9, 10])
+            #expect(try harness.newestEvents(log, room: "page", after: 2, before: 5, limit: 100).map(\.seq) == [3, 4])
+            #expect(try harness.newestEvents(log, room: "page", after: 9, before: 3, limit: 100).isEmpty)
+            #expect(try harness.newestEvents(log, room: "none", after: nil, before: nil, limit: 10).isEmpty)
+        }
+    }
+
     /// The stream is trimmed (MAXLEN ~): at least the last N events stay, at most N plus one
     /// stream node (100 entries); what remains is the newest, consecutive.
     @Test func streamIsTrimmed() async throws {

@@ -20,9 +20,13 @@ import Testing
         guard case .failure(.unavailable) = RoomEventLog.storeResult(.failure(.connectionLost("reset"))) else {
             Issue.record("a lost connection is not unavailable"); return
         }
-        #expect(RoomEvent(published: Array("12 {\"a\":1}".utf8)) == RoomEvent(seq: 12, payload: Array("{\"a\":1}".utf8)))
-        #expect(RoomEvent(published: Array("x 1".utf8)) == nil)
-        #expect(RoomEvent(published: Array("0 a".utf8)) == nil)
+        #expect(RoomEvent(published: Array("12 msg/a/7 {\"a\":1}".utf8))
+                == RoomEvent(seq: 12, meta: Array("msg/a/7".utf8), payload: Array("{\"a\":1}".utf8)))
+        #expect(RoomEvent(published: Array("12 - {\"a\": 1}".utf8))?.payload == Array("{\"a\": 1}".utf8))
+        #expect(RoomEvent(published: Array("x - 1".utf8)) == nil)
+        #expect(RoomEvent(published: Array("0 - a".utf8)) == nil)
+        #expect(RoomEvent(published: Array("12 nometa".utf8)) == nil)
+        #expect(RoomEvent(published: Array("12  payload".utf8)) == nil)
         #expect(RoomEvent(published: Array("nospace".utf8)) == nil)
     }
 }

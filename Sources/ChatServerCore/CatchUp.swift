@@ -1,0 +1,61 @@
+/// A connection catching up with a room from a shared log: its replay is being read while the
+/// room's live events are held for it, so it sees the replay, then its `joined`, then what came
+/// after, in seq order. A `join` (new member) or a re-join (resynchronisation) starts one; while
+/// it lasts, the connection's later chat-stream messages wait (docs/PROTOCOL.md section 10).
+final class CatchUp {
+    let room: String
+    let since: Int64?
+    /// The request's id, for its `error`.
+    let id: String?
+    /// A re-join of a room the connection was in: it gets its own `joined` with the latest seq.
+    let isRejoin: Bool
+    /// The first seq the connection gets live (for a join, that of its `joined`); nil until known.
+    var liveFrom: Int64?
+    /// The last seq sent to it while catching up (replay and held events).
+    var sentThrough: Int64 = 0
+    /// Live events held until the replay is out, in seq order.
+    private(set) var held: [(seq: Int64, payload: SharedPayload)] = []
+    private var heldBytes = 0
+    /// More was held than the limits allow: the held events were dropped and are read again.
+    private(set) var overflowed = false
+
+    static let maxHeldEvents = 1000
+    static let maxHeldBytes = 8 << 20
+
+    init(room: String, since: Int64?, id: String?, isRejoin: Bool) {
+        self.room = room
+        self.since = since
+        self.id = id
+        self.isRejoin = isRejoin
+    }
+
+    func hold(seq: Int64, payload: SharedPayload) {
+        guard !overflowed else { return }
+        guard held.count < Self.maxHeldEvents, heldBytes + payload.bytes.count <= Self.maxHeldBytes else {
+            held = []
+            heldBytes = 0
+            overflowed = true
+            return
+        }
+        held.append((seq, payload))
+        heldBytes += payload.bytes.count
+    }
+
+    /// The held events, emptied; the overflow mark is cleared.
+    func takeHeld() -> [(seq: Int64, payload: SharedPayload)] {
+        defer {
+            held = []
+            heldBytes = 0
+            overflowed = false
+        }
+        return held
+    }
+}
+
+/// A shared-log read on its way, by token.
+enum PendingRead {
+    /// The replay (or, after an overflow, the live events) of a connection catching up.
+    case catchUp(ClientID, live: Bool)
+    /// A `history` request's answer.
+    case history(ClientID, room: String)
+}

@@ -1,0 +1,94 @@
+import ChatProtocol
+
+/// Room events on their way to the members: every request that makes one hands a
+/// ``RoomEventDraft`` to ``record(_:receipts:into:)``. With a local store (one server) the event
+/// gets its seq, is stored and reaches the members within the call; with a shared log
+/// (`--cluster`) it becomes an ``ServerAction/appendRoomEvent(_:)`` and reaches the members when
+/// the log delivers it back (``roomEventDelivered(_:now:)``), on this node as on every other.
+extension ChatServerState {
+    /// Stores the drafts (a local store: in one transaction, with the receipt of each `msg` that
+    /// has an id) and sends them, or asks the shared log to. In a local store a failed write
+    /// stops only events that need a commit (a `msg`, whose sender keeps it and resends); the
+    /// others are still shown, as their seq was handed out.
+    func record(_ drafts: [RoomEventDraft], now: Int64, into out: inout [ServerAction]) {
+        guard !drafts.isEmpty else { return }
+        switch roomLog {
+        case .local:
+            let events = drafts.map { draft in
+                var event = draft.event
+                event.seq = nextSequence(inRoom: event.room, into: &out)
+                return event
+            }
+            let receipts = zip(drafts, events).compactMap { draft, event -> MessageReceipt? in
+                guard case .message(let id?) = draft.purpose, let origin = draft.origin else { return nil }
+                return MessageReceipt(peer: origin.peer, id: id, room: event.room, seq: event.seq, ts: event.ts)
+            }
+            let stored = persist(events, receipts: receipts, into: &out)
+            for (draft, event) in zip(drafts, events) {
+                if !stored && draft.purpose.needsCommit {
+                    appendFailed(draft.purpose, room: event.room, origin: draft.origin, into: &out)
+                    continue
+                }
+                appendStored(draft.purpose, room: event.room, seq: event.seq, duplicate: false, ts: event.ts, origin: draft.origin,
+                             now: now, into: &out)
+                let payload = SharedPayload(line: draft.liveMessage(seq: event.seq))
+                broadcast(payload, toMembersOf: event.room, except: draft.purpose.excludesOrigin ? draft.origin?.id : nil, into: &out)
+            }
+        case .shared:
+            for draft in drafts {
+                nextSharedToken += 1
+                let token = nextSharedToken
+                let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))
+                pendingAppends[token] = PendingAppend(room: draft.event.room, origin: draft.origin?.id, purpose: draft.purpose,
+                                                      ts: draft.event.ts)
+                var dedupe: String?
+                if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
+                out.append(.appendRoomEvent(RoomEventAppend(
+                    token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
+                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe)))
+            }
+        }
+    }
+
+    /// The origin's part once its event is stored: the `ack` of a `msg` or an upload. (A joiner's
+    /// catch-up, with a shared log, starts here too.)
+    func appendStored(_ purpose: AppendPurpose, room: String, seq: Int64, duplicate: Bool, ts: Int64, origin: ClientSession?,
+                      now: Int64, into out: inout [ServerAction]) {
+        switch purpose {
+        case .message(let id):
+            if let origin { sendChat(.ack(id: id, room: room, seq: seq, ts: ts), to: origin, into: &out) }
+        case .upload(let key, let file):
+            out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)),
+                                      stopSending: false))
+        case .join:
+            if roomLog == .shared, let origin { joinStored(room, seq: seq, session: origin, now: now, into: &out) }
+        case .part, .announcement, .notice:
+            break
+        }
+    }
+
+    /// The origin's part when its event could not be stored: `error unavailable` with the
+    /// request's id, so the client tries again (a `msg`: resends the same id, safely).
+    func appendFailed(_ purpose: AppendPurpose, room: String, origin: ClientSession?, into out: inout [ServerAction]) {
+        switch purpose {
+        case .message(let id):
+            guard let origin else { return }
+            sendError(.unavailable, "the message could not be stored; send it again", id: id, room: room, to: origin, into: &out)
+        case .join:
+            guard let origin else { return }
+            joinFailed(room, session: origin, into: &out)
+        case .part(let id):
+            guard let origin else { return }
+            partFailed(room, id: id, session: origin, into: &out)
+        case .announcement(let id):
+            guard let origin else { return }
+            sendError(.unavailable, "the change was saved but could not be announced; try again", id: id, room: room, to: origin,
+                      into: &out)
+        case .upload(let key, let file):
+            out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
+                                      stopSending: false))
+        case .notice:
+            break
+        }
+    }
+}

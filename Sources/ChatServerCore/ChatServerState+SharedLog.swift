@@ -1,0 +1,254 @@
+import ChatProtocol
+
+/// The inputs of a shared room log (``RoomLogMode/shared``): the outcome of each append, the
+/// answer to each read, and every event of the followed rooms in seq order. Members see an event
+/// when it is delivered, on the node that made it as on every other: one path, one order.
+extension ChatServerState {
+    /// The outcome of ``ServerAction/appendRoomEvent(_:)``; an unknown token does nothing.
+    public func roomEventAppended(_ token: UInt64, _ outcome: RoomAppendOutcome, now: Int64) -> [ServerAction] {
+        guard let pending = pendingAppends.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown room append", ["token": String(token)])]
+        }
+        var out: [ServerAction] = []
+        let origin = pending.origin.flatMap { clients[$0] }
+        switch outcome {
+        case .stored(let seq, let duplicate):
+            appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin, now: now,
+                         into: &out)
+        case .failed(let reason):
+            out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
+            appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
+        }
+        if let origin { releaseHeldMessages(of: origin, now: now, into: &out) }
+        return out
+    }
+
+    /// Room appends handed to the glue and not answered yet.
+    public var pendingRoomAppends: Int { pendingAppends.count }
+
+    /// A room event from the shared log, in seq order per room (the glue fills gaps before it
+    /// delivers anything later). Events of rooms this node does not follow are ignored.
+    public func roomEventDelivered(_ event: SharedRoomEvent, now: Int64) -> [ServerAction] {
+        guard let delivered = deliveredSequence[event.room] else { return [] }
+        guard event.seq > delivered else {
+            return [.log(.warning, "room event delivered twice", ["room": event.room, "seq": String(event.seq)])]
+        }
+        deliveredSequence[event.room] = event.seq
+        guard let room = rooms[event.room] else { return [] }
+        var out: [ServerAction] = []
+        let payload = event.line(replay: false)
+        // The sender of a `msg` or a file has its `ack` instead.
+        let excluded = event.kind == .msg || event.kind == .file ? event.origin : nil
+        out.reserveCapacity(room.members.count)
+        for (member, session) in room.members where member != excluded {
+            sendChat(payload, to: session, into: &out)
+        }
+        for (member, session) in room.catchingUp where member != excluded {
+            session.catchUp?.hold(seq: event.seq, payload: payload)
+        }
+        switch event.kind {
+        case .left:
+            if let origin = event.origin.flatMap({ clients[$0] }), origin.pendingPart?.room == event.room {
+                completePart(event.room, session: origin, now: now, into: &out)
+            }
+        case .kicked, .banned:
+            removeNamedMembers(of: event, into: &out)
+        case .msg, .joined, .nick, .topic, .unbanned, .op, .deop, .mode, .file:
+            break
+        }
+        return out
+    }
+
+    /// The answer to ``ServerAction/readRoomEvents(_:)``: the events oldest first, or nil when the
+    /// log could not be read (the glue has already retried).
+    public func roomEventsRead(_ token: UInt64, _ events: [SharedRoomEvent]?, now: Int64) -> [ServerAction] {
+        guard let pending = pendingReads.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown room read", ["token": String(token)])]
+        }
+        var out: [ServerAction] = []
+        switch pending {
+        case .catchUp(let client, let live):
+            guard let session = clients[client], let catchUp = session.catchUp else { break }
+            if events == nil {
+                out.append(.log(.error, "room history read failed", ["room": catchUp.room]))
+            }
+            continueCatchUp(catchUp, session: session, read: events ?? [], live: live, now: now, into: &out)
+        case .history(let client, let room):
+            guard let session = clients[client] else { break }
+            guard let events else {
+                sendError(.unavailable, "the history of room '\(room)' cannot be read right now; try again", room: room, to: session,
+                          into: &out)
+                break
+            }
+            for event in events { sendChat(event.line(replay: true), to: session, live: false, into: &out) }
+            sendChat(.historyEnd(room: room), to: session, live: false, into: &out)
+        }
+        return out
+    }
+
+    /// Asks the glue for events of `room`: the newest (or oldest) `limit` with `after < seq < before`.
+    func readRoomEvents(_ room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool = true, for purpose: PendingRead,
+                        into out: inout [ServerAction]) {
+        nextSharedToken += 1
+        pendingReads[nextSharedToken] = purpose
+        out.append(.readRoomEvents(RoomEventRead(token: nextSharedToken, room: room, after: after, before: before, limit: limit,
+                                                 newest: newest)))
+    }
+
+    // MARK: Joining from a shared log
+
+    /// A new member: it is on its way in (its events held) until its `joined` is stored and its
+    /// replay read; its later messages wait meanwhile.
+    func beginSharedJoin(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64,
+                         into out: inout [ServerAction]) {
+        let catchUp = CatchUp(room: room, since: since, id: id, isRejoin: false)
+        session.catchUp = catchUp
+        session.awaitsRoomLog = true
+        session.rooms.insert(room)
+        rooms[room, default: Room(name: room)].catchingUp[session.id] = session
+        idleRooms.remove(room)
+        // The operators present once it is in (it is not a member yet).
+        let operators = liveOperators(of: room, ifIncluding: session).map { present in
+            (present + [session.nick]).sorted { ChatValidation.nickKey($0) < ChatValidation.nickKey($1) }
+        }
+        let joined = StoredEvent(room: room, seq: 0, ts: now, kind: .joined, sender: session.nick, text: "", account: session.account)
+        record([RoomEventDraft(event: joined, ops: operators, origin: session, purpose: .join)], now: now, into: &out)
+    }
+
+    /// A re-join of a room the connection is in, from a shared log: its replay, then its own
+    /// `joined` with the latest seq delivered here, then the roster; live events wait meanwhile.
+    func beginSharedRejoin(_ room: String, since: Int64?, session: ClientSession, into out: inout [ServerAction]) {
+        let catchUp = CatchUp(room: room, since: since, id: nil, isRejoin: true)
+        let latest = deliveredSequence[room] ?? 0
+        catchUp.liveFrom = latest + 1
+        session.catchUp = catchUp
+        session.awaitsRoomLog = true
+        rooms[room]?.members[session.id] = nil
+        rooms[room]?.catchingUp[session.id] = session
+        readReplay(of: catchUp, session: session, into: &out)
+    }
+
+    /// The joiner's `joined` is stored with `seq`: the room is followed from there, and the
+    /// replay before it is read.
+    func joinStored(_ room: String, seq: Int64, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard let catchUp = session.catchUp, catchUp.room == room, !catchUp.isRejoin else { return }
+        catchUp.liveFrom = seq
+        if deliveredSequence[room] == nil {
+            deliveredSequence[room] = seq - 1
+            out.append(.followRoom(room, after: seq - 1))
+        }
+        readReplay(of: catchUp, session: session, into: &out)
+    }
+
+    private func readReplay(of catchUp: CatchUp, session: ClientSession, into out: inout [ServerAction]) {
+        let limit = catchUp.since == nil ? configuration.defaultReplay : configuration.maxReplay
+        // A negative `since` means "from the beginning", like 0.
+        readRoomEvents(catchUp.room, after: catchUp.since.map { max($0, 0) }, before: catchUp.liveFrom, limit: limit,
+                       for: .catchUp(session.id, live: false), into: &out)
+    }
+
+    /// The joiner's `joined` could not be stored: it is not in the room.
+    func joinFailed(_ room: String, session: ClientSession, into out: inout [ServerAction]) {
+        guard let catchUp = session.catchUp, catchUp.room == room, !catchUp.isRejoin else { return }
+        session.catchUp = nil
+        session.awaitsRoomLog = false
+        session.rooms.remove(room)
+        rooms[room]?.catchingUp[session.id] = nil
+        settleRoom(room, into: &out)
+        sendError(.unavailable, "room '\(room)' cannot be joined right now; try again", id: catchUp.id, room: room, to: session,
+                  into: &out)
+    }
+
+    /// A catch-up read came back: the replay (or, after an overflow, live events read again)
+    /// goes out, then what was held; then the connection is a member like the others.
+    private func continueCatchUp(_ catchUp: CatchUp, session: ClientSession, read events: [SharedRoomEvent], live: Bool, now: Int64,
+                                 into out: inout [ServerAction]) {
+        guard let liveFrom = catchUp.liveFrom else { return }
+        for event in events where event.seq > catchUp.sentThrough {
+            let isLive = live || event.seq >= liveFrom
+            sendChat(event.line(replay: !isLive), to: session, live: false, into: &out)
+            catchUp.sentThrough = event.seq
+        }
+        if !live && catchUp.isRejoin {
+            sendChat(ChatMessage(.joined, sender: session.nick, room: catchUp.room, seq: liveFrom - 1, ts: now), to: session, into: &out)
+            catchUp.sentThrough = max(catchUp.sentThrough, liveFrom - 1)
+        }
+        if catchUp.overflowed || (live && events.count >= RoomEventReadLimit.live) {
+            // More arrived meanwhile than is held (or than one read returns): read the live part
+            // from the log instead, oldest first, in chunks; what is held is in the log too.
+            _ = catchUp.takeHeld()
+            readRoomEvents(catchUp.room, after: max(catchUp.sentThrough, liveFrom - 1), before: nil, limit: RoomEventReadLimit.live,
+                           newest: false, for: .catchUp(session.id, live: true), into: &out)
+            return
+        }
+        for (seq, payload) in catchUp.takeHeld() where seq >= liveFrom && seq > catchUp.sentThrough {
+            sendChat(payload, to: session, into: &out)
+            catchUp.sentThrough = seq
+        }
+        finishCatchUp(catchUp, session: session, now: now, into: &out)
+    }
+
+    private func finishCatchUp(_ catchUp: CatchUp, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        let room = catchUp.room
+        session.catchUp = nil
+        session.awaitsRoomLog = false
+        let newlyShared = catchUp.isRejoin ? [] : membersSharingNoRoom(with: session, in: room)
+        rooms[room]?.catchingUp[session.id] = nil
+        rooms[room, default: Room(name: room)].members[session.id] = session
+        welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
+        out.append(.log(catchUp.isRejoin ? .debug : .info, catchUp.isRejoin ? "rejoin" : "join",
+                        logFields(session, ["room": room, "seq": String(deliveredSequence[room] ?? 0)])))
+        releaseHeldMessages(of: session, now: now, into: &out)
+    }
+
+    // MARK: Parting from a shared log
+
+    /// The leaver's `left` came back: it got it like every member, and is out of the room.
+    private func completePart(_ room: String, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        session.pendingPart = nil
+        session.awaitsRoomLog = false
+        session.rooms.remove(room)
+        removeMember(session.id, from: room, into: &out)
+        out.append(.log(.info, "part", logFields(session, ["room": room])))
+        releaseHeldMessages(of: session, now: now, into: &out)
+    }
+
+    /// The leaver's `left` could not be stored: it is still in the room.
+    func partFailed(_ room: String, id: String?, session: ClientSession, into out: inout [ServerAction]) {
+        guard session.pendingPart?.room == room else { return }
+        session.pendingPart = nil
+        session.awaitsRoomLog = false
+        sendError(.unavailable, "room '\(room)' cannot be left right now; try again", id: id, room: room, to: session, into: &out)
+    }
+
+    /// A `kicked` or `banned` from the log: the members it names are out of the room here.
+    private func removeNamedMembers(of event: SharedRoomEvent, into out: inout [ServerAction]) {
+        guard let message = try? ChatMessage.decode(event.payload) else {
+            out.append(.log(.error, "undecodable room event", ["room": event.room, "seq": String(event.seq)]))
+            return
+        }
+        let named = event.kind == .kicked ? [message.to ?? ""] : (message.members ?? [])
+        let keys = Set(named.map(ChatValidation.nickKey))
+        let removed = (rooms[event.room]?.members ?? [:]).values.filter { keys.contains(ChatValidation.nickKey($0.nick)) }
+            .sorted { $0.id < $1.id }
+        removeFromRoom(removed, event.room, into: &out)
+    }
+
+    /// A room nobody is in or entering any more becomes idle (and, from a shared log, is no
+    /// longer followed: a later join follows it again from its own `joined`).
+    func settleRoom(_ room: String, into out: inout [ServerAction]) {
+        guard rooms[room]?.isDeserted != false else { return }
+        rooms[room] = nil
+        if deliveredSequence.removeValue(forKey: room) != nil { out.append(.unfollowRoom(room)) }
+        idleRooms.insert(room)
+        while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
+            forgetIdleRoom(oldest)
+        }
+    }
+}
+
+/// Bounds of shared-log reads the core asks for.
+enum RoomEventReadLimit {
+    /// Live events read again for a connection whose held events overflowed.
+    static let live = 1000
+}

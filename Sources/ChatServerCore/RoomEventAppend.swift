@@ -1,0 +1,28 @@
+/// A room event for the shared log to store: it assigns the seq, keeps the event in the room's
+/// history and publishes it to every node following the room, in one atomic step.
+public struct RoomEventAppend: Sendable {
+    /// Names the append in ``ChatServerState/roomEventAppended(_:_:now:)``.
+    public let token: UInt64
+    public let room: String
+    public let kind: StoredEventKind
+    /// The event as members receive it, a JSON object without LF, in two halves around the seq
+    /// that only the log knows: `beforeSeq`, the seq in decimal, `afterSeq`.
+    public let beforeSeq: [UInt8]
+    public let afterSeq: [UInt8]
+    /// The connection of this node whose request made the event; it comes back with the event, so
+    /// the node knows whose it is (the sender of a `msg` does not get it back, a joiner catches up).
+    public let origin: ClientID?
+    /// For a `msg` with an id: `PEER:ID`. A second append with the same key (a resend) stores
+    /// nothing and answers the first one's seq.
+    public let dedupe: String?
+}
+
+/// What became of a ``RoomEventAppend``.
+public enum RoomAppendOutcome: Sendable, Equatable {
+    /// Stored with `seq`; `duplicate` when the dedupe key was known (stored earlier, not again).
+    case stored(seq: Int64, duplicate: Bool)
+    /// Not known to be stored: the log was unreachable, did not answer, or refused. A connection
+    /// lost with the append unanswered may still have stored it: the event then comes back
+    /// through ``ChatServerState/roomEventDelivered(_:now:)`` like any other.
+    case failed(String)
+}

@@ -1,0 +1,19 @@
+/// A room event as the shared log gives it back: live, in seq order, or from a read.
+public struct SharedRoomEvent: Sendable, Equatable {
+    public let room: String
+    public let seq: Int64
+    public let kind: StoredEventKind
+    /// The connection on THIS node whose request made it; nil for another node's events and the
+    /// server's own.
+    public let origin: ClientID?
+    /// The event as members receive it: a JSON object, no LF.
+    public let payload: [UInt8]
+
+    public init(room: String, seq: Int64, kind: StoredEventKind, origin: ClientID?, payload: [UInt8]) {
+        self.room = room
+        self.seq = seq
+        self.kind = kind
+        self.origin = origin
+        self.payload = payload
+    }
+}

@@ -1,0 +1,265 @@
+import ChatProtocol
+@testable import ChatServerCore
+import Testing
+
+/// The core with a shared room log (``RoomLogMode/shared``, `--cluster`): room events are
+/// appended by actions, acknowledged when stored and shown when the log delivers them back, on
+/// every node in one seq order.
+@Suite struct SharedLogTests {
+    private func twoNodes() throws -> SharedLogWorld {
+        let world = SharedLogWorld()
+        try world.node("a")
+        try world.node("b")
+        return world
+    }
+
+    private func types(_ messages: [ChatMessage]) -> [String] { messages.map(\.type) }
+
+    /// A message is acknowledged with the log's seq and reaches members on both nodes once, with
+    /// that seq; its sender does not get it back.
+    @Test func messageCrossesNodesWithOneSeq() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.login(3, nick: "carol", on: "a")
+        let before = (world.nodes["a"]!.actions.count, world.nodes["b"]!.actions.count)
+        let immediate = world.say("hello", from: 1, on: "a", id: "m1")
+        #expect(immediate.chat(to: 1).isEmpty, "no ack before the log stored it")
+        world.settle()
+        let a = Outbox(Array(world.nodes["a"]!.actions[before.0...]))
+        let b = Outbox(Array(world.nodes["b"]!.actions[before.1...]))
+        let ack = try #require(a.chat(to: 1).first)
+        #expect(ack.type == "ack" && ack.id == "m1")
+        let seq = try #require(ack.seq)
+        #expect(b.chat(to: 2).map { [$0.type, $0.text, $0.seq.map(String.init)] } == [["msg", "hello", String(seq)]])
+        #expect(a.chat(to: 3).map(\.seq) == [seq])
+        #expect(a.chat(to: 1).count == 1, "the sender gets its ack only")
+    }
+
+    /// Messages from two nodes into one room: every member everywhere sees the same seqs in the
+    /// same order, whichever of reply and publish reaches a node first.
+    @Test(arguments: [false, true]) func oneOrderAcrossNodes(publishFirst: Bool) throws {
+        let world = try twoNodes()
+        world.publishBeforeReply = publishFirst
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.login(3, nick: "carol", on: "b")
+        let marks = world.nodes.mapValues { $0.actions.count }
+        for round in 0..<10 {
+            world.say("a\(round)", from: 1, on: "a")
+            world.say("b\(round)", from: 2, on: "b")
+            if round % 3 == 0 { world.settle() }
+        }
+        world.settle()
+        func received(_ client: ClientID, on node: String) -> [Int64] {
+            Outbox(Array(world.nodes[node]!.actions[marks[node]!...])).chat(to: client).filter { $0.type == "msg" }.compactMap(\.seq)
+        }
+        let all = received(3, on: "b")
+        #expect(all == Array(1...20).map { Int64($0) + 3 }, "carol: all 20, in seq order (3 joins came first)")
+        for (client, node) in [(ClientID(1), "a"), (ClientID(2), "b")] {
+            let seqs = received(client, on: node)
+            #expect(seqs.count == 10 && seqs == seqs.sorted() && Set(seqs).isSubset(of: all))
+        }
+    }
+
+    /// A joiner gets the replay before its seq, then its own `joined`, then what came after, in
+    /// seq order, even when the room's events are published while it catches up.
+    @Test(arguments: [false, true]) func joinerCatchesUpInOrder(publishFirst: Bool) throws {
+        let world = try twoNodes()
+        world.publishBeforeReply = publishFirst
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<5 { world.say("old \(index)", from: 1, on: "a") }
+        world.settle()
+        world.connect(2, on: "b")
+        world.send(.join(nick: "bob", peer: SharedLogWorld.peer(2), room: "lobby"), from: 2, on: "b")
+        // Others speak while bob's join is on its way: the replies and deliveries interleave.
+        world.step()
+        world.say("during", from: 1, on: "a")
+        world.settle()
+        world.say("after", from: 1, on: "a")
+        world.settle()
+        let seen = world.nodes["b"]!.chat(to: 2).filter { $0.room == "lobby" }
+        let seqs = seen.compactMap(\.seq)
+        #expect(seqs == seqs.sorted(), "\(seen.map { "\($0.type):\($0.seq ?? -1)" })")
+        #expect(Set(seqs).count == seqs.count, "nothing twice")
+        let ownJoined = try #require(seen.firstIndex { $0.type == "joined" && $0.sender == "bob" })
+        #expect(seen[..<ownJoined].allSatisfy { $0.replay == true })
+        #expect(seen[(ownJoined + 1)...].allSatisfy { $0.replay == nil })
+        #expect(seen.filter { $0.type == "msg" }.map(\.text).suffix(2) == ["during", "after"])
+        #expect(seen.contains { $0.text == "old 4" && $0.replay == true })
+    }
+
+    /// Messages sent right behind a `join` wait for it, then are stored after its `joined`.
+    @Test func messagesBehindAJoinWait() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.send(.join(room: "dev"), from: 1, on: "a")
+        let early = world.say("first in dev", from: 1, on: "a", in: "dev", id: "d1")
+        #expect(early.errorCodes(to: 1).isEmpty, "held, not refused as not-joined")
+        world.settle()
+        let dev = world.log["dev"] ?? []
+        #expect(dev.map(\.kind) == [.joined, .msg])
+        #expect(world.nodes["a"]!.chat(to: 1).contains { $0.type == "ack" && $0.id == "d1" && $0.seq == 2 })
+    }
+
+    /// The log down: `msg` and `join` get `error unavailable` with their ids; the connection stays
+    /// and the same id sent again once the log is back is stored once.
+    @Test func unavailableThenResent() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.unavailable = true
+        world.say("lost?", from: 1, on: "a", id: "x1")
+        world.send(ChatMessage(.join, room: "elsewhere", id: "j1"), from: 1, on: "a")
+        world.settle()
+        let errors = world.nodes["a"]!.chat(to: 1).filter { $0.type == "error" }
+        #expect(errors.map { [$0.code, $0.id] } == [["unavailable", "x1"], ["unavailable", "j1"]])
+        #expect(world.nodes["a"]!.outbox.closes.isEmpty)
+        world.unavailable = false
+        world.say("lost?", from: 1, on: "a", id: "x1")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.text == "lost?" }.count == 1)
+    }
+
+    /// A reply lost after the log stored the message: the client is told `unavailable`, resends
+    /// the same id, gets the first seq back, and nobody sees the message twice.
+    @Test func lostReplyIsDeduplicated() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.storedButLost = true
+        world.say("once", from: 1, on: "a", id: "dup")
+        world.settle()
+        world.storedButLost = false
+        world.say("once", from: 1, on: "a", id: "dup")
+        world.settle()
+        let acks = world.nodes["a"]!.chat(to: 1).filter { $0.type == "ack" && $0.id == "dup" }
+        #expect(acks.count == 1)
+        let stored = try #require(world.log["lobby"]?.first { $0.kind == .msg })
+        #expect(acks.first?.seq == stored.seq)
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.text == "once" }.count == 1)
+    }
+
+    /// `part`: the leaver gets its own `left` with its seq and is out; while the log is down it is
+    /// told `unavailable` and stays in.
+    @Test func partWaitsForItsLeft() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.unavailable = true
+        world.send(ChatMessage(.part, room: "lobby", id: "p1"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.code] } == ["error", "unavailable"])
+        world.unavailable = false
+        world.say("still here", from: 1, on: "a")
+        world.send(.part(room: "lobby"), from: 1, on: "a")
+        world.settle()
+        let own = world.nodes["a"]!.chat(to: 1)
+        #expect(own.contains { $0.type == "ack" })
+        #expect(own.last?.type == "left" && own.last?.seq != nil)
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.sender] } == ["left", "alice"])
+        world.say("gone", from: 1, on: "a", id: "g")
+        #expect(world.nodes["a"]!.chat(to: 1).last?.code == "not-joined")
+    }
+
+    /// `history` is read from the log, oldest first, marked replay, then `history-end`.
+    @Test func historyComesFromTheLog() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<6 { world.say("m\(index)", from: 1, on: "a") }
+        world.settle()
+        world.login(2, nick: "bob", on: "b")
+        let mark = world.nodes["b"]!.actions.count
+        world.send(.history(room: "lobby", before: 6, limit: 3), from: 2, on: "b")
+        world.settle()
+        let answer = Outbox(Array(world.nodes["b"]!.actions[mark...])).chat(to: 2)
+        #expect(answer.map(\.seq) == [3, 4, 5, nil])
+        #expect(answer.dropLast().allSatisfy { $0.replay == true })
+        #expect(answer.last?.type == "history-end")
+    }
+
+    /// A `join` of a room the client is in: the replay after `since`, its own `joined` with the
+    /// latest seq, and nothing stored.
+    @Test func rejoinResynchronisesWithoutStoring() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<4 { world.say("m\(index)", from: 1, on: "a") }
+        world.settle()
+        let stored = world.log["lobby"]!.count
+        let mark = world.nodes["a"]!.actions.count
+        world.send(.join(room: "lobby", since: 2), from: 1, on: "a")
+        world.settle()
+        let answer = Outbox(Array(world.nodes["a"]!.actions[mark...])).chat(to: 1)
+        #expect(answer.map(\.type) == ["msg", "msg", "msg", "joined"])
+        #expect(answer.map(\.seq) == [3, 4, 5, 5])
+        #expect(world.log["lobby"]!.count == stored)
+    }
+
+    /// The node follows a room while it has members there and stops when the last one leaves;
+    /// a later join follows it again from its own seq.
+    @Test func roomsAreFollowedWhileTheyHaveMembers() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        #expect(world.nodes["a"]!.follows["lobby"] != nil)
+        world.disconnect(1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.follows["lobby"] == nil)
+        world.login(2, nick: "bob", on: "b")
+        world.say("while a had nobody", from: 2, on: "b")
+        world.settle()
+        world.login(3, nick: "carol", on: "a")
+        let seen = world.nodes["a"]!.chat(to: 3)
+        #expect(seen.contains { $0.text == "while a had nobody" && $0.replay == true })
+        world.say("live", from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 3).last?.text == "live")
+    }
+
+    /// A departure's `left` reaches the other node's members.
+    @Test func departureIsSeenEverywhere() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.disconnect(1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.sender, $0.text] } == ["left", "alice", "quit"])
+    }
+
+    /// More live events arrive while a joiner catches up than are held for it: they are read
+    /// again from the log, and it still gets everything once, in order.
+    @Test func heldEventsOverflowAreReadAgain() throws {
+        let world = SharedLogWorld()
+        var unlimited = ChatServerConfiguration()
+        unlimited.floodBurst = 1_000_000
+        try world.node("a", configuration: unlimited)
+        try world.node("b")
+        world.login(1, nick: "alice", on: "a")
+        world.connect(2, on: "b")
+        world.send(.join(nick: "bob", peer: SharedLogWorld.peer(2), room: "lobby"), from: 2, on: "b")
+        // bob's joined is stored; his replay read waits while 1,100 messages go out.
+        world.settle { if case .read = $0 { false } else { true } }
+        for index in 0..<1_100 { world.say("burst \(index)", from: 1, on: "a") }
+        world.settle { if case .read = $0 { false } else { true } }
+        world.settle()
+        let bursts = world.nodes["b"]!.chat(to: 2).filter { $0.text.hasPrefix("burst") }
+        #expect(bursts.count == 1_100)
+        #expect(bursts.map(\.text) == (0..<1_100).map { "burst \($0)" })
+        #expect(bursts.allSatisfy { $0.replay == nil })
+    }
+
+    /// A member banned from a room (here by the operator console) gets `banned` and is out of the
+    /// room once the event is delivered, not before.
+    @Test func banRemovesTheTargetWhenDelivered() throws {
+        let world = SharedLogWorld()
+        try world.node("a")
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "a")
+        let (actions, _) = world.nodes["a"]!.state.operatorBan("bob", room: "lobby", reason: "spam", now: world.now)
+        world.absorb(actions, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
+        #expect(world.nodes["a"]!.chat(to: 1).last?.type == "banned")
+        world.say("after", from: 2, on: "a")
+        #expect(world.nodes["a"]!.chat(to: 2).last?.code == "not-joined")
+    }
+}

@@ -38,7 +38,7 @@ extension ChatServerApp {
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
-            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom:
+            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomMembers:
                 performClusterAction(action)
             }
         }

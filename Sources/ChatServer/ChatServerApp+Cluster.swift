@@ -14,6 +14,7 @@ extension ChatServerApp {
         case .readRoomEvents(let read): cluster.read(read)
         case .followRoom(let room, let after): cluster.follow(room, after: after)
         case .unfollowRoom(let room): cluster.unfollow(room)
+        case .readRoomMembers(let token, let room): cluster.readMembers(token, room: room)
         default: break
         }
     }
@@ -25,6 +26,8 @@ extension ChatServerApp {
             perform(state.roomEventAppended(token, outcome, now: now))
         case .read(let token, let events):
             perform(state.roomEventsRead(token, events, now: now))
+        case .members(let token, let seq, let members):
+            perform(state.roomMembersRead(token, seq: seq, members: members, now: now))
         case .delivered(let event):
             let deliveredBefore = metrics.deliveredTotal
             perform(state.roomEventDelivered(event, now: now))

@@ -23,6 +23,7 @@ final class ClusterLink {
         case appended(UInt64, RoomAppendOutcome)
         case read(UInt64, [SharedRoomEvent]?)
         case delivered(SharedRoomEvent)
+        case members(UInt64, seq: Int64, [MemberRecord]?)
     }
 
     init(options: ClusterOptions, historyLength: Int, loop: EventLoop, logger: @escaping (LogLevel, String, [String: String]) -> Void,
@@ -69,7 +70,8 @@ final class ClusterLink {
 
     func append(_ append: RoomEventAppend) {
         let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
-        log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta, dedupe: append.dedupe) {
+        log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
+                   members: append.membership.map(membersChange), dedupe: append.dedupe) {
             [report] result in
             switch result {
             case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
@@ -100,6 +102,46 @@ final class ClusterLink {
     }
 
     func follow(_ room: String, after: Int64) { feed.follow(room, after: after) }
+
+    func readMembers(_ token: UInt64, room: String, startedAt: QuicTime = .now()) {
+        log.members(room: room) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let snapshot):
+                let records = snapshot.members.compactMap { memberRecord($0.value) }
+                report(.members(token, seq: snapshot.seq, records))
+            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
+                loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.readMembers(token, room: room, startedAt: startedAt) }
+            case .failure(let error):
+                logger(.error, "room members read failed", ["room": room, "error": "\(error)"])
+                report(.members(token, seq: 0, nil))
+            }
+        }
+    }
+
+    // MARK: Member records
+
+    /// A member as the room's members hash keeps it: `NODE/CLIENT STATUS NICK ACCOUNT` (`-` for a guest).
+    func memberRecordText(_ member: MemberRecord) -> String {
+        "\(options.node)/\(member.client.map(String.init) ?? "") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"
+    }
+
+    func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
+        let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
+        let holder = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        var client: ClientID?
+        if holder.count == 2, holder[0] == options.node { client = ClientID(holder[1]) }
+        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, client: client)
+    }
+
+    private func membersChange(_ change: MembershipChange) -> RoomMembersChange {
+        switch change {
+        case .add(let member): return .add(key: member.key, record: memberRecordText(member))
+        case .remove(let keys): return .remove(keys)
+        case .rename(let fromKey, let member): return .rename(from: fromKey, to: member.key, record: memberRecordText(member))
+        }
+    }
 
     func unfollow(_ room: String) { feed.unfollow(room) }
 

@@ -18,6 +18,8 @@ final class CatchUp {
     private var heldBytes = 0
     /// More was held than the limits allow: the held events were dropped and are read again.
     private(set) var overflowed = false
+    /// Its replay is out; it waits for the room's members on other nodes (its roster).
+    var awaitsMembers = false
 
     static let maxHeldEvents = 1000
     static let maxHeldBytes = 8 << 20
@@ -58,4 +60,6 @@ enum PendingRead {
     case catchUp(ClientID, live: Bool)
     /// A `history` request's answer.
     case history(ClientID, room: String)
+    /// A followed room's members on every node.
+    case members(String)
 }

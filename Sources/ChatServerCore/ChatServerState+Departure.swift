@@ -36,7 +36,8 @@ extension ChatServerState {
             guard session.phase == .active else { continue }
             for room in session.rooms {
                 drafts.append(RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick,
-                                                                text: "shutdown"), purpose: .notice))
+                                                                text: "shutdown"), purpose: .notice,
+                                             membership: .remove([ChatValidation.nickKey(session.nick)])))
             }
         }
         out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
@@ -81,7 +82,7 @@ extension ChatServerState {
         }
         let drafts = joined.map { room in
             RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: leftText),
-                           purpose: .notice)
+                           purpose: .notice, membership: .remove([ChatValidation.nickKey(session.nick)]))
         }
         record(drafts, now: now, into: &out)
         // Idle only once stored: a room forgotten as the longest idle must not come back into the

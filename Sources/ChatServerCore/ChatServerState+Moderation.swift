@@ -192,8 +192,11 @@ extension ChatServerState {
                   into out: inout [ServerAction]) {
         let event = StoredEvent(room: room, seq: 0, ts: now, kind: kind, sender: sender, text: text, target: target, mode: mode)
         let origin = activeSession(forNick: sender)
+        // A kick or ban takes its targets out of the room's members on every node.
+        let leaving: [String]? = kind == .kicked ? target.map { [$0] } : kind == .banned ? removing : nil
         record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
-                               origin: origin, purpose: .announcement(id: nil))], now: now, into: &out)
+                               origin: origin, purpose: .announcement(id: nil),
+                               membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) })], now: now, into: &out)
     }
 
     /// The answer to a request that changed nothing: its event, to the asker alone, without seq.

@@ -46,7 +46,8 @@ extension ChatServerState {
         let drafts = session.rooms.map { room in
             RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .nick, sender: oldNick, text: newNick,
                                               account: session.account),
-                           ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .notice)
+                           ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .notice,
+                           membership: .rename(fromKey: ChatValidation.nickKey(oldNick), to: memberRecord(of: session)))
         }
         record(drafts, now: now, into: &out)
     }

@@ -45,7 +45,7 @@ extension ChatServerState {
                 if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
                 out.append(.appendRoomEvent(RoomEventAppend(
                     token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
-                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe)))
+                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership)))
             }
         }
     }

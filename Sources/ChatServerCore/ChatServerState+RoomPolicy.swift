@@ -102,11 +102,11 @@ extension ChatServerState {
     /// Nicks of the room's operators present (owner included), sorted as rosters are.
     func operatorNicks(of room: String) -> [String] {
         guard let settings = roomSettings[room], settings.owner != nil || !settings.operators.isEmpty else { return [] }
-        return memberNicks(of: room) { settings.isOperator($0.accountKey) }
+        return memberNicks(of: room) { settings.isOperator($0.map(ChatValidation.nickKey)) }
     }
 
     /// Nicks of the room's members logged in to an account.
     func identifiedNicks(of room: String) -> [String] {
-        memberNicks(of: room) { $0.account != nil }
+        memberNicks(of: room) { $0 != nil }
     }
 }

@@ -151,7 +151,8 @@ extension ChatServerState {
             session.pendingPart = (room, part.id)
             session.awaitsRoomLog = true
         }
-        record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id))], now: now, into: &out)
+        record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id),
+                               membership: .remove([ChatValidation.nickKey(session.nick)]))], now: now, into: &out)
         guard roomLog == .local else { return }
         session.rooms.remove(room)
         removeMember(session.id, from: room, into: &out)
@@ -174,11 +175,13 @@ extension ChatServerState {
         return mates
     }
 
-    /// The nicks in a room (those `including` picks), sorted case-insensitively so rosters are stable.
-    func memberNicks(of room: String, including: (ClientSession) -> Bool = { _ in true }) -> [String] {
+    /// The nicks in a room (those `including` picks by account), on this node and, with a shared
+    /// log, on the others, sorted case-insensitively so rosters are stable.
+    func memberNicks(of room: String, including: (_ account: String?) -> Bool = { _ in true }) -> [String] {
+        guard let entry = rooms[room] else { return [] }
         // Keys computed once per nick, not once per comparison.
-        let keyed = (rooms[room]?.members ?? [:]).values.filter(including)
-            .map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
+        var keyed = entry.members.values.filter { including($0.account) }.map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
+        for (key, member) in entry.remote.records where including(member.account) { keyed.append((key, member.nick)) }
         return keyed.sorted { $0.key < $1.key }.map(\.nick)
     }
 }

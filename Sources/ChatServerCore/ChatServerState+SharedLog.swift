@@ -47,15 +47,26 @@ extension ChatServerState {
             session.catchUp?.hold(seq: event.seq, payload: payload)
         }
         switch event.kind {
+        case .msg, .file, .topic, .unbanned, .op, .deop, .mode:
+            return out
+        case .joined, .left, .nick, .kicked, .banned:
+            break
+        }
+        guard let message = try? ChatMessage.decode(event.payload) else {
+            out.append(.log(.error, "undecodable room event", ["room": event.room, "seq": String(event.seq)]))
+            return out
+        }
+        switch event.kind {
         case .left:
             if let origin = event.origin.flatMap({ clients[$0] }), origin.pendingPart?.room == event.room {
                 completePart(event.room, session: origin, now: now, into: &out)
             }
         case .kicked, .banned:
-            removeNamedMembers(of: event, into: &out)
-        case .msg, .joined, .nick, .topic, .unbanned, .op, .deop, .mode, .file:
+            removeNamedMembers(of: event, message: message, into: &out)
+        default:
             break
         }
+        applyMembership(of: event, message: message, into: &out)
         return out
     }
 
@@ -73,6 +84,8 @@ extension ChatServerState {
                 out.append(.log(.error, "room history read failed", ["room": catchUp.room]))
             }
             continueCatchUp(catchUp, session: session, read: events ?? [], live: live, now: now, into: &out)
+        case .members:
+            break
         case .history(let client, let room):
             guard let session = clients[client] else { break }
             guard let events else {
@@ -112,7 +125,8 @@ extension ChatServerState {
             (present + [session.nick]).sorted { ChatValidation.nickKey($0) < ChatValidation.nickKey($1) }
         }
         let joined = StoredEvent(room: room, seq: 0, ts: now, kind: .joined, sender: session.nick, text: "", account: session.account)
-        record([RoomEventDraft(event: joined, ops: operators, origin: session, purpose: .join)], now: now, into: &out)
+        record([RoomEventDraft(event: joined, ops: operators, origin: session, purpose: .join,
+                               membership: .add(memberRecord(of: session)))], now: now, into: &out)
     }
 
     /// A re-join of a room the connection is in, from a shared log: its replay, then its own
@@ -136,6 +150,7 @@ extension ChatServerState {
         if deliveredSequence[room] == nil {
             deliveredSequence[room] = seq - 1
             out.append(.followRoom(room, after: seq - 1))
+            readRoomMembers(room, into: &out)
         }
         readReplay(of: catchUp, session: session, into: &out)
     }
@@ -161,7 +176,7 @@ extension ChatServerState {
 
     /// A catch-up read came back: the replay (or, after an overflow, live events read again)
     /// goes out, then what was held; then the connection is a member like the others.
-    private func continueCatchUp(_ catchUp: CatchUp, session: ClientSession, read events: [SharedRoomEvent], live: Bool, now: Int64,
+    func continueCatchUp(_ catchUp: CatchUp, session: ClientSession, read events: [SharedRoomEvent], live: Bool, now: Int64,
                                  into out: inout [ServerAction]) {
         guard let liveFrom = catchUp.liveFrom else { return }
         for event in events where event.seq > catchUp.sentThrough {
@@ -188,8 +203,12 @@ extension ChatServerState {
         finishCatchUp(catchUp, session: session, now: now, into: &out)
     }
 
-    private func finishCatchUp(_ catchUp: CatchUp, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    func finishCatchUp(_ catchUp: CatchUp, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let room = catchUp.room
+        if !catchUp.isRejoin, rooms[room]?.remote.isKnown == false {
+            catchUp.awaitsMembers = true
+            return
+        }
         session.catchUp = nil
         session.awaitsRoomLog = false
         let newlyShared = catchUp.isRejoin ? [] : membersSharingNoRoom(with: session, in: room)
@@ -222,11 +241,7 @@ extension ChatServerState {
     }
 
     /// A `kicked` or `banned` from the log: the members it names are out of the room here.
-    private func removeNamedMembers(of event: SharedRoomEvent, into out: inout [ServerAction]) {
-        guard let message = try? ChatMessage.decode(event.payload) else {
-            out.append(.log(.error, "undecodable room event", ["room": event.room, "seq": String(event.seq)]))
-            return
-        }
+    private func removeNamedMembers(of event: SharedRoomEvent, message: ChatMessage, into out: inout [ServerAction]) {
         let named = event.kind == .kicked ? [message.to ?? ""] : (message.members ?? [])
         let keys = Set(named.map(ChatValidation.nickKey))
         let removed = (rooms[event.room]?.members ?? [:]).values.filter { keys.contains(ChatValidation.nickKey($0.nick)) }

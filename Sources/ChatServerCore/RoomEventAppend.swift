@@ -15,6 +15,8 @@ public struct RoomEventAppend: Sendable {
     /// For a `msg` with an id: `PEER:ID`. A second append with the same key (a resend) stores
     /// nothing and answers the first one's seq.
     public let dedupe: String?
+    /// How the event changes the room's members (`joined`, `left`, `nick`, `kicked`, `banned`).
+    public let membership: MembershipChange?
 }
 
 /// What became of a ``RoomEventAppend``.

@@ -13,6 +13,8 @@ struct RoomEventDraft {
     /// The local connection whose request made it.
     var origin: ClientSession?
     var purpose: AppendPurpose
+    /// With a shared log: the change of the room's members it makes there, atomically.
+    var membership: MembershipChange? = nil
 
     /// The event as members receive it live.
     func liveMessage(seq: Int64) -> ChatMessage {

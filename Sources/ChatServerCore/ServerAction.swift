@@ -41,6 +41,9 @@ public enum ServerAction: Sendable {
     case followRoom(String, after: Int64)
     /// With a shared room log: the room has nobody here any more; stop delivering its events.
     case unfollowRoom(String)
+    /// With a shared room log: read the room's members on every node with the seq they are as of;
+    /// the answer comes back through ``ChatServerState/roomMembersRead(_:seq:members:now:)``.
+    case readRoomMembers(UInt64, room: String)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

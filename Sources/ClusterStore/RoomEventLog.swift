@@ -37,8 +37,12 @@ public final class RoomEventLog {
     /// With `afterSeq`, the event stored and published is `event`, the seq in decimal, `afterSeq`:
     /// the encoding of an event whose seq only Redis knows (`{..."seq":` and `,"ts":...}`).
     /// `meta` (one token, no spaces) is stored and published with it (``RoomEvent/meta``).
+    /// `members` changes the room's members hash in the same step. An append with
+    /// ``RoomMembersChange/removeHeld(byPrefix:keys:)`` that finds none of them held stores
+    /// nothing and answers seq 0.
     public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, meta: [UInt8] = RoomEvent.noMeta,
-                       dedupe: String? = nil, _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
+                       members: RoomMembersChange? = nil, dedupe: String? = nil,
+                       _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
         let size = event.count + (afterSeq?.count ?? 0)
         guard size <= Self.maxEventBytes else {
             return completion(.failure(.tooLarge("event of \(size) bytes, more than \(Self.maxEventBytes)")))
@@ -47,11 +51,12 @@ public final class RoomEventLog {
             return completion(.failure(.tooLarge("meta must be 1 to \(RoomEvent.maxMetaBytes) bytes without spaces")))
         }
         let keys = RoomKeys(room: room)
-        var keyNames = [keys.seq, keys.events]
+        var keyNames = [keys.seq, keys.events, keys.members]
         if let dedupe { keyNames.append(keys.sent(dedupe)) }
         var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
         arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
                       Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8), afterSeq ?? [], meta]
+        arguments += members.flatMap { $0.isEmpty ? nil : $0.arguments } ?? [[]]
         evaluate(arguments, key: keys.seq) { result in
             switch result {
             case .failure(let failure):
@@ -89,6 +94,37 @@ public final class RoomEventLog {
             completion(Self.storeResult(result).flatMap(Self.parseEntries).map { $0.reversed() })
         }
     }
+
+    /// The room's members on every node with the room's seq at that moment, read atomically:
+    /// the events after that seq change them further. At most `limit` members (a larger room
+    /// answers `tooLarge`).
+    public func members(room: String, limit: Int = 100_000,
+                        _ completion: @escaping (Result<(seq: Int64, members: [String: [UInt8]]), RoomStoreError>) -> Void) {
+        let keys = RoomKeys(room: room)
+        client.send(RedisCommand("EVAL", Self.membersScript, "2", keys.seq, keys.members, String(limit)), key: keys.seq) { result in
+            completion(Self.storeResult(result).flatMap { reply in
+                guard let parts = reply.elements, parts.count == 2, let seqText = parts[0].text, let seq = Int64(seqText),
+                      let flat = parts[1].elements, flat.count % 2 == 0 else {
+                    return .failure(.rejected("members answered \(reply)"))
+                }
+                var members: [String: [UInt8]] = [:]
+                var index = 0
+                while index < flat.count {
+                    guard let key = flat[index].text, let record = flat[index + 1].bytes else {
+                        return .failure(.rejected("malformed member"))
+                    }
+                    members[key] = record
+                    index += 2
+                }
+                return .success((seq, members))
+            })
+        }
+    }
+
+    static let membersScript = """
+        if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[1]) then return redis.error_reply('TOOLARGE room members') end
+        return {redis.call('GET', KEYS[1]) or '0', redis.call('HGETALL', KEYS[2])}
+        """
 
     /// The last seq assigned in `room` (0 when none was).
     public func lastSeq(room: String, _ completion: @escaping (Result<Int64, RoomStoreError>) -> Void) {
@@ -146,6 +182,7 @@ public final class RoomEventLog {
         switch result {
         case .success(.error(let text)):
             let code = text.prefix { $0 != " " }
+            if code == "TOOLARGE" { return .failure(.tooLarge(text)) }
             return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
         case .success(let reply): return .success(reply)
         case .failure(let failure): return .failure(.unavailable(failure.description))

@@ -8,7 +8,11 @@
 /// the node encodes once, around the seq it does not know yet; empty when the event has no seq),
 /// and the event's meta (one token without spaces, opaque here: the node's kind and origin).
 /// The stream entry has the fields `e` (the event) and `m` (the meta); the publish is
-/// "seq meta event". Returns {seq, 1 if it was a duplicate else 0}.
+/// "seq meta event". ARGV[8] and on change the room's members hash (KEYS[3]) in the same step:
+/// `+ KEY VALUE` adds or replaces a member, `- KEY...` removes members, `~ OLD NEW VALUE` renames
+/// one, `-? PREFIX KEY...` removes those whose record starts with PREFIX (a lost node's) and
+/// stores nothing at all (answers {0, 2}) when none does; empty: no change. Returns {seq, 1 if it
+/// was a duplicate else 0}.
 ///
 /// Trimming is `MAXLEN ~`: Redis drops whole stream nodes (100 entries by default), so a room
 /// keeps between N and N + 100 events. The protocol promises at least the last N; every read is
@@ -20,9 +24,26 @@
 /// goes back and is never reused.
 public enum RoomEventScript {
     public static let source = """
-        if #KEYS == 3 then
-          local known = redis.call('GET', KEYS[3])
+        if #KEYS == 4 then
+          local known = redis.call('GET', KEYS[4])
           if known then return {tonumber(known), 1} end
+        end
+        local op = ARGV[8]
+        if op == '-?' then
+          local held = {}
+          for i = 10, #ARGV do
+            local record = redis.call('HGET', KEYS[3], ARGV[i])
+            if record and string.sub(record, 1, #ARGV[9]) == ARGV[9] then table.insert(held, ARGV[i]) end
+          end
+          if #held == 0 then return {0, 2} end
+          redis.call('HDEL', KEYS[3], unpack(held))
+        elseif op == '+' then
+          redis.call('HSET', KEYS[3], ARGV[9], ARGV[10])
+        elseif op == '-' then
+          redis.call('HDEL', KEYS[3], unpack(ARGV, 9, #ARGV))
+        elseif op == '~' then
+          redis.call('HDEL', KEYS[3], ARGV[9])
+          redis.call('HSET', KEYS[3], ARGV[10], ARGV[11])
         end
         local seq = redis.call('INCR', KEYS[1])
         local function event() if ARGV[6] ~= '' then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end
@@ -36,7 +57,7 @@ public enum RoomEventScript {
           redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event(), 'm', ARGV[7])
         end
         redis.call(ARGV[4], ARGV[3], seq .. ' ' .. ARGV[7] .. ' ' .. event())
-        if #KEYS == 3 then redis.call('SET', KEYS[3], seq, 'EX', ARGV[5]) end
+        if #KEYS == 4 then redis.call('SET', KEYS[4], seq, 'EX', ARGV[5]) end
         return {seq, 0}
         """
 }

@@ -262,4 +262,39 @@ import Testing
         world.say("after", from: 2, on: "a")
         #expect(world.nodes["a"]!.chat(to: 2).last?.code == "not-joined")
     }
+
+    private func roster(_ world: SharedLogWorld, of client: ClientID, on node: String) -> [String]? {
+        world.nodes[node]!.outbox.presence(to: client).last { $0.type == "roster" }?.members
+    }
+
+    /// Rosters list the members of every node, kept up to date by the events of the room:
+    /// joins, departures and renames on other nodes.
+    @Test func rostersListEveryNode() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        #expect(roster(world, of: 2, on: "b") == ["alice", "bob"])
+        world.login(3, nick: "carol", on: "a")
+        world.send(ChatMessage(.nick, text: "alicia"), from: 1, on: "a")
+        world.settle()
+        world.login(4, nick: "dave", on: "b")
+        #expect(roster(world, of: 4, on: "b") == ["alicia", "bob", "carol", "dave"])
+        world.disconnect(3, on: "a")
+        world.settle()
+        world.login(5, nick: "erin", on: "b")
+        #expect(roster(world, of: 5, on: "b") == ["alicia", "bob", "dave", "erin"])
+        #expect(roster(world, of: 3, on: "a") == ["alice", "bob", "carol"], "carol saw bob of node b too")
+    }
+
+    /// Presence across nodes: a user of another node whom a member now shares a room with shows
+    /// its status; one that disconnects is `offline` to those who share no room with it any more.
+    @Test func presenceCrossesNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        #expect(world.nodes["a"]!.outbox.presence(to: 1).contains { $0.type == "status" && $0.sender == "bob" && $0.text == "online" })
+        world.disconnect(2, on: "b")
+        world.settle()
+        #expect(world.nodes["a"]!.outbox.presence(to: 1).last.map { [$0.type, $0.sender, $0.text] } == ["status", "bob", "offline"])
+    }
 }

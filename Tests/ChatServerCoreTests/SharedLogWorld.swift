@@ -37,6 +37,7 @@ final class SharedLogWorld {
         case reply(node: String, token: UInt64, RoomAppendOutcome)
         case read(node: String, token: UInt64, [Entry]?)
         case deliver(node: String, room: String, Entry)
+        case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?)
 
         var isDelivery: Bool { if case .deliver = self { true } else { false } }
     }
@@ -44,6 +45,8 @@ final class SharedLogWorld {
     private(set) var nodes: [String: Node] = [:]
     /// Each room's events, in seq order (never trimmed here).
     private(set) var log: [String: [Entry]] = [:]
+    /// Each room's members hash: nick key → the record and the node whose client it is.
+    private(set) var members: [String: [String: (node: String, record: MemberRecord)]] = [:]
     private var dedupe: [String: Int64] = [:]
     /// What the nodes have yet to hear, in the order they will.
     private(set) var queue: [Step] = []
@@ -119,6 +122,14 @@ final class SharedLogWorld {
             let node = nodes[name]!
             take(node.state.roomEventsRead(token, entries.map { $0.map { event($0, room: readRooms[token] ?? "", for: node) } },
                                            now: now), on: name)
+        case .members(let name, let token, let seq, let records):
+            let node = nodes[name]!
+            let seen = records?.map { held in
+                var record = held.record
+                if held.node != name { record.client = nil }
+                return record
+            }
+            take(node.state.roomMembersRead(token, seq: seq, members: seen, now: now), on: name)
         case .deliver(let name, let room, let entry):
             let node = nodes[name]!
             guard let delivered = node.follows[room], entry.seq > delivered else { break }
@@ -167,6 +178,9 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
+            case .readRoomMembers(let token, let room):
+                let records = readsFail ? nil : Array((members[room] ?? [:]).values)
+                queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records))
             default:
                 kept.append(action)
             }
@@ -183,6 +197,14 @@ final class SharedLogWorld {
         if let key = append.dedupe.map({ "\(append.room)/\($0)" }), let seq = dedupe[key] {
             queue.append(.reply(node: node.name, token: append.token, .stored(seq: seq, duplicate: true)))
             return
+        }
+        switch append.membership {
+        case .add(let record)?: members[append.room, default: [:]][record.key] = (node.name, record)
+        case .remove(let keys)?: for key in keys { members[append.room]?[key] = nil }
+        case .rename(let fromKey, let record)?:
+            members[append.room]?[fromKey] = nil
+            members[append.room, default: [:]][record.key] = (node.name, record)
+        case nil: break
         }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
         let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,

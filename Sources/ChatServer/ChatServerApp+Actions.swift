@@ -38,7 +38,8 @@ extension ChatServerApp {
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
-            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomMembers:
+            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomMembers, .claimPeer, .claimNick, .recordPeer,
+                 .releaseIdentity, .lookUpNick, .sendToNode, .publishStatus:
                 performClusterAction(action)
             }
         }

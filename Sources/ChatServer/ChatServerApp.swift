@@ -78,12 +78,7 @@ final class ChatServerApp {
             metrics.recordFlush()
             return (nil, false)
         }
-        if let clusterOptions = options.cluster {
-            cluster = ClusterLink(options: clusterOptions, historyLength: options.core.historyPerRoom, loop: loop,
-                                  logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
-                                  report: { [unowned self] report in handleClusterReport(report) })
-            cluster?.start()
-        }
+        if let clusterOptions = options.cluster { startCluster(clusterOptions) }
         OperatorConsole.attach(to: self)
         expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",

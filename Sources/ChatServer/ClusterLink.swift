@@ -3,52 +3,83 @@ import ClusterStore
 import QuicEngine
 import RedisClient
 
-/// A node's connection to the shared store (`--cluster`): performs the core's room-log actions on
-/// Redis (``RoomEventLog``) and follows the rooms with members here (``RoomFeed``), handing every
-/// outcome back to the app as core input. Loop thread only.
+/// A node's connection to the shared store (`--cluster`): performs the core's shared-store
+/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox, the node
+/// directory) and follows the rooms with members here (``RoomFeed``), handing every outcome back
+/// to the app as core input (``ClusterReport``). Loop thread only.
 final class ClusterLink {
     let options: ClusterOptions
     let client: RedisClient
     let log: RoomEventLog
+    /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
+    let inboxLog: RoomEventLog
+    let leases: Leases
+    let directory: NodeDirectory
     private(set) var feed: RoomFeed!
-    /// The node's answers for the core: appended, read, delivered.
-    private let report: (ClusterReport) -> Void
-    private let logger: (LogLevel, String, [String: String]) -> Void
-    private let loop: EventLoop
+    let report: (ClusterReport) -> Void
+    let logger: (LogLevel, String, [String: String]) -> Void
+    let loop: EventLoop
+    /// The peer id of a connection of this node (to check a REPLACED sent by another node).
+    let peerOf: (ClientID) -> String?
+    /// The node has joined the directory and cleared its earlier run's leftovers.
+    var isReady = false
+    var joining = false
+    /// Nodes this one is reaping now.
+    var reaping: Set<String> = []
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
+    /// Heartbeat and lost-node scan period (the directory's lifetime is three of these).
+    static let heartbeatInterval = QuicDuration.seconds(2)
+    /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
+    static let inboxLength = 10_000
+    /// Where other nodes publish users' status changes.
+    static let presenceChannel = "{presence}"
 
     enum ClusterReport {
         case appended(UInt64, RoomAppendOutcome)
         case read(UInt64, [SharedRoomEvent]?)
         case delivered(SharedRoomEvent)
         case members(UInt64, seq: Int64, [MemberRecord]?)
+        case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
+        case nickClaimed(UInt64, ClaimOutcome<String?>)
+        case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+        case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
+        case nodeMessage(NodeMessage)
+        case remoteStatus(MemberRecord)
+        case reap(node: String, room: String, [MemberRecord])
+        case ready(Bool)
+        case membershipLost
     }
 
-    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, logger: @escaping (LogLevel, String, [String: String]) -> Void,
-         report: @escaping (ClusterReport) -> Void) {
+    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,
+         logger: @escaping (LogLevel, String, [String: String]) -> Void, report: @escaping (ClusterReport) -> Void) {
         self.options = options
         self.loop = loop
         self.logger = logger
         self.report = report
-        var feedForward: ((RedisClientEvent) -> Void)?
+        self.peerOf = peerOf
+        var forward: ((RedisClientEvent) -> Void)?
         client = RedisClient(loop: loop, topology: options.topology, settings: RedisConnectionSettings(database: options.database)) { event in
-            feedForward?(event)
+            forward?(event)
         }
         log = RoomEventLog(client: client, historyLength: historyLength)
-        feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in
-            guard let shared = sharedEvent(room: room, event) else {
-                return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
-            }
-            report(.delivered(shared))
-        }, skipped: { room, after, before in
-            logger(.warning, "room events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
+        inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
+        leases = Leases(client: client)
+        directory = NodeDirectory(client: client, node: options.node)
+        feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
+                        skipped: { room, after, before in
+            logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
-        feedForward = { [unowned self] event in handle(event) }
+        forward = { [unowned self] event in handle(event) }
     }
 
-    func start() { client.start() }
+    func start() {
+        client.start()
+        client.subscribe(presenceSubscription)
+        feed.follow(inboxRoom)
+        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
+    }
 
     func stop() { client.stop() }
 
@@ -56,23 +87,33 @@ final class ClusterLink {
         switch event {
         case .connected(let server):
             logger(.info, "redis connected", ["server": "\(server)"])
+            if !isReady { joinDirectory() }
         case .disconnected(let server, let failure):
             logger(.warning, "redis unreachable", ["server": "\(server)", "error": failure.description])
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+        case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
+            receivedStatus(push.payload)
         case .subscriber, .subscriptionsInterrupted:
             break
         }
         feed.handle(event)
     }
 
-    // MARK: The core's actions
+    private func delivered(room: String, _ event: RoomEvent) {
+        if room == inboxRoom { return receivedInboxMessage(event) }
+        guard let shared = sharedEvent(room: room, event) else {
+            return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
+        }
+        report(.delivered(shared))
+    }
+
+    // MARK: Room events
 
     func append(_ append: RoomEventAppend) {
         let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
-                   members: append.membership.map(membersChange), dedupe: append.dedupe) {
-            [report] result in
+                   members: append.membership.map(membersChange), dedupe: append.dedupe) { [report] result in
             switch result {
             case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
             case .failure(let error): report(.appended(append.token, .failed("\(error)")))
@@ -101,15 +142,20 @@ final class ClusterLink {
         }
     }
 
-    func follow(_ room: String, after: Int64) { feed.follow(room, after: after) }
+    func follow(_ room: String, after: Int64) {
+        feed.follow(room, after: after)
+        // So that whoever reaps this node finds the rooms its users were in.
+        client.send(RedisCommand("SADD", Self.roomsKey(of: options.node), room), key: Self.roomsKey(of: options.node)) { _ in }
+    }
+
+    func unfollow(_ room: String) { feed.unfollow(room) }
 
     func readMembers(_ token: UInt64, room: String, startedAt: QuicTime = .now()) {
         log.members(room: room) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let snapshot):
-                let records = snapshot.members.compactMap { memberRecord($0.value) }
-                report(.members(token, seq: snapshot.seq, records))
+                report(.members(token, seq: snapshot.seq, snapshot.members.compactMap { memberRecord($0.value) }))
             case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.readMembers(token, room: room, startedAt: startedAt) }
             case .failure(let error):
@@ -119,39 +165,26 @@ final class ClusterLink {
         }
     }
 
-    // MARK: Member records
-
-    /// A member as the room's members hash keeps it: `NODE/CLIENT STATUS NICK ACCOUNT` (`-` for a guest).
-    func memberRecordText(_ member: MemberRecord) -> String {
-        "\(options.node)/\(member.client.map(String.init) ?? "") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"
-    }
-
-    func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
-        let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
-        let holder = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        var client: ClientID?
-        if holder.count == 2, holder[0] == options.node { client = ClientID(holder[1]) }
-        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, client: client)
-    }
-
-    private func membersChange(_ change: MembershipChange) -> RoomMembersChange {
-        switch change {
-        case .add(let member): return .add(key: member.key, record: memberRecordText(member))
-        case .remove(let keys): return .remove(keys)
-        case .rename(let fromKey, let member): return .rename(from: fromKey, to: member.key, record: memberRecordText(member))
-        }
-    }
-
-    func unfollow(_ room: String) { feed.unfollow(room) }
-
     /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
     /// client only when this node's connection made it.
-    private func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
+    func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
         let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else { return nil }
         var origin: ClientID?
         if parts[1].elementsEqual(options.node.utf8) { origin = ClientID(String(decoding: parts[2], as: UTF8.self)) }
         return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload)
+    }
+
+    // MARK: Names in Redis
+
+    /// The rooms node `node` has followed (its reaper looks there for its members).
+    static func roomsKey(of node: String) -> String { "{node:\(node)}:rooms" }
+
+    /// The pseudo-room whose stream and channel are this node's inbox (room names have no `@`).
+    var inboxRoom: String { Self.inboxRoom(of: options.node) }
+    static func inboxRoom(of node: String) -> String { "@inbox:\(node)" }
+
+    var presenceSubscription: RedisSubscription {
+        RedisSubscription(client.isCluster ? .shard : .channel, Self.presenceChannel)
     }
 }

@@ -9,6 +9,9 @@ final class CatchUp {
     let id: String?
     /// A re-join of a room the connection was in: it gets its own `joined` with the latest seq.
     let isRejoin: Bool
+    /// No `joined` of its own will come from the log (a re-join, or a device that was in the
+    /// room through another node): it gets one with the latest seq after its replay.
+    var sendsOwnJoined: Bool
     /// The first seq the connection gets live (for a join, that of its `joined`); nil until known.
     var liveFrom: Int64?
     /// The last seq sent to it while catching up (replay and held events).
@@ -29,6 +32,7 @@ final class CatchUp {
         self.since = since
         self.id = id
         self.isRejoin = isRejoin
+        sendsOwnJoined = isRejoin
     }
 
     func hold(seq: Int64, payload: SharedPayload) {

@@ -41,6 +41,11 @@ extension ChatServerState {
             }
         }
         out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
+        if roomLog == .shared {
+            for session in clients.values where session.phase == .active {
+                out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true))
+            }
+        }
         clients = [:]
         activeChatStreams = [:]
         activePresenceStreams = [:]
@@ -74,6 +79,8 @@ extension ChatServerState {
         guard session.phase == .active else { return }
         let mates = roomMates(of: session)
         unregister(session)
+        // Its nick and device are free for others (unless already taken over elsewhere).
+        if roomLog == .shared { out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true)) }
         let joined = session.rooms.array
         session.rooms.removeAll()
         for room in joined {
@@ -96,7 +103,7 @@ extension ChatServerState {
         }
     }
 
-    private func unregister(_ session: ClientSession) {
+    func unregister(_ session: ClientSession) {
         let key = ChatValidation.nickKey(session.nick)
         if clientsByNickKey[key] == session.id { clientsByNickKey[key] = nil }
         if activeChatStreams[session.peer] == session.id { activeChatStreams[session.peer] = nil }

@@ -42,19 +42,19 @@ extension ChatServerState {
 
     /// The record of a local member, as the members hash keeps it.
     func memberRecord(of session: ClientSession) -> MemberRecord {
-        MemberRecord(nick: session.nick, account: session.account, status: session.status, client: session.id)
+        MemberRecord(nick: session.nick, account: session.account, status: session.status, peer: session.peer)
     }
 
     /// What a delivered event changes in the room's members; nil for events that change none.
     func membershipChange(of event: SharedRoomEvent, message: ChatMessage) -> MembershipChange? {
         switch event.kind {
         case .joined:
-            return .add(MemberRecord(nick: message.sender, account: message.account, status: .online, client: event.origin))
+            return .add(MemberRecord(nick: message.sender, account: message.account, status: .online, onThisNode: event.origin != nil))
         case .left:
             return .remove([ChatValidation.nickKey(message.sender)])
         case .nick:
             return .rename(fromKey: ChatValidation.nickKey(message.sender),
-                           to: MemberRecord(nick: message.text, account: message.account, status: .online, client: event.origin))
+                           to: MemberRecord(nick: message.text, account: message.account, status: .online, onThisNode: event.origin != nil))
         case .kicked:
             return message.to.map { .remove([ChatValidation.nickKey($0)]) }
         case .banned:

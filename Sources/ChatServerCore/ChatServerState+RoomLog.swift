@@ -61,7 +61,7 @@ extension ChatServerState {
             out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)),
                                       stopSending: false))
         case .join:
-            if roomLog == .shared, let origin { joinStored(room, seq: seq, session: origin, now: now, into: &out) }
+            if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
         case .part, .announcement, .notice:
             break
         }

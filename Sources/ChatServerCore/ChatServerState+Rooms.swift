@@ -66,6 +66,12 @@ extension ChatServerState {
         for other in newlyShared where other.status != .online {
             sendStatus(SharedPayload(line: statusMessage(of: other)), of: other, to: session, into: &out)
         }
+        // Members of other nodes (a shared log) that are not online, and whom it meets here first.
+        for (key, member) in rooms[room]?.remote.records ?? [:] where member.status != .online {
+            guard !session.rooms.contains(where: { $0 != room && rooms[$0]?.remote.records[key] != nil }) else { continue }
+            sendPresence(SharedPayload(line: remoteStatusMessage(nick: member.nick, account: member.account, status: member.status)),
+                         key: .status(nickKey: key), to: session, into: &out)
+        }
     }
 
     /// A `join` of a room the client is already in (PROTOCOL.md section 12): the replay it asks

@@ -143,13 +143,15 @@ extension ChatServerState {
     }
 
     /// The joiner's `joined` is stored with `seq`: the room is followed from there, and the
-    /// replay before it is read.
-    func joinStored(_ room: String, seq: Int64, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// replay before it is read. `adopted`: the device was in the room through another node, so
+    /// nothing was stored and `seq` is the room's latest; it catches up as a re-join does.
+    func joinStored(_ room: String, seq: Int64, adopted: Bool, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let catchUp = session.catchUp, catchUp.room == room, !catchUp.isRejoin else { return }
-        catchUp.liveFrom = seq
+        catchUp.liveFrom = adopted ? seq + 1 : seq
+        catchUp.sendsOwnJoined = adopted
         if deliveredSequence[room] == nil {
-            deliveredSequence[room] = seq - 1
-            out.append(.followRoom(room, after: seq - 1))
+            deliveredSequence[room] = catchUp.liveFrom! - 1
+            out.append(.followRoom(room, after: catchUp.liveFrom! - 1))
             readRoomMembers(room, into: &out)
         }
         readReplay(of: catchUp, session: session, into: &out)
@@ -184,7 +186,7 @@ extension ChatServerState {
             sendChat(event.line(replay: !isLive), to: session, live: false, into: &out)
             catchUp.sentThrough = event.seq
         }
-        if !live && catchUp.isRejoin {
+        if !live && catchUp.sendsOwnJoined {
             sendChat(ChatMessage(.joined, sender: session.nick, room: catchUp.room, seq: liveFrom - 1, ts: now), to: session, into: &out)
             catchUp.sentThrough = max(catchUp.sentThrough, liveFrom - 1)
         }
@@ -214,6 +216,7 @@ extension ChatServerState {
         let newlyShared = catchUp.isRejoin ? [] : membersSharingNoRoom(with: session, in: room)
         rooms[room]?.catchingUp[session.id] = nil
         rooms[room, default: Room(name: room)].members[session.id] = session
+        rooms[room]!.remote.becameLocal(ChatValidation.nickKey(session.nick))
         welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
         out.append(.log(catchUp.isRejoin ? .debug : .info, catchUp.isRejoin ? "rejoin" : "join",
                         logFields(session, ["room": room, "seq": String(deliveredSequence[room] ?? 0)])))

@@ -18,7 +18,7 @@ struct RemoteMembers {
     /// sessions, not here).
     mutating func snapshot(_ members: [MemberRecord], at seq: Int64, isLocal: (String) -> Bool) {
         records = [:]
-        for member in members where member.client == nil && !isLocal(member.key) { records[member.key] = member }
+        for member in members where !member.onThisNode && !isLocal(member.key) { records[member.key] = member }
         knownThrough = seq
         let pending = early
         early = []
@@ -37,14 +37,19 @@ struct RemoteMembers {
         guard seq > known else { return true }
         switch change {
         case .add(let member):
-            if member.client == nil && !isLocal(member.key) { records[member.key] = member }
-        case .remove(let keys):
+            if !member.onThisNode && !isLocal(member.key) { records[member.key] = member }
+        case .remove(let keys), .removeIfHeld(let keys, _):
             for key in keys { records[key] = nil }
         case .rename(let fromKey, let member):
             records[fromKey] = nil
-            if member.client == nil && !isLocal(member.key) { records[member.key] = member }
+            if !member.onThisNode && !isLocal(member.key) { records[member.key] = member }
         }
         return true
+    }
+
+    /// A member that is now a connection of this node (it moved here): listed as such instead.
+    mutating func becameLocal(_ key: String) {
+        records[key] = nil
     }
 
     /// Forgets what is known: a new snapshot will be read.

@@ -44,6 +44,26 @@ public enum ServerAction: Sendable {
     /// With a shared room log: read the room's members on every node with the seq they are as of;
     /// the answer comes back through ``ChatServerState/roomMembersRead(_:seq:members:now:)``.
     case readRoomMembers(UInt64, room: String)
+    /// With a shared store: take the peer id's lease for this connection (whoever held it) and
+    /// answer the previous holder through ``ChatServerState/peerClaimed(_:_:now:)``.
+    case claimPeer(UInt64, peer: String, client: ClientID)
+    /// With a shared store: take the first nick of `candidates` that no other device holds (one
+    /// held by the same peer id through another node is taken over); the answer comes back
+    /// through ``ChatServerState/nickClaimed(_:_:now:)``.
+    case claimNick(UInt64, candidates: [String], peer: String)
+    /// With a shared store: the peer id's lease now names this connection and nick.
+    case recordPeer(peer: String, client: ClientID, nick: String)
+    /// With a shared store: give up a nick's lease, and with `andPeer` the peer id's, if this
+    /// node still holds them for `peer`.
+    case releaseIdentity(peer: String, client: ClientID, nick: String, andPeer: Bool)
+    /// With a shared store: which node holds `nick`; through ``ChatServerState/nickLookedUp(_:_:now:)``.
+    case lookUpNick(UInt64, nick: String)
+    /// With a shared store: put a message in a node's inbox; with a token, whether it was stored
+    /// comes back through ``ChatServerState/nodeMessageSent(_:_:now:)``.
+    case sendToNode(UInt64?, node: String, NodeMessage)
+    /// With a shared store: a status change of a local user, for the other nodes and the
+    /// records of its rooms.
+    case publishStatus(MemberRecord, rooms: [String])
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

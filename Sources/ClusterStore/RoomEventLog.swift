@@ -178,7 +178,7 @@ public final class RoomEventLog {
     /// in the middle of a migration. The caller answers `unavailable` and the client resends.
     static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
 
-    static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
+    public static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
         switch result {
         case .success(.error(let text)):
             let code = text.prefix { $0 != " " }

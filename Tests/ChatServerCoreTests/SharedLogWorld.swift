@@ -38,6 +38,12 @@ final class SharedLogWorld {
         case read(node: String, token: UInt64, [Entry]?)
         case deliver(node: String, room: String, Entry)
         case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?)
+        case peerClaimed(node: String, token: UInt64, PeerHolder?)
+        case nickClaimed(node: String, token: UInt64, String?)
+        case lookedUp(node: String, token: UInt64, NickHolder?)
+        case inbox(node: String, NodeMessage)
+        case sent(node: String, token: UInt64)
+        case status(node: String, MemberRecord)
 
         var isDelivery: Bool { if case .deliver = self { true } else { false } }
     }
@@ -47,6 +53,9 @@ final class SharedLogWorld {
     private(set) var log: [String: [Entry]] = [:]
     /// Each room's members hash: nick key → the record and the node whose client it is.
     private(set) var members: [String: [String: (node: String, record: MemberRecord)]] = [:]
+    /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
+    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
+    private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
     private var dedupe: [String: Int64] = [:]
     /// What the nodes have yet to hear, in the order they will.
     private(set) var queue: [Step] = []
@@ -66,6 +75,7 @@ final class SharedLogWorld {
         configuration.nodeName = name
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
                                                                roomLog: .shared))
+        node.state.clusterReady(true)
         nodes[name] = node
         return node
     }
@@ -103,6 +113,8 @@ final class SharedLogWorld {
 
     static func peer(_ number: UInt64) -> String { Harness.peer(number) }
 
+    static let graceMilliseconds = ChatServerState.takeoverGraceMilliseconds
+
     func nextMessageID() -> String {
         messageCounter += 1
         return Harness.peer(0xBEE0_0000_0000 + messageCounter)
@@ -125,11 +137,23 @@ final class SharedLogWorld {
         case .members(let name, let token, let seq, let records):
             let node = nodes[name]!
             let seen = records?.map { held in
-                var record = held.record
-                if held.node != name { record.client = nil }
-                return record
+                MemberRecord(nick: held.record.nick, account: held.record.account, status: held.record.status,
+                             onThisNode: held.node == name)
             }
             take(node.state.roomMembersRead(token, seq: seq, members: seen, now: now), on: name)
+        case .peerClaimed(let name, let token, let previous):
+            take(nodes[name]!.state.peerClaimed(token, unavailable ? .failed("down") : .answered(previous), now: now), on: name)
+        case .nickClaimed(let name, let token, let nick):
+            take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
+        case .lookedUp(let name, let token, let holder):
+            take(nodes[name]!.state.nickLookedUp(token, .answered(holder), now: now), on: name)
+        case .inbox(let name, let message):
+            take(nodes[name]!.state.nodeMessageDelivered(message, now: now), on: name)
+        case .sent(let name, let token):
+            take(nodes[name]!.state.nodeMessageSent(token, .answered(true), now: now), on: name)
+        case .status(let name, let record):
+            take(nodes[name]!.state.remoteStatusChanged(nick: record.nick, account: record.account, status: record.status, now: now),
+                 on: name)
         case .deliver(let name, let room, let entry):
             let node = nodes[name]!
             guard let delivered = node.follows[room], entry.seq > delivered else { break }
@@ -178,6 +202,36 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
+            case .claimPeer(let token, let peer, let client):
+                let previous = peerLeases[peer]
+                peerLeases[peer] = (name, client, previous?.nick ?? "")
+                queue.append(.peerClaimed(node: name, token: token, previous.map {
+                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, isThisNode: $0.node == name)
+                }))
+            case .claimNick(let token, let candidates, let peer):
+                let taken = candidates.first { candidate in
+                    guard let held = nickLeases[ChatValidation.nickKey(candidate)] else { return true }
+                    return held.peer == peer
+                }
+                if let taken, !unavailable { nickLeases[ChatValidation.nickKey(taken)] = (name, peer) }
+                queue.append(.nickClaimed(node: name, token: token, taken))
+            case .recordPeer(let peer, let client, let nick):
+                peerLeases[peer] = (name, client, nick)
+            case .releaseIdentity(let peer, _, let nick, let andPeer):
+                if let held = nickLeases[ChatValidation.nickKey(nick)], held.node == name, held.peer == peer {
+                    nickLeases[ChatValidation.nickKey(nick)] = nil
+                }
+                if andPeer, peerLeases[peer]?.node == name { peerLeases[peer] = nil }
+            case .lookUpNick(let token, let nick):
+                queue.append(.lookedUp(node: name, token: token, nickLeases[ChatValidation.nickKey(nick)].map {
+                    NickHolder(node: $0.node, isThisNode: $0.node == name)
+                }))
+            case .sendToNode(let token, let target, let message):
+                queue.append(.inbox(node: target, message))
+                if let token { queue.append(.sent(node: name, token: token)) }
+            case .publishStatus(let record, let rooms):
+                for room in rooms where members[room]?[record.key] != nil { members[room]?[record.key]?.record.status = record.status }
+                for other in nodes.keys.sorted() where other != name { queue.append(.status(node: other, record)) }
             case .readRoomMembers(let token, let room):
                 let records = readsFail ? nil : Array((members[room] ?? [:]).values)
                 queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records))
@@ -199,7 +253,28 @@ final class SharedLogWorld {
             return
         }
         switch append.membership {
-        case .add(let record)?: members[append.room, default: [:]][record.key] = (node.name, record)
+        case .add(let record)?:
+            if let held = members[append.room]?[record.key], held.record.peer == record.peer, record.peer != nil {
+                // The same device through another node: the record moves, nothing is stored.
+                members[append.room]?[record.key] = (node.name, record)
+                queue.append(.reply(node: node.name, token: append.token, .stored(seq: Int64(log[append.room]?.count ?? 0),
+                                                                                  duplicate: true)))
+                return
+            }
+            members[append.room, default: [:]][record.key] = (node.name, record)
+        case .removeIfHeld(let keys, let holder)?:
+            let held = keys.filter { key in
+                guard let member = members[append.room]?[key] else { return false }
+                switch holder {
+                case .node(let lost): return member.node == lost
+                case .thisNode(let peer): return member.node == node.name && member.record.peer == peer
+                }
+            }
+            guard !held.isEmpty else {
+                queue.append(.reply(node: node.name, token: append.token, .stored(seq: 0, duplicate: false)))
+                return
+            }
+            for key in held { members[append.room]?[key] = nil }
         case .remove(let keys)?: for key in keys { members[append.room]?[key] = nil }
         case .rename(let fromKey, let record)?:
             members[append.room]?[fromKey] = nil

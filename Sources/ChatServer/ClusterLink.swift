@@ -112,8 +112,13 @@ final class ClusterLink {
 
     func append(_ append: RoomEventAppend) {
         let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
+        // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
+        let dedupe = append.dedupe.map { key in
+            let peer = key.prefix { $0 != ":" }
+            return Self.digest(ofPeer: String(peer)) + key.dropFirst(peer.count)
+        }
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
-                   members: append.membership.map(membersChange), dedupe: append.dedupe) { [report] result in
+                   members: append.membership.map(membersChange), dedupe: dedupe) { [report] result in
             switch result {
             case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
             case .failure(let error): report(.appended(append.token, .failed("\(error)")))

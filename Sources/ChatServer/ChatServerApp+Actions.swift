@@ -38,7 +38,7 @@ extension ChatServerApp {
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
-            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomMembers, .claimPeer, .claimNick, .recordPeer,
+            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomState, .writePolicy, .claimPeer, .claimNick, .recordPeer,
                  .releaseIdentity, .lookUpNick, .sendToNode, .publishStatus:
                 performClusterAction(action)
             }

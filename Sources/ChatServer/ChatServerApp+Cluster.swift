@@ -30,7 +30,8 @@ extension ChatServerApp {
         case .readRoomEvents(let read): cluster.read(read)
         case .followRoom(let room, let after): cluster.follow(room, after: after)
         case .unfollowRoom(let room): cluster.unfollow(room)
-        case .readRoomMembers(let token, let room): cluster.readMembers(token, room: room)
+        case .readRoomState(let token, let room): cluster.readState(token, room: room)
+        case .writePolicy(let change): cluster.writePolicy(change)
         case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
         case .recordPeer(let peer, let client, let nick): cluster.recordPeer(peer, client: client, nick: nick)
@@ -54,8 +55,10 @@ extension ChatServerApp {
             let deliveredBefore = metrics.deliveredTotal
             perform(state.roomEventDelivered(event, now: now))
             metrics.noteDeliveries(since: deliveredBefore, receivedAt: QuicTime.now())
-        case .members(let token, let seq, let members):
-            perform(state.roomMembersRead(token, seq: seq, members: members, now: now))
+        case .roomState(let token, let seq, let members, let settings):
+            perform(state.roomStateRead(token, seq: seq, members: members, settings: settings, now: now))
+        case .serverBans(let bans):
+            perform(state.serverBansChanged(bans, now: now))
         case .peerClaimed(let token, let outcome):
             perform(state.peerClaimed(token, outcome, now: now))
         case .nickClaimed(let token, let outcome):

@@ -26,9 +26,16 @@ extension ClusterLink {
                     loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                     return
                 }
-                isReady = true
-                logger(.info, "cluster node ready", ["node": options.node])
-                report(.ready(true))
+                loadServerBans { [weak self] loaded in
+                    guard let self else { return }
+                    guard loaded else {
+                        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                        return
+                    }
+                    isReady = true
+                    logger(.info, "cluster node ready", ["node": options.node])
+                    report(.ready(true))
+                }
             }
         }
     }
@@ -77,11 +84,11 @@ extension ClusterLink {
             }
             guard remaining > 0 else { return finishRooms() }
             for room in rooms {
-                log.members(room: room) { [weak self] snapshot in
+                log.state(room: room) { [weak self] snapshot in
                     guard let self else { return }
                     switch snapshot {
-                    case .success(let members):
-                        let held = members.members.values.filter { Self.node(ofRecord: $0) == node }.compactMap { memberRecord($0) }
+                    case .success(let state):
+                        let held = state.members.values.filter { Self.node(ofRecord: $0) == node }.compactMap { memberRecord($0) }
                         if !held.isEmpty { report(.reap(node: node, room: room, held)) }
                     case .failure:
                         failed = true

@@ -40,7 +40,8 @@ final class ClusterLink {
         case appended(UInt64, RoomAppendOutcome)
         case read(UInt64, [SharedRoomEvent]?)
         case delivered(SharedRoomEvent)
-        case members(UInt64, seq: Int64, [MemberRecord]?)
+        case roomState(UInt64, seq: Int64, [MemberRecord]?, RoomSettings?)
+        case serverBans([Ban])
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
@@ -77,6 +78,7 @@ final class ClusterLink {
     func start() {
         client.start()
         client.subscribe(presenceSubscription)
+        client.subscribe(serverSubscription)
         feed.follow(inboxRoom)
         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
@@ -94,6 +96,10 @@ final class ClusterLink {
             logger(.info, "redis cluster slots", ["masters": String(masters)])
         case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
             receivedStatus(push.payload)
+        case .subscriber(.message(let push)) where push.subscription == serverSubscription:
+            // Another node changed the server bans: read them again (this node's own change is
+            // in its core already).
+            if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
         case .subscriber, .subscriptionsInterrupted:
             break
         }
@@ -118,7 +124,8 @@ final class ClusterLink {
             return Self.digest(ofPeer: String(peer)) + key.dropFirst(peer.count)
         }
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
-                   members: append.membership.map(membersChange), dedupe: dedupe) { [report] result in
+                   members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
+                   dedupe: dedupe) { [report] result in
             switch result {
             case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
             case .failure(let error): report(.appended(append.token, .failed("\(error)")))
@@ -154,21 +161,6 @@ final class ClusterLink {
     }
 
     func unfollow(_ room: String) { feed.unfollow(room) }
-
-    func readMembers(_ token: UInt64, room: String, startedAt: QuicTime = .now()) {
-        log.members(room: room) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let snapshot):
-                report(.members(token, seq: snapshot.seq, snapshot.members.compactMap { memberRecord($0.value) }))
-            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
-                loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.readMembers(token, room: room, startedAt: startedAt) }
-            case .failure(let error):
-                logger(.error, "room members read failed", ["room": room, "error": "\(error)"])
-                report(.members(token, seq: 0, nil))
-            }
-        }
-    }
 
     /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
     /// client only when this node's connection made it.

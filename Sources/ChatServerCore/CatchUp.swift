@@ -64,6 +64,16 @@ enum PendingRead {
     case catchUp(ClientID, live: Bool)
     /// A `history` request's answer.
     case history(ClientID, room: String)
-    /// A followed room's members on every node.
+    /// A followed room's members on every node (and its settings).
     case members(String)
+    /// A room's settings, for a step that needs them (``SettingsWait``).
+    case settings(String, then: SettingsWait)
+}
+
+/// What waits for a room's settings from a shared store.
+enum SettingsWait {
+    /// A `join` of the room (the hello's included): checked again once they are known.
+    case join(ClientID, since: Int64?, id: String?)
+    /// The settings changed elsewhere (a ban): this node's members it now bans leave.
+    case refresh
 }

@@ -4,15 +4,34 @@ import ChatProtocol
 /// when a room is first followed and kept by the membership changes of its delivered events, so
 /// rosters, `ops`, `identified` and presence cover every node.
 extension ChatServerState {
-    /// The answer to ``ServerAction/readRoomMembers(_:room:)``: the room's members on every node
-    /// and the seq they are as of; nil when the log could not be read (the room is then taken as
+    /// The answer to ``ServerAction/readRoomState(_:room:)``: the room's members on every node and
+    /// its settings, as of `seq`; nil when the store could not be read (the room is then taken as
     /// having only this node's members, and read again at its next follow).
-    public func roomMembersRead(_ token: UInt64, seq: Int64, members: [MemberRecord]?, now: Int64) -> [ServerAction] {
-        guard case .members(let room)? = pendingReads.removeValue(forKey: token) else {
-            return [.log(.warning, "unknown members read", ["token": String(token)])]
+    public func roomStateRead(_ token: UInt64, seq: Int64, members: [MemberRecord]?, settings: RoomSettings?,
+                              now: Int64) -> [ServerAction] {
+        guard let pending = pendingReads.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown room state read", ["token": String(token)])]
         }
-        guard rooms[room] != nil else { return [] }
         var out: [ServerAction] = []
+        switch pending {
+        case .members(let room):
+            if let settings { roomSettings[room] = settings }
+            guard rooms[room] != nil else { return out }
+            membersKnown(room, seq: seq, members: members, now: now, into: &out)
+        case .settings(let room, let then):
+            guard let settings else {
+                out.append(.log(.error, "room settings read failed", ["room": room]))
+                settingsUnavailable(room, then: then, into: &out)
+                return out
+            }
+            settingsRead(room, settings, then: then, now: now, into: &out)
+        case .catchUp, .history:
+            out.append(.log(.warning, "room state answered another read", ["token": String(token)]))
+        }
+        return out
+    }
+
+    private func membersKnown(_ room: String, seq: Int64, members: [MemberRecord]?, now: Int64, into out: inout [ServerAction]) {
         if members == nil { out.append(.log(.error, "room members read failed", ["room": room])) }
         rooms[room]!.remote.snapshot(members ?? [], at: members == nil ? (deliveredSequence[room] ?? 0) : seq,
                                      isLocal: { isLocalMember($0, of: room) })
@@ -24,14 +43,13 @@ extension ChatServerState {
                 continueCatchUp(catchUp, session: session, read: [], live: true, now: now, into: &out)
             }
         }
-        return out
     }
 
-    /// Asks the glue for the room's members on every node.
+    /// Asks the glue for the room's members on every node (and its settings).
     func readRoomMembers(_ room: String, into out: inout [ServerAction]) {
         nextSharedToken += 1
         pendingReads[nextSharedToken] = .members(room)
-        out.append(.readRoomMembers(nextSharedToken, room: room))
+        out.append(.readRoomState(nextSharedToken, room: room))
     }
 
     /// A session of this node holds the nick `key` and is in (or entering) `room`.

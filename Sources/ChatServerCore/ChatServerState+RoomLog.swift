@@ -45,7 +45,8 @@ extension ChatServerState {
                 if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
                 out.append(.appendRoomEvent(RoomEventAppend(
                     token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
-                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership)))
+                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership,
+                    policy: draft.policy)))
             }
         }
     }
@@ -81,9 +82,10 @@ extension ChatServerState {
             guard let origin else { return }
             partFailed(room, id: id, session: origin, into: &out)
         case .announcement(let id):
+            // With a shared store the change was not stored either: the cache forgets it.
+            if roomLog == .shared { readRoomSettings(room, then: .refresh, into: &out) }
             guard let origin else { return }
-            sendError(.unavailable, "the change was saved but could not be announced; try again", id: id, room: room, to: origin,
-                      into: &out)
+            sendError(.unavailable, "the change could not be stored; try again", id: id, room: room, to: origin, into: &out)
         case .upload(let key, let file):
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
                                       stopSending: false))

@@ -12,8 +12,10 @@ extension ChatServerState {
     }
 
     /// A valid `join` of `room`: a new membership within the room limit, or the resynchronisation
-    /// of one the client already has.
-    func enter(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// of one the client already has. `settingsFresh`: with a shared store, the room's settings
+    /// were just read (not cached), so a refusal is final.
+    func enter(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64, settingsFresh: Bool = false,
+               into out: inout [ServerAction]) {
         if session.isMember(of: room) {
             resynchronise(room, since: since, session: session, now: now, into: &out)
             return
@@ -24,10 +26,15 @@ extension ChatServerState {
             return
         }
         guard let settings = settings(of: room, into: &out) else {
+            if roomLog == .shared { return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out) }
             sendError(.unavailable, "room '\(room)' cannot be checked right now; try again", id: id, room: room, to: session, into: &out)
             return
         }
         if let (code, text) = joinDenial(of: session, settings: settings, room: room) {
+            // An invite may have been stored through another node since these were cached.
+            if roomLog == .shared, code == .notInvited, !settingsFresh {
+                return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out)
+            }
             sendError(code, text, id: id, room: room, to: session, into: &out)
             return
         }

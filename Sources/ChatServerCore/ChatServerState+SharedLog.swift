@@ -47,9 +47,9 @@ extension ChatServerState {
             session.catchUp?.hold(seq: event.seq, payload: payload)
         }
         switch event.kind {
-        case .msg, .file, .topic, .unbanned, .op, .deop, .mode:
+        case .msg, .file:
             return out
-        case .joined, .left, .nick, .kicked, .banned:
+        case .joined, .left, .nick, .kicked, .banned, .topic, .unbanned, .op, .deop, .mode:
             break
         }
         guard let message = try? ChatMessage.decode(event.payload) else {
@@ -66,6 +66,7 @@ extension ChatServerState {
         default:
             break
         }
+        applyPolicy(of: event, message: message, into: &out)
         applyMembership(of: event, message: message, into: &out)
         return out
     }
@@ -84,7 +85,7 @@ extension ChatServerState {
                 out.append(.log(.error, "room history read failed", ["room": catchUp.room]))
             }
             continueCatchUp(catchUp, session: session, read: events ?? [], live: live, now: now, into: &out)
-        case .members:
+        case .members, .settings:
             break
         case .history(let client, let room):
             guard let session = clients[client] else { break }
@@ -257,7 +258,11 @@ extension ChatServerState {
     func settleRoom(_ room: String, into out: inout [ServerAction]) {
         guard rooms[room]?.isDeserted != false else { return }
         rooms[room] = nil
-        if deliveredSequence.removeValue(forKey: room) != nil { out.append(.unfollowRoom(room)) }
+        if deliveredSequence.removeValue(forKey: room) != nil {
+            out.append(.unfollowRoom(room))
+            // Other nodes may change them now without this one hearing: read again at a next join.
+            roomSettings[room] = nil
+        }
         idleRooms.insert(room)
         while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
             forgetIdleRoom(oldest)

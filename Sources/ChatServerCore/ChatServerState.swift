@@ -58,6 +58,8 @@ public final class ChatServerState {
     var nextSharedToken: UInt64 = 0
     /// Rooms this node follows (asked the glue to deliver), with the last seq delivered in each.
     var deliveredSequence: [String: Int64] = [:]
+    /// A room change ``save`` took with a shared store, for the ``announce`` that follows it.
+    var policyToAnnounce: PolicyChange?
     /// Lease claims, lookups and inbox messages waiting for the shared store, by token.
     var pendingIdentities: [UInt64: PendingIdentity] = [:]
     /// Rooms of devices that moved to another node, left once the grace is over (oldest first).

@@ -17,6 +17,9 @@ public struct RoomEventAppend: Sendable {
     public let dedupe: String?
     /// How the event changes the room's members (`joined`, `left`, `nick`, `kicked`, `banned`).
     public let membership: MembershipChange?
+    /// The change of the room's settings the event announces (`topic`, `mode`, `op`, `deop`,
+    /// `banned`, `unbanned`), stored with it in one step.
+    public let policy: PolicyChange?
 }
 
 /// What became of a ``RoomEventAppend``.

@@ -41,9 +41,13 @@ public enum ServerAction: Sendable {
     case followRoom(String, after: Int64)
     /// With a shared room log: the room has nobody here any more; stop delivering its events.
     case unfollowRoom(String)
-    /// With a shared room log: read the room's members on every node with the seq they are as of;
-    /// the answer comes back through ``ChatServerState/roomMembersRead(_:seq:members:now:)``.
-    case readRoomMembers(UInt64, room: String)
+    /// With a shared room log: read the room's members on every node and its settings, with the
+    /// seq they are as of; the answer comes back through
+    /// ``ChatServerState/roomStateRead(_:seq:members:settings:now:)``.
+    case readRoomState(UInt64, room: String)
+    /// With a shared store: store a change that no room event announces (an invite, a server
+    /// ban or its lifting); a server ban is also told to the other nodes.
+    case writePolicy(PolicyChange)
     /// With a shared store: take the peer id's lease for this connection (whoever held it) and
     /// answer the previous holder through ``ChatServerState/peerClaimed(_:_:now:)``.
     case claimPeer(UInt64, peer: String, client: ClientID)

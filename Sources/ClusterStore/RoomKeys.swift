@@ -20,6 +20,9 @@ public struct RoomKeys: Hashable, Sendable {
     /// The room's members on every node: nick key → the member's record (``RoomMember``), changed
     /// by the script together with the event that changes it.
     public var members: String { "\(tag):members" }
+    /// The room's settings (owner, operators, topic, modes, bans, invites), one field each,
+    /// changed by the script together with the event that announces the change.
+    public var settings: String { "\(tag):settings" }
     /// Remembers for a while which seq a client's message id got, so a resend after a lost
     /// reply is answered with the same seq instead of stored twice.
     public func sent(_ dedupe: String) -> String { "\(tag):sent:\(dedupe)" }

@@ -388,4 +388,23 @@ import Testing
         world.login(3, nick: "carol", on: "b")
         #expect(world.nodes["b"]!.outbox.presence(to: 3).contains { $0.type == "status" && $0.sender == "alice" && $0.text == "away" })
     }
+
+    /// A room's settings are shared: a topic set through one node is stored with its event, shown
+    /// on the other, and in the roster of a later joiner there (read with the room's members).
+    @Test func settingsAreShared() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.send(ChatMessage(.topic, text: "clusters today", room: "lobby"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.text] } == ["topic", "clusters today"])
+        #expect(world.settings["lobby"]?.topic?.text == "clusters today")
+        world.login(3, nick: "carol", on: "b")
+        #expect(world.nodes["b"]!.outbox.presence(to: 3).last { $0.type == "roster" }?.topic == "clusters today")
+        // A node that did not follow the room reads its settings with its first member there.
+        world.disconnect(1, on: "a")
+        world.settle()
+        world.login(4, nick: "dave", on: "a")
+        #expect(world.nodes["a"]!.outbox.presence(to: 4).last { $0.type == "roster" }?.topic == "clusters today")
+    }
 }

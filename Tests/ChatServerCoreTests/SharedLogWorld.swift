@@ -37,7 +37,8 @@ final class SharedLogWorld {
         case reply(node: String, token: UInt64, RoomAppendOutcome)
         case read(node: String, token: UInt64, [Entry]?)
         case deliver(node: String, room: String, Entry)
-        case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?)
+        case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?, RoomSettings?)
+        case serverBans(node: String, [Ban])
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
@@ -56,6 +57,9 @@ final class SharedLogWorld {
     /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
     private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
     private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
+    /// Each room's settings, and the server bans.
+    private(set) var settings: [String: RoomSettings] = [:]
+    private(set) var serverBans: [Ban] = []
     private var dedupe: [String: Int64] = [:]
     /// What the nodes have yet to hear, in the order they will.
     private(set) var queue: [Step] = []
@@ -134,13 +138,15 @@ final class SharedLogWorld {
             let node = nodes[name]!
             take(node.state.roomEventsRead(token, entries.map { $0.map { event($0, room: readRooms[token] ?? "", for: node) } },
                                            now: now), on: name)
-        case .members(let name, let token, let seq, let records):
+        case .members(let name, let token, let seq, let records, let settings):
             let node = nodes[name]!
             let seen = records?.map { held in
                 MemberRecord(nick: held.record.nick, account: held.record.account, status: held.record.status,
                              onThisNode: held.node == name)
             }
-            take(node.state.roomMembersRead(token, seq: seq, members: seen, now: now), on: name)
+            take(node.state.roomStateRead(token, seq: seq, members: seen, settings: settings, now: now), on: name)
+        case .serverBans(let name, let bans):
+            take(nodes[name]!.state.serverBansChanged(bans, now: now), on: name)
         case .peerClaimed(let name, let token, let previous):
             take(nodes[name]!.state.peerClaimed(token, unavailable ? .failed("down") : .answered(previous), now: now), on: name)
         case .nickClaimed(let name, let token, let nick):
@@ -232,9 +238,23 @@ final class SharedLogWorld {
             case .publishStatus(let record, let rooms):
                 for room in rooms where members[room]?[record.key] != nil { members[room]?[record.key]?.record.status = record.status }
                 for other in nodes.keys.sorted() where other != name { queue.append(.status(node: other, record)) }
-            case .readRoomMembers(let token, let room):
+            case .readRoomState(let token, let room):
                 let records = readsFail ? nil : Array((members[room] ?? [:]).values)
-                queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records))
+                queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records,
+                                      readsFail ? nil : settings[room] ?? RoomSettings()))
+            case .writePolicy(let change):
+                if let room = change.room {
+                    settings[room, default: RoomSettings()].apply(change)
+                } else {
+                    var list = BanList(serverBans)
+                    switch change {
+                    case .banAdded(_, let ban): list.insert(ban)
+                    case .banRemoved(_, let label): list.remove(label: label)
+                    default: break
+                    }
+                    serverBans = Array(list.byKey.values)
+                    for other in nodes.keys.sorted() where other != name { queue.append(.serverBans(node: other, serverBans)) }
+                }
             default:
                 kept.append(action)
             }
@@ -281,6 +301,7 @@ final class SharedLogWorld {
             members[append.room, default: [:]][record.key] = (node.name, record)
         case nil: break
         }
+        if let change = append.policy { settings[append.room, default: RoomSettings()].apply(change) }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
         let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,
                           payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq)

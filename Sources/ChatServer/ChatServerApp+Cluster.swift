@@ -32,6 +32,8 @@ extension ChatServerApp {
         case .unfollowRoom(let room): cluster.unfollow(room)
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
+        case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
+        case .writeAccount(let token, let write): cluster.writeAccount(token, write)
         case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
         case .recordPeer(let peer, let client, let nick): cluster.recordPeer(peer, client: client, nick: nick)
@@ -39,7 +41,7 @@ extension ChatServerApp {
             cluster.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: andPeer)
         case .lookUpNick(let token, let nick): cluster.lookUpNick(token, nick: nick)
         case .sendToNode(let token, let node, let message): cluster.send(message, to: node, token: token)
-        case .publishStatus(let member, let rooms): cluster.publishStatus(member, rooms: rooms)
+        case .publishMember(let member, let rooms): cluster.publishMember(member, rooms: rooms)
         default: break
         }
     }
@@ -59,6 +61,14 @@ extension ChatServerApp {
             perform(state.roomStateRead(token, seq: seq, members: members, settings: settings, now: now))
         case .serverBans(let bans):
             perform(state.serverBansChanged(bans, now: now))
+        case .accountsLoaded(let token, let accounts):
+            perform(state.accountsLoaded(token, accounts, now: now))
+        case .accountWritten(let token, let outcome, let write):
+            perform(state.accountWritten(token, outcome, write, now: now))
+        case .accountChanged(let name):
+            state.accountChanged(name)
+        case .accountChangesMissed:
+            state.accountChangesMissed()
         case .peerClaimed(let token, let outcome):
             perform(state.peerClaimed(token, outcome, now: now))
         case .nickClaimed(let token, let outcome):

@@ -114,7 +114,7 @@ extension ClusterLink {
     // MARK: Status
 
     /// A local user's status: to the other nodes, and into its records in its rooms' members.
-    func publishStatus(_ member: MemberRecord, rooms: [String]) {
+    func publishMember(_ member: MemberRecord, rooms: [String]) {
         let text = memberRecordText(member)
         let channel = Self.presenceChannel
         client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, text), key: channel) { _ in }

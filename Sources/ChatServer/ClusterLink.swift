@@ -42,6 +42,11 @@ final class ClusterLink {
         case delivered(SharedRoomEvent)
         case roomState(UInt64, seq: Int64, [MemberRecord]?, RoomSettings?)
         case serverBans([Ban])
+        case accountsLoaded(UInt64, [String: LoadedAccount?]?)
+        case accountWritten(UInt64, AccountWriteOutcome, AccountWrite)
+        case accountChanged(String)
+        /// Account changes may have been missed: every account must be read again.
+        case accountChangesMissed
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
@@ -79,6 +84,7 @@ final class ClusterLink {
         client.start()
         client.subscribe(presenceSubscription)
         client.subscribe(serverSubscription)
+        client.subscribe(accountChangesSubscription)
         feed.follow(inboxRoom)
         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
@@ -100,6 +106,10 @@ final class ClusterLink {
             // Another node changed the server bans: read them again (this node's own change is
             // in its core already).
             if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
+        case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
+            receivedAccountChange(push.payload)
+        case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
+            report(.accountChangesMissed)
         case .subscriber, .subscriptionsInterrupted:
             break
         }

@@ -85,7 +85,7 @@ extension ChatServerState {
                 finishHello(join, peer: peer, account: account, replacing: nil, nick: nick, session: session, now: now, into: &out)
                 releaseHeldMessages(of: session, now: now, into: &out)
             }
-        case .rename(let client, let peer, let request, let newNick):
+        case .rename(let client, let peer, let request, let candidates, let login):
             guard let session = clients[client] else {
                 // Gone meanwhile: the lease it may have got is not used.
                 if case .answered(let nick?) = outcome { out.append(.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: false)) }
@@ -96,8 +96,8 @@ extension ChatServerState {
             case .failed:
                 sendError(.unavailable, "the nick cannot be checked right now; try again", id: request.id, to: session, into: &out)
             case .answered(nil):
-                sendError(.nickInUse, "nick '\(newNick)' is taken", id: request.id, to: session, into: &out)
-            case .answered(.some):
+                if !login { sendError(.nickInUse, "nick '\(candidates.first ?? "")' is taken", id: request.id, to: session, into: &out) }
+            case .answered(let newNick?):
                 let old = session.nick
                 rename(session, to: newNick, now: now, into: &out)
                 out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
@@ -110,11 +110,13 @@ extension ChatServerState {
         return out
     }
 
-    /// A rename with a shared store: the new nick's lease first.
-    func beginClusterRename(_ request: ChatMessage, to newNick: String, session: ClientSession, into out: inout [ServerAction]) {
+    /// A rename with a shared store: the new nick's lease first (for a login, the first free of
+    /// `candidates`).
+    func beginClusterRename(_ request: ChatMessage, to candidates: [String], login: Bool = false, session: ClientSession,
+                            into out: inout [ServerAction]) {
         session.awaitsRoomLog = true
-        let token = nextIdentityToken(.rename(session.id, peer: session.peer, request: request, newNick: newNick))
-        out.append(.claimNick(token, candidates: [newNick], peer: session.peer))
+        let token = nextIdentityToken(.rename(session.id, peer: session.peer, request: request, candidates: candidates, login: login))
+        out.append(.claimNick(token, candidates: candidates, peer: session.peer))
     }
 
     // MARK: Direct messages to other nodes

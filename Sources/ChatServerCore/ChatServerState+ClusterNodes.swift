@@ -28,6 +28,7 @@ extension ChatServerState {
         var out: [ServerAction] = []
         let payload = SharedPayload(line: remoteStatusMessage(nick: nick, account: account, status: status))
         for name in rooms.keys where rooms[name]!.remote.records[key] != nil {
+            rooms[name]!.remote.setAccount(account, ofKey: key)
             guard rooms[name]!.remote.setStatus(status, ofKey: key) else { continue }
             for (id, member) in rooms[name]!.members where told.insert(id).inserted {
                 sendPresence(payload, key: .status(nickKey: key), to: member, into: &out)

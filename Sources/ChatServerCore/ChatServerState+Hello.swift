@@ -172,6 +172,9 @@ extension ChatServerState {
     func isRegistered(_ nick: String, toOtherThan ownKey: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
+        // With a shared store the nicks a request checks were read first; a further suffixed
+        // form not read (nine of them taken) is taken as free rather than tried for ever.
+        if let cache = sharedAccounts, !cache.isKnown(nick) { return false }
         do {
             return try accounts.account(named: nick) != nil
         } catch {

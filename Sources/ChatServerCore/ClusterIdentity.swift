@@ -38,8 +38,9 @@ enum PendingIdentity {
     /// Claiming the peer id of a hello; then its nick.
     case helloPeer(ClientID, join: ChatMessage, peer: String, account: String?)
     case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
-    /// A `nick` request's new nick.
-    case rename(ClientID, peer: String, request: ChatMessage, newNick: String)
+    /// A `nick` request's new nick, or (`login`) the first free of the account's nick and its
+    /// suffixed forms: a login whose candidates are all taken keeps its nick.
+    case rename(ClientID, peer: String, request: ChatMessage, candidates: [String], login: Bool)
     /// A `dm` to a nick not on this node: where it is.
     case directMessage(ClientID, request: ChatMessage, text: String)
     /// A `dm` handed to the recipient's node.

@@ -64,4 +64,9 @@ struct RemoteMembers {
         records[key]?.status = status
         return true
     }
+
+    mutating func setAccount(_ account: String?, ofKey key: String) {
+        guard records[key] != nil else { return }
+        records[key]?.account = account
+    }
 }

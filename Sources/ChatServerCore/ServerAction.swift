@@ -65,9 +65,15 @@ public enum ServerAction: Sendable {
     /// With a shared store: put a message in a node's inbox; with a token, whether it was stored
     /// comes back through ``ChatServerState/nodeMessageSent(_:_:now:)``.
     case sendToNode(UInt64?, node: String, NodeMessage)
-    /// With a shared store: a status change of a local user, for the other nodes and the
-    /// records of its rooms.
-    case publishStatus(MemberRecord, rooms: [String])
+    /// With a shared store: a local user's record changed (its status, its account after a
+    /// register or login): for the other nodes and the records of its rooms.
+    case publishMember(MemberRecord, rooms: [String])
+    /// With a shared store: read these accounts (and their certificates) into the node's cache;
+    /// through ``ChatServerState/accountsLoaded(_:_:now:)``.
+    case loadAccounts(UInt64, names: [String])
+    /// With a shared store: change an account; through
+    /// ``ChatServerState/accountWritten(_:_:_:now:)``, and the other nodes are told.
+    case writeAccount(UInt64, AccountWrite)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

@@ -407,4 +407,37 @@ import Testing
         world.login(4, nick: "dave", on: "a")
         #expect(world.nodes["a"]!.outbox.presence(to: 4).last { $0.type == "roster" }?.topic == "clusters today")
     }
+
+    /// Accounts are shared: one registered through one node is a reserved nick on the other, a
+    /// login there works with its password, and a ban of the account in a room claimed through
+    /// one node takes its member of the other node out, and keeps it out.
+    @Test func accountsAndBansCrossNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.send(.register(password: "correct horse"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.text] } == ["account", "registered"])
+        world.login(2, nick: "bob", on: "b")
+        world.send(.register(password: "battery staple"), from: 2, on: "b")
+        world.settle()
+        world.login(3, nick: "alice", on: "b")
+        #expect(world.nodes["b"]!.chat(to: 3).first { $0.type == "welcome" }?.sender == "alice_2", "a registered nick is reserved")
+        world.send(.login(account: "alice", password: "wrong password"), from: 3, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 3).last?.code == "bad-login")
+        world.send(.login(account: "alice", password: "correct horse"), from: 3, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 3).contains { $0.type == "account" && $0.text == "logged-in" && $0.account == "alice" })
+
+        world.send(.claim(room: "lobby"), from: 1, on: "a")
+        world.settle()
+        world.send(.ban(room: "lobby", target: "bob", reason: "spam"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
+        world.say("still here?", from: 2, on: "b")
+        #expect(world.nodes["b"]!.chat(to: 2).last?.code == "not-joined")
+        world.send(.join(room: "lobby"), from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last?.code == "banned")
+    }
 }

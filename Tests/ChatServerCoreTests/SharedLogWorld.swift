@@ -39,6 +39,10 @@ final class SharedLogWorld {
         case deliver(node: String, room: String, Entry)
         case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?, RoomSettings?)
         case serverBans(node: String, [Ban])
+        case accounts(node: String, token: UInt64, [String: LoadedAccount?])
+        case accountWritten(node: String, token: UInt64, AccountWriteOutcome, AccountWrite)
+        case accountChanged(node: String, String)
+        case password(node: String, ticket: UInt64, PasswordOutcome)
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
@@ -60,6 +64,8 @@ final class SharedLogWorld {
     /// Each room's settings, and the server bans.
     private(set) var settings: [String: RoomSettings] = [:]
     private(set) var serverBans: [Ban] = []
+    /// Accounts by key.
+    private(set) var accounts: [String: LoadedAccount] = [:]
     private var dedupe: [String: Int64] = [:]
     /// What the nodes have yet to hear, in the order they will.
     private(set) var queue: [Step] = []
@@ -78,7 +84,7 @@ final class SharedLogWorld {
         var configuration = configuration
         configuration.nodeName = name
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
-                                                               roomLog: .shared))
+                                                               accounts: SharedAccountCache(), roomLog: .shared))
         node.state.clusterReady(true)
         nodes[name] = node
         return node
@@ -147,6 +153,14 @@ final class SharedLogWorld {
             take(node.state.roomStateRead(token, seq: seq, members: seen, settings: settings, now: now), on: name)
         case .serverBans(let name, let bans):
             take(nodes[name]!.state.serverBansChanged(bans, now: now), on: name)
+        case .accounts(let name, let token, let loaded):
+            take(nodes[name]!.state.accountsLoaded(token, unavailable ? nil : loaded, now: now), on: name)
+        case .accountWritten(let name, let token, let outcome, let write):
+            take(nodes[name]!.state.accountWritten(token, outcome, write, now: now), on: name)
+        case .accountChanged(let name, let account):
+            nodes[name]!.state.accountChanged(account)
+        case .password(let name, let ticket, let outcome):
+            take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
         case .peerClaimed(let name, let token, let previous):
             take(nodes[name]!.state.peerClaimed(token, unavailable ? .failed("down") : .answered(previous), now: now), on: name)
         case .nickClaimed(let name, let token, let nick):
@@ -235,13 +249,42 @@ final class SharedLogWorld {
             case .sendToNode(let token, let target, let message):
                 queue.append(.inbox(node: target, message))
                 if let token { queue.append(.sent(node: name, token: token)) }
-            case .publishStatus(let record, let rooms):
-                for room in rooms where members[room]?[record.key] != nil { members[room]?[record.key]?.record.status = record.status }
+            case .publishMember(let record, let rooms):
+                for room in rooms where members[room]?[record.key] != nil {
+                    members[room]?[record.key]?.record.status = record.status
+                    members[room]?[record.key]?.record.account = record.account
+                }
                 for other in nodes.keys.sorted() where other != name { queue.append(.status(node: other, record)) }
             case .readRoomState(let token, let room):
                 let records = readsFail ? nil : Array((members[room] ?? [:]).values)
                 queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records,
                                       readsFail ? nil : settings[room] ?? RoomSettings()))
+            case .loadAccounts(let token, let names):
+                var loaded: [String: LoadedAccount?] = [:]
+                for name in names { loaded[name] = .some(accounts[ChatValidation.nickKey(name)]) }
+                queue.append(.accounts(node: name, token: token, loaded))
+            case .writeAccount(let token, let write):
+                let key = ChatValidation.nickKey(write.account)
+                var outcome = AccountWriteOutcome.written
+                switch write {
+                case .create(let account, let certificate):
+                    if accounts[key] != nil {
+                        outcome = .exists
+                    } else {
+                        accounts[key] = LoadedAccount(account: account, certificates: certificate.map { [$0] } ?? [])
+                    }
+                case .setPasswordHash(_, let hash): accounts[key]?.account.passwordHash = hash
+                case .bind(_, let certificate): accounts[key]?.certificates.append(certificate)
+                case .unbind(_, let certificate): accounts[key]?.certificates.removeAll { $0 == certificate }
+                }
+                queue.append(.accountWritten(node: name, token: token, outcome, write))
+                for other in nodes.keys.sorted() where other != name { queue.append(.accountChanged(node: other, key)) }
+            case .password(let task):
+                // A stand-in for argon2id: the hash of P is "H:P".
+                switch task.work {
+                case .hash: queue.append(.password(node: name, ticket: task.ticket, .hashed("H:" + task.password)))
+                case .verify(let stored): queue.append(.password(node: name, ticket: task.ticket, .verified(stored == "H:" + task.password)))
+                }
             case .writePolicy(let change):
                 if let room = change.room {
                     settings[room, default: RoomSettings()].apply(change)

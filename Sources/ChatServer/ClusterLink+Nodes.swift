@@ -59,7 +59,10 @@ extension ClusterLink {
                 reap(node) { [weak self] done in
                     guard let self else { return }
                     reaping.remove(node)
-                    if done { directory.finishedReaping(node) { _ in } }
+                    if done {
+                        metrics.nodesReaped += 1
+                        directory.finishedReaping(node) { _ in }
+                    }
                 }
             }
         }

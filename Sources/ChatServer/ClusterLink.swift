@@ -23,6 +23,11 @@ final class ClusterLink {
     let peerOf: (ClientID) -> String?
     /// The node has joined the directory and cleared its earlier run's leftovers.
     var isReady = false
+    let metrics = ClusterMetrics()
+    /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
+    /// last connection to Redis: until it is, nothing is appended.
+    var epoch: String?
+    var epochChecked = false
     var joining = false
     /// Nodes this one is reaping now.
     var reaping: Set<String> = []
@@ -74,7 +79,8 @@ final class ClusterLink {
         leases = Leases(client: client)
         directory = NodeDirectory(client: client, node: options.node)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
-                        skipped: { room, after, before in
+                        skipped: { [unowned self] room, after, before in
+            metrics.eventsLostToTrimming += Int(before - after - 1)
             logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
         forward = { [unowned self] event in handle(event) }
@@ -95,9 +101,14 @@ final class ClusterLink {
         switch event {
         case .connected(let server):
             logger(.info, "redis connected", ["server": "\(server)"])
-            if !isReady { joinDirectory() }
+            checkEpoch { [weak self] in
+                guard let self else { return }
+                epochChecked = true
+                if !isReady { joinDirectory() }
+            }
         case .disconnected(let server, let failure):
             logger(.warning, "redis unreachable", ["server": "\(server)", "error": failure.description])
+            epochChecked = false
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
         case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
@@ -118,6 +129,7 @@ final class ClusterLink {
 
     private func delivered(room: String, _ event: RoomEvent) {
         if room == inboxRoom { return receivedInboxMessage(event) }
+        metrics.eventsDelivered += 1
         guard let shared = sharedEvent(room: room, event) else {
             return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
         }
@@ -127,18 +139,25 @@ final class ClusterLink {
     // MARK: Room events
 
     func append(_ append: RoomEventAppend) {
+        guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
         let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
         // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
         let dedupe = append.dedupe.map { key in
             let peer = key.prefix { $0 != ":" }
             return Self.digest(ofPeer: String(peer)) + key.dropFirst(peer.count)
         }
+        let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
-                   dedupe: dedupe) { [report] result in
+                   dedupe: dedupe) { [report, metrics] result in
+            metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
             switch result {
-            case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
-            case .failure(let error): report(.appended(append.token, .failed("\(error)")))
+            case .success(let stored):
+                metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
+                report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
+            case .failure(let error):
+                metrics.appends["failed", default: 0] += 1
+                report(.appended(append.token, .failed("\(error)")))
             }
         }
     }

@@ -36,6 +36,12 @@ extension ChatServerState {
             }
         case .shared:
             for draft in drafts {
+                // Redis slower than the clients: beyond the bound nothing more waits in memory.
+                guard pendingAppends.count < configuration.pendingAppendLimit else {
+                    out.append(.log(.warning, "room appends at their limit", ["limit": String(configuration.pendingAppendLimit)]))
+                    appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
+                    continue
+                }
                 nextSharedToken += 1
                 let token = nextSharedToken
                 let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))

@@ -440,4 +440,20 @@ import Testing
         world.settle()
         #expect(world.nodes["b"]!.chat(to: 2).last?.code == "banned")
     }
+
+    /// Appends waiting for the store are bounded: past `pendingAppendLimit` a message is answered
+    /// `unavailable` at once with its id, and nothing more waits in memory.
+    @Test func waitingAppendsAreBounded() throws {
+        let world = SharedLogWorld()
+        var configuration = ChatServerConfiguration()
+        configuration.pendingAppendLimit = 3
+        configuration.floodBurst = 1_000
+        try world.node("a", configuration: configuration)
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<5 { world.say("m\(index)", from: 1, on: "a", id: "m\(index)") }
+        #expect(world.nodes["a"]!.state.pendingRoomAppends == 3)
+        #expect(world.nodes["a"]!.chat(to: 1).filter { $0.code == "unavailable" }.map(\.id) == ["m3", "m4"])
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).filter { $0.type == "ack" }.map(\.id) == ["m0", "m1", "m2"])
+    }
 }

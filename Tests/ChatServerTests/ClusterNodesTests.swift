@@ -6,19 +6,24 @@ import Testing
 /// a user would drive them: what a client sees across nodes (docs/CLUSTER.md).
 @Suite("chat-server nodes on Redis", .serialized)
 struct ClusterNodesTests {
-    /// A Redis and nodes on it, sharing one files folder; stopped when the test ends.
+    /// A Redis (or a 3-master Redis Cluster) and nodes on it, sharing one files folder; stopped
+    /// when the test ends.
     final class Nodes {
         let redis: RedisServerProcess
+        let redisCluster: RedisClusterProcesses?
         private(set) var servers: [ChatServerProcess] = []
         let files: String
 
-        init(_ count: Int, redis options: RedisServerProcess.Options = RedisServerProcess.Options(), extra: [String] = []) throws {
-            redis = try RedisServerProcess(options: options)
+        init(_ count: Int, redis options: RedisServerProcess.Options = RedisServerProcess.Options(), onRedisCluster: Bool = false,
+             extra: [String] = []) throws {
+            redisCluster = onRedisCluster ? try RedisClusterProcesses() : nil
+            redis = try redisCluster?.nodes[0] ?? RedisServerProcess(options: options)
+            let url = redisCluster.map { "redis-cluster://" + $0.ports.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
+                ?? "redis://127.0.0.1:\(redis.port)"
             files = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-nodes-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
             for index in 0..<count {
-                servers.append(try ChatServerProcess(["--cluster", "redis://127.0.0.1:\(redis.port)", "--node", "n\(index)",
-                                                      "--files", files] + extra))
+                servers.append(try ChatServerProcess(["--cluster", url, "--node", "n\(index)", "--files", files] + extra))
             }
             for server in servers {
                 guard server.process.waitForLine(timeout: 20, where: { $0.contains("cluster node ready") }) != nil else {
@@ -31,7 +36,7 @@ struct ClusterNodesTests {
 
         deinit {
             for server in servers { server.stop() }
-            redis.stop()
+            if let redisCluster { redisCluster.stop() } else { redis.stop() }
             try? FileManager.default.removeItem(atPath: files)
         }
     }
@@ -162,5 +167,45 @@ struct ClusterNodesTests {
         let ack = after.output.split(separator: "\n").first { $0.contains("\"type\":\"ack\"") } ?? ""
         let seq = ack.range(of: "\"seq\":").flatMap { Int(ack[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
         #expect(seq > 1_000, "\(ack)")
+    }
+
+    /// The same on a 3-master Redis Cluster (`redis-cluster://`): three rooms whose slots are on
+    /// three masters, events through sharded pub/sub, each room's speaker and listener on two
+    /// different nodes.
+    @Test func nodesOnARedisCluster() throws {
+        let nodes = try Nodes(3, onRedisCluster: true)
+        // Three rooms whose slots are on three different masters.
+        var roomByMaster: [UInt16: String] = [:]
+        for candidate in (0..<200).map({ "room\($0)" }) where roomByMaster.count < 3 {
+            let slot = Int(try RedisServerProcess.run(port: nodes.redis.port, ["CLUSTER", "KEYSLOT", "{room:\(candidate)}:seq"]))!
+            if let master = try nodes.redisCluster!.owner(of: slot), roomByMaster[master] == nil { roomByMaster[master] = candidate }
+        }
+        let rooms = roomByMaster.values.sorted()
+        #expect(rooms.count == 3)
+        var bots: [ChildProcess] = []
+        for (index, room) in rooms.enumerated() {
+            bots.append(try Self.bot("""
+                bot speaker\(index) \(room) {
+                    wait 2s
+                    say hello \(room)
+                    expect msg from listener\(index) "back in \(room)" within 20s
+                }
+                """, port: nodes.port(index)))
+            bots.append(try Self.bot("""
+                bot listener\(index) \(room) {
+                    expect msg from speaker\(index) "hello \(room)" within 20s
+                    say back in \(room)
+                    wait 500ms
+                }
+                """, port: nodes.port((index + 1) % 3)))
+        }
+        for bot in bots {
+            let run = bot.finish(timeout: 60)
+            #expect(run.status == 0, "\(run.errors)")
+        }
+        // Each room's events are on its own master.
+        for (master, room) in roomByMaster {
+            #expect(try RedisServerProcess.run(port: master, ["XLEN", "{room:\(room)}:events"]) != "0")
+        }
     }
 }

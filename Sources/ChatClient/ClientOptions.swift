@@ -150,6 +150,9 @@ struct ClientOptions {
         }
     }
 
+    /// The server as the client's local state names it (private messages, session slots).
+    var serverKey: String { "\(host)-\(port)" }
+
     /// The configuration file: the one named (which must exist), else the default if there is one.
     static func settings(named name: String?, paths: ClientPaths) throws(UsageError) -> SettingsFile? {
         let path = name ?? paths.configurationFile

@@ -43,6 +43,8 @@ final class LineMode {
     private var awaitedTrust: String?
     /// Input is not read before the server's certificate is trusted or asked about.
     private var inputHeld = false
+    /// Where this run keeps its peer id and unfinished transfers (held while it runs).
+    private var slot: SessionSlot?
 
     enum SecretPurpose {
         case register
@@ -76,7 +78,7 @@ final class LineMode {
     }
 
     func run() throws -> Int32 {
-        try session.start()
+        slot = try KeptSession.start(session, options: options, nick: session.nick) { [unowned self] note in complain(note) }
         loop.run()
         return status
     }
@@ -353,6 +355,11 @@ final class LineMode {
         case .failed(let transfer, let reason):
             status = 1
             complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))")
+        case .restored(let transfer):
+            complain("[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(formatter.single(transfer.name)) again: "
+                + "left unfinished by the last run")
+        case .abandoned(let transfer, let reason):
+            complain("\(formatter.single(transfer.name)), left unfinished by the last run, cannot go on: \(formatter.single(reason))")
         }
         if inputEnded { settle() }
     }

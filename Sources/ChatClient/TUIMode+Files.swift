@@ -44,6 +44,11 @@ extension TUIMode {
             model.transferText = nil
             model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: \(reason)",
                                   kind: .error), to: currentRoomName)
+        case .restored(let transfer):
+            note("[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(transfer.name) again: left unfinished by the last run",
+                 in: currentRoomName)
+        case .abandoned(let transfer, let reason):
+            note("\(transfer.name), left unfinished by the last run, cannot go on: \(reason)", in: currentRoomName)
         }
     }
 }

@@ -49,6 +49,8 @@ final class TUIMode {
     var exitMessage: String?
     /// Shared files seen, by the number their line shows (`/get N`).
     var sharedFiles = SharedFiles()
+    /// Where this run keeps its peer id and unfinished transfers (held while it runs).
+    var slot: SessionSlot?
 
     init(options: ClientOptions) throws {
         self.options = options
@@ -122,7 +124,7 @@ final class TUIMode {
         if let problem {
             askForNick(because: problem)
         } else {
-            try session.start()
+            try startSession(nick: session.nick)
         }
         updateTitle()
         scheduleStatusRefresh()
@@ -161,12 +163,17 @@ final class TUIMode {
             return
         }
         do {
-            try session.start(nick: wanted)
+            try startSession(nick: wanted)
         } catch {
             exitMessage = "chat-client: \(error)"
             status = 1
             loop.stop()
         }
+    }
+
+    /// The first connection, as the peer this client's session slot keeps for `nick`.
+    func startSession(nick: String) throws {
+        slot = try KeptSession.start(session, options: options, nick: nick) { [unowned self] text in note(text, in: currentRoomName) }
     }
 
     // MARK: Drawing

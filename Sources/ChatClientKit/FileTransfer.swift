@@ -25,6 +25,9 @@ public struct FileTransfer: Sendable, Equatable {
     public let started: QuicTime
     /// Bytes done when it (re)started on the current connection, for the rate.
     var doneAtStart: Int64 = 0
+    /// An upload's source as it was hashed (size and modification time), so a transfer resumed by
+    /// a later run can tell the file changed since.
+    public internal(set) var source: FileStamp?
 
     public var isUpload: Bool { if case .upload = direction { true } else { false } }
 
@@ -63,5 +66,17 @@ public struct FileTransfer: Sendable, Equatable {
         if unit == 0 { return "\(count) B" }
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}
+
+/// What tells a local file changed: its size and its modification time (nanoseconds since the
+/// Unix epoch).
+public struct FileStamp: Sendable, Equatable {
+    public let size: Int64
+    public let modified: Int64
+
+    public init(size: Int64, modified: Int64) {
+        self.size = size
+        self.modified = modified
     }
 }

@@ -16,9 +16,17 @@ public final class FileTransfers {
         /// An upload's `ack`, or a download complete and verified at `destination`.
         case finished(FileTransfer, ack: ChatMessage?)
         case failed(FileTransfer, reason: String)
+        /// Taken up from an earlier run (``restore(_:)``), under a new number.
+        case restored(FileTransfer)
+        /// Left unfinished by an earlier run and not taken up: the file changed or is gone, the
+        /// download's name was taken meanwhile. Not a failure of this run.
+        case abandoned(FileTransfer, reason: String)
     }
 
     public var onEvent: (Event) -> Void = { _ in }
+    /// The transfers not finished, each time one starts or ends and when a connection is lost:
+    /// kept by the client (``SessionSlot``) so that a later run resumes them.
+    public var onUnfinishedChanged: ([FileTransfer]) -> Void = { _ in }
     /// Transfers not finished, by number.
     public private(set) var transfers: [Int: FileTransfer] = [:]
 
@@ -32,6 +40,9 @@ public final class FileTransfers {
         var hasher = SHA256()
         /// Upload: the offset the current stream's body starts at.
         var offset: Int64 = 0
+        /// Upload resumed from an earlier run: its next header carries `offset` even when it is
+        /// 0, so the server says (`bad-offset`) how many bytes it holds.
+        var probesOffset = false
 
         init(_ transfer: FileTransfer, descriptor: Int32) {
             self.transfer = transfer
@@ -69,9 +80,47 @@ public final class FileTransfers {
             digest = hasher.hex
         }
         let name = ChatValidation.safeFileName(LocalFile.baseName(path))
-        let transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
+        var transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
                                     sha256: digest ?? "", id: ChatSession.randomPeerID(), started: .now())
+        transfer.source = LocalFile.stamp(descriptor)
         return begin(Job(transfer, descriptor: descriptor))
+    }
+
+    /// Takes up a transfer an earlier run left unfinished (``SessionSlot/unfinished``), under a
+    /// new number: an upload whose file is unchanged since it was hashed asks the server how much
+    /// it holds and goes on from there; a download goes on from its `.part` file. Nothing starts
+    /// (``Event/abandoned(_:reason:)``) when the file changed or is gone, or the download's name
+    /// was taken meanwhile.
+    public func restore(_ unfinished: FileTransfer) {
+        do {
+            let job = try take(unfinished)
+            onEvent(.restored(job.transfer))
+            begin(job)
+        } catch {
+            onEvent(.abandoned(unfinished, reason: error.description))
+        }
+    }
+
+    private func take(_ unfinished: FileTransfer) throws(LocalFile.Failure) -> Job {
+        var transfer = FileTransfer(number: nextNumber, direction: unfinished.direction, name: unfinished.name, size: unfinished.size,
+                                    sha256: unfinished.sha256, id: unfinished.id, started: .now())
+        transfer.source = unfinished.source
+        let descriptor: Int32
+        switch unfinished.direction {
+        case .upload(let path, _, _):
+            descriptor = try LocalFile.openForReading(path)
+            guard LocalFile.stamp(descriptor) == unfinished.source, unfinished.source?.size == unfinished.size else {
+                close(descriptor)
+                throw LocalFile.Failure("\(path) changed since it was hashed", ESTALE)
+            }
+            transfer.done = unfinished.done
+        case .download(_, let destination):
+            guard !LocalFile.exists(destination) else { throw LocalFile.Failure("\(destination) exists now", EEXIST) }
+            descriptor = try LocalFile.openForAppending(destination + ".part")
+        }
+        let job = Job(transfer, descriptor: descriptor)
+        job.probesOffset = transfer.isUpload
+        return job
     }
 
     /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own.
@@ -87,13 +136,19 @@ public final class FileTransfers {
         return begin(Job(transfer, descriptor: descriptor))
     }
 
+    @discardableResult
     private func begin(_ job: Job) -> Int {
         let number = job.transfer.number
         nextNumber += 1
         jobs[number] = job
         transfers[number] = job.transfer
+        unfinishedChanged()
         if connection != nil { open(job) }
         return number
+    }
+
+    private func unfinishedChanged() {
+        onUnfinishedChanged(transfers.values.sorted { $0.number < $1.number })
     }
 
     /// Stops a transfer: its stream is reset, a download's `.part` file removed.
@@ -129,6 +184,7 @@ public final class FileTransfers {
         connection = nil
         byStream.removeAll()
         for job in jobs.values { job.stream = nil }
+        if !jobs.isEmpty { unfinishedChanged() }
     }
 
     private func open(_ job: Job) {
@@ -142,7 +198,8 @@ public final class FileTransfers {
         case .upload(_, let room, let recipient):
             job.offset = transfer.done
             let header = ChatMessage.upload(id: transfer.id, room: recipient == nil ? room : nil, to: recipient, name: transfer.name,
-                                            size: transfer.size, sha256: transfer.sha256, offset: transfer.done > 0 ? transfer.done : nil)
+                                            size: transfer.size, sha256: transfer.sha256,
+                                            offset: transfer.done > 0 || job.probesOffset ? transfer.done : nil)
             _ = try? connection.write(header.encodedLine(), to: stream, fin: transfer.done == transfer.size)
             job.transfer = transfer
             pump(job)
@@ -233,6 +290,7 @@ public final class FileTransfers {
         case .error where answer.code == ErrorCode.badOffset.rawValue && job.transfer.isUpload:
             // Start again from what the server holds, on a new stream.
             job.transfer.done = answer.offset ?? 0
+            job.probesOffset = false
             if let stream = job.stream { byStream[stream] = nil }
             job.stream = nil
             open(job)
@@ -277,6 +335,7 @@ public final class FileTransfers {
         if let stream = job.stream { byStream[stream] = nil }
         close(job.descriptor)
         if case .failed = event, case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        unfinishedChanged()
         onEvent(event)
     }
 }

@@ -34,6 +34,13 @@ enum LocalFile {
         return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : 0
     }
 
+    /// Size and modification time of an open file.
+    static func stamp(_ descriptor: Int32) -> FileStamp {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return FileStamp(size: 0, modified: 0) }
+        return FileStamp(size: Int64(status.st_size), modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    }
+
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     /// Up to `count` bytes from `offset`.

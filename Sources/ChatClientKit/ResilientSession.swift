@@ -59,7 +59,9 @@ public final class ResilientSession {
     }
 
     public let pool: ChatSessionPool
-    public let peer: String
+    /// The peer id every connection of the session says hello with: random, or one the client
+    /// kept from an earlier run (``SessionSlot``), given to ``start(nick:peer:)``.
+    public private(set) var peer: String
     public private(set) var state: State = .connecting
     public private(set) var current: ChatSession?
     public private(set) var nick: String
@@ -112,9 +114,10 @@ public final class ResilientSession {
     }
 
     /// Connects (the first connection; later ones are made by the session itself), as `nick`
-    /// when given.
-    public func start(nick wanted: String? = nil) throws {
+    /// and `peer` when given.
+    public func start(nick wanted: String? = nil, peer kept: String? = nil) throws {
         if let wanted { nick = wanted }
+        if let kept { peer = kept }
         try connect()
     }
 

@@ -7,8 +7,17 @@ import Testing
 struct LineModeTests {
     static func client(port: UInt16, nick: String, _ extra: [String] = []) throws -> ChildProcess {
         try ChildProcess(BuildPaths.product("chat-client"),
-                         ["--port", "\(port)", "--nick", nick, "--ca", TestCertificates.ca, "--host", "localhost", "--plain"] + extra)
+                         ["--port", "\(port)", "--nick", nick, "--ca", TestCertificates.ca, "--host", "localhost", "--plain"] + extra,
+                         environment: ["XDG_STATE_HOME": sharedStateHome])
     }
+
+    /// The state home (session slots, private messages) of the clients started by ``client(port:nick:_:)``:
+    /// one temporary folder for the test process, never the developer's own.
+    static let sharedStateHome: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-state-\(UUID().uuidString.prefix(8))").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
 
     /// Lines typed into one client arrive as one line each in the other; a dm arrives as a dm;
     /// end of input quits once everything sent is acknowledged, with status 0.

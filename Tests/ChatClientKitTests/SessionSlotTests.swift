@@ -76,7 +76,8 @@ struct SessionSlotTests {
         #expect(throws: SessionSlot.Failure.allTaken(2)) { try SessionSlot.claim(in: directory, limit: 2) }
     }
 
-    /// A state file without its peer line is started again (with a new peer id), and says so.
+    /// A state file without its peer line, or longer than 1 MiB, is started again (with a new
+    /// peer id), and says so.
     @Test func damagedStateStartsAgain() throws {
         let directory = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -86,5 +87,9 @@ struct SessionSlotTests {
         #expect(slot.problem?.contains("damaged") == true && slot.unfinished.isEmpty)
         let text = try String(contentsOfFile: slot.statePath, encoding: .utf8)
         #expect(text.contains("peer \(slot.peer)\n"))
+        let long = "peer \(slot.peer)\n" + String(repeating: "#\n", count: SessionSlot.byteLimit / 2)
+        try long.write(toFile: directory + "/slot-1.state", atomically: true, encoding: .utf8)
+        let next = try SessionSlot.claim(in: directory)
+        #expect(next.index == 1 && next.problem?.contains("longer than") == true && next.peer != slot.peer)
     }
 }

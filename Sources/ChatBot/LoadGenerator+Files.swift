@@ -31,6 +31,8 @@ extension LoadGenerator {
             stats.filesCompleted += 1
             stats.fileBytes += transfer.size
             stats.lastFileEnd = .now()
+        case .cancelled:
+            stats.filesFailed += 1
         case .failed(_, let reason):
             stats.filesFailed += 1
             Console.error("chat-bot load: an upload failed: \(reason)")

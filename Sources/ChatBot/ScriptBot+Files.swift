@@ -43,6 +43,8 @@ extension ScriptBot {
         case .finished(let transfer, _):
             if case .download(_, let destination) = transfer.direction { runner.note("\(definition.name): saved \(destination)") }
             if case .transferring(let number) = blocker, number == transfer.number { unblock() }
+        case .cancelled(let transfer):
+            runner.fail(ScriptFailure(line: blockerLine, bot: definition.name, message: "transfer of \(transfer.name) cancelled"))
         case .failed(let transfer, let reason):
             runner.fail(ScriptFailure(line: blockerLine, bot: definition.name, message: "transfer of \(transfer.name) failed: \(reason)"))
         }

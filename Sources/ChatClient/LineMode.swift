@@ -194,7 +194,7 @@ final class LineMode {
         case .send(let nick, let path):
             do {
                 let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
-                complain("sending \(path) as [transfer \(number)]")
+                started(number, "sending \(path) as [transfer \(number)]")
             } catch {
                 status = 1
                 complain("cannot send \(path): \(error)")
@@ -205,7 +205,7 @@ final class LineMode {
             ClientPaths.makeDirectory(target)
             do {
                 let transfer = try session.files.download(shared, into: target)
-                complain("getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
+                started(transfer, "getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
             } catch {
                 status = 1
                 complain("cannot download into \(target): \(error)")
@@ -339,29 +339,46 @@ final class LineMode {
         if inputEnded { settle() }
     }
 
-    /// Transfers report on standard error: progress, the end, a failure (then status 1).
+    /// Transfers report on standard error: progress, the end, a failure (then status 1); with
+    /// `--json`, as objects on standard output (``TransferEventJSON``).
     private func transferred(_ event: FileTransfers.Event) {
         lastProgress = .now()
-        switch event {
-        case .progress(let transfer):
-            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))")
-        case .resumed(let transfer):
-            complain("[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))")
-        case .finished(let transfer, _):
-            switch transfer.direction {
-            case .upload: complain("[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))")
-            case .download(_, let destination): complain("[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)")
-            }
-        case .failed(let transfer, let reason):
-            status = 1
-            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))")
-        case .restored(let transfer):
-            complain("[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(formatter.single(transfer.name)) again: "
-                + "left unfinished by the last run")
-        case .abandoned(let transfer, let reason):
-            complain("\(formatter.single(transfer.name)), left unfinished by the last run, cannot go on: \(formatter.single(reason))")
+        if case .failed = event { status = 1 }
+        if options.json {
+            Console.line(TransferEventJSON.line(event, now: .now()))
+        } else {
+            complain(transferText(event))
         }
         if inputEnded { settle() }
+    }
+
+    private func transferText(_ event: FileTransfers.Event) -> String {
+        switch event {
+        case .progress(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))"
+        case .resumed(let transfer):
+            return "[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))"
+        case .finished(let transfer, _):
+            switch transfer.direction {
+            case .upload: return "[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))"
+            case .download(_, let destination): return "[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)"
+            }
+        case .failed(let transfer, let reason):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))"
+        case .cancelled(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) cancelled"
+        case .restored(let transfer):
+            return "[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(formatter.single(transfer.name)) again: "
+                + "left unfinished by the last run"
+        case .abandoned(let transfer, let reason):
+            return "\(formatter.single(transfer.name)), left unfinished by the last run, cannot go on: \(formatter.single(reason))"
+        }
+    }
+
+    /// `/send` and `/get` accepted a transfer.
+    private func started(_ number: Int, _ text: String) {
+        guard options.json else { return complain(text) }
+        if let transfer = session.files.transfers[number] { Console.line(TransferEventJSON.started(transfer)) }
     }
 
     private func show(_ lines: [String]) {

@@ -44,6 +44,9 @@ extension TUIMode {
             model.transferText = nil
             model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: \(reason)",
                                   kind: .error), to: currentRoomName)
+        case .cancelled(let transfer):
+            model.transferText = nil
+            note("[transfer \(transfer.number)] \(transfer.name) cancelled", in: currentRoomName)
         case .restored(let transfer):
             note("[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(transfer.name) again: left unfinished by the last run",
                  in: currentRoomName)

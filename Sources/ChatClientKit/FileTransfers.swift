@@ -16,6 +16,8 @@ public final class FileTransfers {
         /// An upload's `ack`, or a download complete and verified at `destination`.
         case finished(FileTransfer, ack: ChatMessage?)
         case failed(FileTransfer, reason: String)
+        /// Stopped by ``cancel(_:)``.
+        case cancelled(FileTransfer)
         /// Taken up from an earlier run (``restore(_:)``), under a new number.
         case restored(FileTransfer)
         /// Left unfinished by an earlier run and not taken up: the file changed or is gone, the
@@ -158,7 +160,7 @@ public final class FileTransfers {
             connection.resetStream(stream, errorCode: 0x1)
             connection.stopSending(stream, errorCode: 0x1)
         }
-        finish(job, with: .failed(job.transfer, reason: "cancelled"))
+        finish(job, with: .cancelled(job.transfer))
         return true
     }
 
@@ -334,7 +336,12 @@ public final class FileTransfers {
         lastProgress[number] = nil
         if let stream = job.stream { byStream[stream] = nil }
         close(job.descriptor)
-        if case .failed = event, case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        switch event {
+        case .failed, .cancelled:
+            if case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        default:
+            break
+        }
         unfinishedChanged()
         onEvent(event)
     }

@@ -25,7 +25,7 @@ extension LoadGenerator {
 
     func fileTransferred(_ event: FileTransfers.Event) {
         switch event {
-        case .progress, .resumed, .restored, .abandoned:
+        case .progress, .resumed, .restored, .abandoned, .hashed:
             break
         case .finished(let transfer, _):
             stats.filesCompleted += 1

@@ -38,7 +38,7 @@ extension ScriptBot {
 
     func transferred(_ event: FileTransfers.Event) {
         switch event {
-        case .progress, .resumed, .restored, .abandoned:
+        case .progress, .resumed, .restored, .abandoned, .hashed:
             return
         case .finished(let transfer, _):
             if case .download(_, let destination) = transfer.direction { runner.note("\(definition.name): saved \(destination)") }

@@ -367,6 +367,8 @@ final class LineMode {
             return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))"
         case .cancelled(let transfer):
             return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) cancelled"
+        case .hashed(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) hashed (SHA-256 \(transfer.sha256)), sending"
         case .restored(let transfer):
             return "[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(formatter.single(transfer.name)) again: "
                 + "left unfinished by the last run"

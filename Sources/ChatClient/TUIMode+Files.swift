@@ -31,7 +31,7 @@ extension TUIMode {
 
     func transferred(_ event: FileTransfers.Event) {
         switch event {
-        case .progress(let transfer), .resumed(let transfer):
+        case .progress(let transfer), .resumed(let transfer), .hashed(let transfer):
             let arrow = transfer.isUpload ? "↑" : "↓"
             model.transferText = TextNeutralizer.singleLine.neutralize("\(arrow) \(transfer.name) \(transfer.progressText(now: .now()))")
         case .finished(let transfer, _):

@@ -27,6 +27,8 @@ enum TransferEventJSON {
             return object("failed", transfer, [("reason", JSONString.quoted(reason))])
         case .cancelled(let transfer):
             return object("cancelled", transfer)
+        case .hashed(let transfer):
+            return object("hashed", transfer)
         case .restored(let transfer):
             return object("restored", transfer)
         case .abandoned(let transfer, let reason):

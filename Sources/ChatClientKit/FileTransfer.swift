@@ -16,7 +16,8 @@ public struct FileTransfer: Sendable, Equatable {
     /// The file's name as the protocol carries it, its size and SHA-256.
     public let name: String
     public let size: Int64
-    public let sha256: String
+    /// Empty while an upload's file is being hashed.
+    public internal(set) var sha256: String
     /// The upload's `id` (also used to resume it).
     public let id: String
     /// Bytes sent (upload) or written (download) so far.

@@ -16,6 +16,8 @@ public final class FileTransfers {
         /// An upload's `ack`, or a download complete and verified at `destination`.
         case finished(FileTransfer, ack: ChatMessage?)
         case failed(FileTransfer, reason: String)
+        /// An upload's file is hashed (``FileTransfer/sha256`` is set): sending starts.
+        case hashed(FileTransfer)
         /// Stopped by ``cancel(_:)``.
         case cancelled(FileTransfer)
         /// Taken up from an earlier run (``restore(_:)``), under a new number.
@@ -60,32 +62,72 @@ public final class FileTransfers {
     private var lastProgress: [Int: QuicTime] = [:]
     static let chunk = 64 << 10
 
-    public init() {}
+    /// Uploads being hashed (``FileHasher``): their open file, by number. Listed in ``transfers``
+    /// (with an empty `sha256`), started once their digest is in.
+    private(set) var hashing: [Int: Int32] = [:]
+    private let loop: EventLoop?
+    private lazy var hasher: FileHasher? = loop.map { loop in FileHasher(loop: loop) { [unowned self] result in hashed(result) } }
+
+    /// With a loop, files to upload are hashed on a worker thread and the loop goes on meanwhile;
+    /// without one (load generators that give the digest), on the caller's thread.
+    public init(loop: EventLoop? = nil) {
+        self.loop = loop
+    }
 
     // MARK: Starting
 
     /// Hashes `path` (unless its `sha256` is given: a load generator sending one file many times)
-    /// and uploads it to `room` or, with `to`, to one user; returns its number.
+    /// and uploads it to `room` or, with `to`, to one user; returns its number at once. With a
+    /// loop the hash is made on the worker (``Event/hashed(_:)`` when it is in) and the upload
+    /// starts after it; a file that cannot be opened throws here, one that cannot be read is a
+    /// ``Event/failed(_:reason:)`` later.
     @discardableResult
     public func upload(_ path: String, room: String?, to recipient: String?, sha256 known: String? = nil) throws -> Int {
         let descriptor = try LocalFile.openForReading(path)
-        let size = LocalFile.size(descriptor)
-        var digest = known
-        if digest == nil {
-            let hasher = SHA256Sink()
+        let stamp = LocalFile.stamp(descriptor)
+        let name = ChatValidation.safeFileName(LocalFile.baseName(path))
+        var transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name,
+                                    size: stamp.size, sha256: known ?? "", id: ChatSession.randomPeerID(), started: .now())
+        transfer.source = stamp
+        if known == nil, let hasher {
+            nextNumber += 1
+            hashing[transfer.number] = descriptor
+            transfers[transfer.number] = transfer
+            hasher.hash(descriptor, size: stamp.size, number: transfer.number)
+            return transfer.number
+        }
+        if known == nil {
+            let sink = SHA256Sink()
             do {
-                try LocalFile.sha256(descriptor, upTo: size, into: hasher)
+                try LocalFile.sha256(descriptor, upTo: stamp.size, into: sink)
             } catch {
                 close(descriptor)
                 throw error
             }
-            digest = hasher.hex
+            transfer.sha256 = sink.hex
         }
-        let name = ChatValidation.safeFileName(LocalFile.baseName(path))
-        var transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
-                                    sha256: digest ?? "", id: ChatSession.randomPeerID(), started: .now())
-        transfer.source = LocalFile.stamp(descriptor)
         return begin(Job(transfer, descriptor: descriptor))
+    }
+
+    /// The worker's digest of an upload: it starts; or the file could not be read; or it was
+    /// cancelled meanwhile (only its descriptor is left to close).
+    private func hashed(_ result: FileHasher.Result) {
+        hasher?.received(result.number)
+        guard let descriptor = hashing.removeValue(forKey: result.number) else { return }
+        guard var transfer = transfers[result.number], let outcome = result.outcome else {
+            close(descriptor)
+            return
+        }
+        switch outcome {
+        case .success(let digest):
+            transfer.sha256 = digest
+            onEvent(.hashed(transfer))
+            begin(Job(transfer, descriptor: descriptor))
+        case .failure(let failure):
+            transfers[result.number] = nil
+            close(descriptor)
+            onEvent(.failed(transfer, reason: failure.description))
+        }
     }
 
     /// Takes up a transfer an earlier run left unfinished (``SessionSlot/unfinished``), under a
@@ -141,7 +183,7 @@ public final class FileTransfers {
     @discardableResult
     private func begin(_ job: Job) -> Int {
         let number = job.transfer.number
-        nextNumber += 1
+        nextNumber = max(nextNumber, number + 1)
         jobs[number] = job
         transfers[number] = job.transfer
         unfinishedChanged()
@@ -150,11 +192,17 @@ public final class FileTransfers {
     }
 
     private func unfinishedChanged() {
-        onUnfinishedChanged(transfers.values.sorted { $0.number < $1.number })
+        onUnfinishedChanged(transfers.values.filter { hashing[$0.number] == nil }.sorted { $0.number < $1.number })
     }
 
     /// Stops a transfer: its stream is reset, a download's `.part` file removed.
     public func cancel(_ number: Int) -> Bool {
+        if hashing[number] != nil, let transfer = transfers.removeValue(forKey: number) {
+            // The worker stops; its result closes the file.
+            hasher?.cancel(number)
+            onEvent(.cancelled(transfer))
+            return true
+        }
         guard let job = jobs[number] else { return false }
         if let stream = job.stream, let connection {
             connection.resetStream(stream, errorCode: 0x1)

@@ -5,9 +5,12 @@ import QuicEngine
 enum LocalFile {
     struct Failure: Error, CustomStringConvertible {
         let description: String
+        /// The errno it ended on.
+        let code: Int32
 
         init(_ what: String, _ code: Int32 = errno) {
             description = "\(what): \(String(cString: strerror(code)))"
+            self.code = code
         }
     }
 
@@ -57,10 +60,12 @@ enum LocalFile {
         }
     }
 
-    /// The SHA-256 of bytes `0..<count` of an open file, read a megabyte at a time.
-    static func sha256(_ descriptor: Int32, upTo count: Int64, into hasher: SHA256Feeding) throws(Failure) {
+    /// The SHA-256 of bytes `0..<count` of an open file, read a megabyte at a time; `stops` is
+    /// asked before each megabyte (true: the hash throws `ECANCELED`).
+    static func sha256(_ descriptor: Int32, upTo count: Int64, into hasher: SHA256Feeding, stops: () -> Bool = { false }) throws(Failure) {
         var done: Int64 = 0
         while done < count {
+            if stops() { throw Failure("hashing stopped", ECANCELED) }
             let chunk = try read(descriptor, at: done, count: Int(min(1 << 20, count - done)))
             guard !chunk.isEmpty else { throw Failure("the file got shorter", EIO) }
             hasher.feed(chunk)

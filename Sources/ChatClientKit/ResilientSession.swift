@@ -86,7 +86,7 @@ public final class ResilientSession {
 
     public var onMessage: (ChatMessage, ChatSession.Channel) -> Void = { _, _ in }
     /// Uploads and downloads, resumed on every new connection (PROTOCOL.md section 9).
-    public let files = FileTransfers()
+    public let files: FileTransfers
     public var onState: (State) -> Void = { _ in }
     public var onProblem: (String) -> Void = { _ in }
     /// A room's member list changed (read it from ``members``).
@@ -106,6 +106,7 @@ public final class ResilientSession {
         self.pool = pool
         self.loop = loop
         self.nick = nick
+        files = FileTransfers(loop: loop)
         peer = ChatSession.randomPeerID()
         outbox = Outbox(now: .now())
         let names = wanted.map { ChatValidation.normalizeRoom($0) ?? $0 }

@@ -48,12 +48,26 @@ public struct FileTransfer: Sendable, Equatable {
     /// the name, neutralised for its display).
     public func progressText(now: QuicTime) -> String {
         let percent = size > 0 ? Int(done * 100 / size) : 100
-        var text = "\(Self.bytes(done))/\(Self.bytes(size)) \(percent)%"
-        let rate = rate(now: now)
-        if rate > 0 { text += " \(Self.bytes(Int64(rate)))/s" }
-        if let left = secondsLeft(now: now) { text += " \(Int(left.rounded(.up))) s left" }
-        return text
+        return ([amountsText, "\(percent)%", rateText(now: now), timeLeftText(now: now)] as [String?]).compactMap { $0 }
+            .joined(separator: " ")
     }
+
+    /// `12.3 MiB/100.0 MiB`.
+    public var amountsText: String { "\(Self.bytes(done))/\(Self.bytes(size))" }
+
+    /// `8.1 MiB/s`, nil before the rate is known.
+    public func rateText(now: QuicTime) -> String? {
+        let rate = rate(now: now)
+        return rate > 0 ? "\(Self.bytes(Int64(rate)))/s" : nil
+    }
+
+    /// `11 s left`, nil before the rate is known.
+    public func timeLeftText(now: QuicTime) -> String? {
+        secondsLeft(now: now).map { "\(Int($0.rounded(.up))) s left" }
+    }
+
+    /// Done over size, 1 for an empty file.
+    public var fraction: Double { size > 0 ? Double(done) / Double(size) : 1 }
 
     /// 1,536 → `1.5 KiB`.
     public static func bytes(_ count: Int64) -> String {

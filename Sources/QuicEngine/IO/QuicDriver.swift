@@ -46,10 +46,13 @@ public final class QuicDriver {
         sendHeaders.deallocate()
     }
 
-    /// Binds a UDP socket (port 0 picks a free port) and returns its address.
+    /// Binds a UDP socket (port 0 picks a free port) and returns its address. With
+    /// `reportsUnreachable` (clients), an ICMP port unreachable answering a packet of a client
+    /// connection ends that connection at once (``QuicEndpoint/peerUnreachable(_:now:)``).
     @discardableResult
-    public func bind(_ address: SocketAddress) throws -> SocketAddress {
+    public func bind(_ address: SocketAddress, reportsUnreachable: Bool = false) throws -> SocketAddress {
         let socket = try UDPSocket(bindingTo: address)
+        if reportsUnreachable { try socket.enableErrorReports() }
         sockets[socket.localAddress] = socket
         if primary == nil { primary = socket }
         try loop.watchReadable(socket.descriptor) { [unowned self] in readable(socket) }
@@ -74,6 +77,11 @@ public final class QuicDriver {
                 endpoint.receive(datagram, from: remote, to: local, now: now)
             }) ?? 0
             if count < UDPSocket.batchSize { break }
+        }
+        if socket.reportsErrors {
+            socket.readErrors { remote, code in
+                if code == ECONNREFUSED { endpoint.peerUnreachable(remote, now: .now()) }
+            }
         }
     }
 

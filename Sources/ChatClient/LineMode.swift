@@ -61,8 +61,7 @@ final class LineMode {
                                    utcOffsetSeconds: localUTCOffset())
         loop = try EventLoop()
         trust = try ServerTrust(options: options)
-        let policy = trust.policy(options)
-        session = try ClientConnection.open(options, nick: nick, policy: policy, on: loop)
+        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
@@ -70,7 +69,7 @@ final class LineMode {
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         // A server that may be unknown is asked about first, and the first line read answers:
         // until then no line is read, so a script's lines are never taken for the answer.
-        if policy == .firstUse && !options.trustOnFirstUse {
+        if session.servers.contains(where: { $0.policy == .firstUse }) && !options.trustOnFirstUse {
             inputHeld = true
         } else {
             watchInput()
@@ -394,7 +393,7 @@ final class LineMode {
         inputEnded = true
         if awaitedTrust != nil {
             awaitedTrust = nil
-            return giveUp("chat-client: not trusted (no answer: the input ended); nothing was sent to \(trust.server)")
+            return giveUp("chat-client: not trusted (no answer: the input ended); nothing was sent to \(ServerTrust.name(session.currentServer.spec))")
         }
         lastProgress = .now()
         settle()
@@ -422,19 +421,27 @@ final class LineMode {
 
     private func changed(_ state: ResilientSession.State) {
         lastProgress = .now()
-        let server = "\(options.host):\(options.port)"
+        let several = session.servers.count > 1
+        let server = several ? "any of \(options.serverList)" : "\(options.host):\(options.port)"
+        let next = several ? " to \(session.currentServer.label)" : ""
         switch state {
+        case .reconnecting(_, let reason) where !session.everConnected:
+            complain("\(reason); trying\(next)")
         case .reconnecting(attempt: 1, let reason):
-            complain("connection lost (\(reason)); reconnecting")
+            complain("connection lost (\(reason)); reconnecting\(next)")
         case .reconnecting(let attempt, let reason):
-            complain("reconnect attempt \(attempt - 1) failed (\(reason)); trying again")
+            complain("reconnect attempt \(attempt - 1) failed (\(reason)); trying again\(next)")
         case .connected:
-            if hasBeenConnected { complain("reconnected") }
+            if hasBeenConnected {
+                complain("reconnected\(next)")
+            } else if several {
+                complain("connected\(next)")
+            }
             hasBeenConnected = true
             releaseInput()
             if inputEnded { settle() }
         case .refused(let code, let text):
-            complain("\(server) refused the nick or room (\(code)): \(text)")
+            complain("\(several ? session.currentServer.label : server) refused the nick or room (\(code)): \(text)")
             status = 1
             stop()
         case .stopped(let ending):
@@ -442,7 +449,8 @@ final class LineMode {
             case .quit: return
             case .unreachable: complain("could not reach \(server) (\(ending.reason))")
             case .untrusted: complain("cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)")
-            case .certificateChanged(let pinned, let presented): Console.error(trust.changedMessage(pinned: pinned, presented: presented))
+            case .certificateChanged(let pinned, let presented):
+                Console.error(trust.changedMessage(pinned: pinned, presented: presented, server: session.currentServer.spec))
             case .closed: complain("connection closed: \(ending.reason)")
             }
             status = 1
@@ -462,10 +470,10 @@ final class LineMode {
     /// answers by itself.
     private func unknownServer(_ fingerprint: String) {
         if options.trustOnFirstUse {
-            if let refusal = trust.refusalWithoutAsking(fingerprint) { return giveUp("chat-client: \(refusal)") }
+            if let refusal = trust.refusalWithoutAsking(fingerprint, server: session.currentServer.spec) { return giveUp("chat-client: \(refusal)") }
             return trusted(fingerprint)
         }
-        for line in trust.question(for: fingerprint) { Console.error("chat-client: \(line)") }
+        for line in trust.question(for: fingerprint, server: session.currentServer.spec) { Console.error("chat-client: \(line)") }
         awaitedTrust = fingerprint
         releaseInput()
     }
@@ -478,12 +486,12 @@ final class LineMode {
 
     private func answered(trust answer: String, _ fingerprint: String) {
         awaitedTrust = nil
-        guard ServerTrust.isYes(answer) else { return giveUp("chat-client: not trusted; nothing was sent to \(trust.server)") }
+        guard ServerTrust.isYes(answer) else { return giveUp("chat-client: not trusted; nothing was sent to \(ServerTrust.name(session.currentServer.spec))") }
         trusted(fingerprint)
     }
 
     private func trusted(_ fingerprint: String) {
-        Console.error("chat-client: \(trust.accept(fingerprint))")
+        Console.error("chat-client: \(trust.accept(fingerprint, for: session.currentServer.spec))")
         session.trust(fingerprint: fingerprint)
     }
 

@@ -58,13 +58,13 @@ final class TUIMode {
         keys = TerminalKeys(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
-        session = try ClientConnection.open(options, nick: nick, policy: trust.policy(options), on: loop)
+        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
                                                    timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.minutes.pattern)))
         highlights = HighlightMatcher(nick: nick, words: options.highlightWords)
-        let server = "\(options.host)-\(options.port)"
+        let server = options.serverKey
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
@@ -283,25 +283,32 @@ final class TUIMode {
 
     /// The status bar follows the connection; only a final ending closes the UI.
     private func changed(_ state: ResilientSession.State) {
-        let server = "\(options.host):\(options.port)"
+        let several = session.servers.count > 1
+        let server = several ? "any of \(options.serverList)" : "\(options.host):\(options.port)"
         switch state {
         case .connecting:
             model.connection = .connecting
         case .connected:
             model.connection = .connected
             model.serverName = session.serverName ?? model.serverName
+            if several { note("connected to \(session.currentServer.label)", in: currentRoomName) }
         case .reconnecting(let attempt, let reason):
             model.connection = .reconnecting(attempt: attempt)
-            if attempt == 1 { note("connection lost (\(reason)); reconnecting", in: currentRoomName) }
+            if !session.everConnected {
+                note("\(reason); trying \(session.currentServer.label)", in: currentRoomName)
+            } else if attempt == 1 {
+                note("connection lost (\(reason)); reconnecting\(several ? " to \(session.currentServer.label)" : "")", in: currentRoomName)
+            }
         case .refused(let code, let text):
-            askForNick(because: "\(server) refused the nick \(session.nick) (\(code): \(text))")
+            askForNick(because: "\(several ? session.currentServer.label : server) refused the nick \(session.nick) (\(code): \(text))")
         case .stopped(let ending):
             model.connection = .disconnected(reason: ending.reason)
             switch ending.kind {
             case .quit: return
             case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
             case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
-            case .certificateChanged(let pinned, let presented): exitMessage = trust.changedMessage(pinned: pinned, presented: presented)
+            case .certificateChanged(let pinned, let presented):
+                exitMessage = trust.changedMessage(pinned: pinned, presented: presented, server: session.currentServer.spec)
             case .closed: exitMessage = "chat-client: connection closed: \(ending.reason)"
             }
             status = 1

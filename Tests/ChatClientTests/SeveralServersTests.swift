@@ -56,6 +56,23 @@ struct SeveralServersTests {
         #expect(Self.hellos(b, nick: "alice") == 1)
     }
 
+    /// A server that stops cleanly (SIGTERM: it closes every client with SHUTDOWN) is a reason to
+    /// move too: the client goes to the next server by itself, without anything typed.
+    @Test func aServerShuttingDownIsLeftToo() throws {
+        let a = try ChatServerProcess(), b = try ChatServerProcess()
+        defer { b.stop() }
+        let home = try ClientHome()
+        defer { home.remove() }
+        let alice = try Self.client(home, nick: "alice", servers: ["localhost:\(a.port)", "localhost:\(b.port)"])
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("chat-client: connected to localhost:\(a.port)") } != nil)
+        a.stop()
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("connection lost (") && $0.contains("0x4") && $0.contains("reconnecting to localhost:\(b.port)") }
+            != nil, "\(alice.errorOutput)")
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("chat-client: reconnected to localhost:\(b.port)") } != nil)
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 0)
+    }
+
     /// The servers are tried in the order given: a dead first one is passed at once (its port
     /// answers ICMP port unreachable), the second connects, the third is not tried; once the
     /// second dies, the third.

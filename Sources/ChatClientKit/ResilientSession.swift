@@ -11,9 +11,13 @@ import QuicEngine
 /// limit: what the server refuses with `rate-limited` is sent again, never lost. It also keeps
 /// each room's member list as the server's roster says (``RoomMembers``).
 ///
-/// A failure before the first `welcome` is not retried: the person gets one clear ending
-/// (unreachable, untrusted certificate) or, when the server refuses the hello's nick or room,
-/// the ``State/refused(code:text:)`` state to pick another (``retry(nick:)``).
+/// With several servers (``servers``, the nodes of one chat system) a lost connection moves to
+/// the next one and resumes there the same way (PROTOCOL.md section 10).
+///
+/// A failure before the first `welcome` is not retried (each server is tried once, in order):
+/// the person gets one clear ending (unreachable, untrusted certificate) or, when the server
+/// refuses the hello's nick or room, the ``State/refused(code:text:)`` state to pick another
+/// (``retry(nick:)``).
 public final class ResilientSession {
     public enum State: Equatable, Sendable {
         /// The first connection, before its `welcome`.
@@ -413,7 +417,7 @@ public final class ResilientSession {
             setState(.stopped(Ending(.certificateChanged(pinned: pinned, presented: presented), reason.description)))
             return
         }
-        if let ending = Self.finalEnding(reason, everConnected: true, state: state) {
+        if let ending = Self.finalEnding(reason, state: state) {
             // Several servers: one that fails TLS is left out, the others still serve.
             if ending.kind == .untrusted, servers.count > 1 { return leaveOut(reason: "\(currentServer.label): \(ending.reason)", lost: reason) }
             setState(.stopped(ending))
@@ -467,8 +471,9 @@ public final class ResilientSession {
         return false
     }
 
-    /// The closes that end the session instead of a reconnect.
-    static func finalEnding(_ reason: QuicCloseReason, everConnected: Bool, state: State) -> Ending? {
+    /// The closes that end the session instead of a reconnect (a first connection that never got
+    /// its `welcome` ends it too, once every server was tried: ``connectionLost(_:verdict:)``).
+    static func finalEnding(_ reason: QuicCloseReason, state: State) -> Ending? {
         switch reason.kind {
         case .tlsFailure:
             return Ending(.untrusted, reason.description)
@@ -483,7 +488,6 @@ public final class ResilientSession {
             return Ending(.closed, reason.description)
         }
         if case .refused(let code, let text) = state { return Ending(.closed, "\(code): \(text)") }
-        if !everConnected { return Ending(.unreachable, reason.description) }
         return nil
     }
 

@@ -110,8 +110,7 @@ struct SeveralServersTests {
         let probe = try ChildProcess("/usr/bin/unshare", ["--mount", "sh", "-c", "mount --bind \(hosts) /etc/hosts && getent ahosts localhost"])
         let resolved = probe.finish(timeout: 10)
         try #require(resolved.status == 0 && resolved.output.hasPrefix("::1"), "a mount namespace with its own /etc/hosts: \(resolved.errors)")
-        let v6 = try ChatServerProcess(["--host", "::1"])
-        let v4 = try ChatServerProcess(["--host", "127.0.0.1", "--port", "\(v6.port)"])
+        let (v6, v4) = try Self.serversOnBothLoopbacks()
         defer { v4.stop() }
         let home = try ClientHome()
         defer { home.remove() }
@@ -127,6 +126,22 @@ struct SeveralServersTests {
         #expect(Self.hellos(v4, nick: "alice") == 1)
         alice.closeInput()
         #expect(alice.finish(timeout: 30).status == 0)
+    }
+
+    /// A server on ::1 and one on 127.0.0.1 with the same port (the port the first picked; another
+    /// pick when something else holds it on 127.0.0.1).
+    static func serversOnBothLoopbacks() throws -> (v6: ChatServerProcess, v4: ChatServerProcess) {
+        var tries = 0
+        while true {
+            let v6 = try ChatServerProcess(["--host", "::1"])
+            do {
+                return (v6, try ChatServerProcess(["--host", "127.0.0.1", "--port", "\(v6.port)"]))
+            } catch {
+                v6.stop()
+                tries += 1
+                if tries == 10 { throw error }
+            }
+        }
     }
 
     /// Every server passes the same verification as one alone: with `--ca`, a server whose

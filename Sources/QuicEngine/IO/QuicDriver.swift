@@ -52,10 +52,17 @@ public final class QuicDriver {
     @discardableResult
     public func bind(_ address: SocketAddress, reportsUnreachable: Bool = false) throws -> SocketAddress {
         let socket = try UDPSocket(bindingTo: address)
-        if reportsUnreachable { try socket.enableErrorReports() }
         sockets[socket.localAddress] = socket
         if primary == nil { primary = socket }
         try loop.watchReadable(socket.descriptor) { [unowned self] in readable(socket) }
+        if reportsUnreachable {
+            try socket.enableErrorReports()
+            loop.watchErrors(socket.descriptor) { [unowned self] in
+                socket.readErrors { remote, code in
+                    if code == ECONNREFUSED { endpoint.peerUnreachable(remote, now: .now()) }
+                }
+            }
+        }
         return socket.localAddress
     }
 
@@ -77,11 +84,6 @@ public final class QuicDriver {
                 endpoint.receive(datagram, from: remote, to: local, now: now)
             }) ?? 0
             if count < UDPSocket.batchSize { break }
-        }
-        if socket.reportsErrors {
-            socket.readErrors { remote, code in
-                if code == ECONNREFUSED { endpoint.peerUnreachable(remote, now: .now()) }
-            }
         }
     }
 

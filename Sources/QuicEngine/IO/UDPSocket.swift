@@ -11,8 +11,6 @@ final class UDPSocket {
     let descriptor: Int32
     let localAddress: SocketAddress
     private(set) var gsoEnabled = true
-    /// ICMP errors for what this socket sent are queued for ``readErrors(_:)``.
-    private(set) var reportsErrors = false
 
     private let receiveBuffer: UnsafeMutableRawPointer
     private let receiveNames: UnsafeMutablePointer<sockaddr_storage>
@@ -91,7 +89,6 @@ final class UDPSocket {
     /// unreachable, ...) that packets this socket sent caused, with their destination.
     func enableErrorReports() throws {
         _ = try systemCall("setsockopt IP_RECVERR") { cquic_enable_socket_errors(descriptor, localAddress.isIPv6 ? 1 : 0) }
-        reportsErrors = true
     }
 
     /// Takes every queued error; `body` gets the destination of the packet that caused it and

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -12,12 +13,16 @@ struct LineModeTests {
     }
 
     /// The state home (session slots, private messages) of the clients started by ``client(port:nick:_:)``:
-    /// one temporary folder for the test process, never the developer's own.
+    /// one temporary folder for the test process, never the developer's own, removed at its exit.
     static let sharedStateHome: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-state-\(UUID().uuidString.prefix(8))").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try? FileManager.default.createDirectory(atPath: stateHomePath(), withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: LineModeTests.stateHomePath()) }
+        return stateHomePath()
     }()
+
+    private static func stateHomePath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("qchat-state-\(getpid())").path
+    }
 
     /// Lines typed into one client arrive as one line each in the other; a dm arrives as a dm;
     /// end of input quits once everything sent is acknowledged, with status 0.

@@ -28,6 +28,8 @@ final class ChatServerApp {
     var passwordWorkers: PasswordWorkers!
     /// The disk work of file streams, off the loop (PROTOCOL.md section 9).
     var fileWorker: FileWorker!
+    /// Uploads holding body bytes for the worker, handed over at the end of the loop round.
+    var uploadsWithUnwrittenBytes: [FileStreamKey] = []
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
 
@@ -70,8 +72,9 @@ final class ChatServerApp {
             if signal == SIGHUP { reload() } else { shutdown(signal: signal) }
         }
         // After the driver's tick: the round's packets have just been flushed.
-        loop.addTick {
+        loop.addTick { [unowned self] in
             metrics.recordFlush()
+            handOverUnwrittenUploads()
             return (nil, false)
         }
         OperatorConsole.attach(to: self)

@@ -78,6 +78,7 @@ final class ChatServerApp {
             return (nil, false)
         }
         OperatorConsole.attach(to: self)
+        sweepStrayFileBytes()
         expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
                       "files": fileWorker.directory.path,
@@ -241,6 +242,13 @@ final class ChatServerApp {
             fileWorker.drain()
             loop.stop()
         }
+    }
+
+    /// Files a crash left in the file folder without a record go, before any upload can begin
+    /// (the loop is not running yet, so no upload races the listing).
+    private func sweepStrayFileBytes() {
+        let names = fileWorker.directory.storedNames()
+        perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
     }
 
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.

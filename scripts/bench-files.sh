@@ -13,6 +13,8 @@
 # upload alone runs the uploader at normal priority. `make bench` runs it; sizes can be
 # overridden, e.g.
 #   FILE_SIZE=100M DURATION=3 WARMUP=1 scripts/bench-files.sh
+# SERVER (and BOT) run other binaries instead of building the release ones (an older build, to
+# compare); ROWS picks rows by number (1-5, e.g. ROWS="2 4").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-50}
@@ -24,8 +26,9 @@ WARMUP=${WARMUP:-2}
 SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
 METRICS_PORT=${BENCH_METRICS_PORT:-4492}
+ROWS=${ROWS:-1 2 3 4 5}
 source scripts/bench-lib.sh
-build_release_binaries
+if [ -n "${SERVER:-}" ]; then BOT=${BOT:-.build/release/chat-bot}; else build_release_binaries; fi
 bench_workspace
 
 # The file every upload sends: random bytes, made once, before any server runs.
@@ -60,11 +63,16 @@ sample_rss() {
     done
 }
 
-# The delivery latency histogram's cumulative buckets, one `BOUND COUNT` line each.
+# The server's metrics page, into a file.
+snapshot() { curl -s "http://127.0.0.1:$METRICS_PORT/metrics" > "$1"; }
+
+# From a snapshot: the delivery latency histogram's cumulative buckets, one `BOUND COUNT` line each.
 latency_buckets() {
-    curl -s "http://127.0.0.1:$METRICS_PORT/metrics" \
-        | awk -F'[{}" ]+' '/^qchat_delivery_latency_seconds_bucket/ { for (i = 2; i < NF; i++) if ($i == "le=") print $(i + 1), $NF }'
+    awk -F'[{}" ]+' '/^qchat_delivery_latency_seconds_bucket/ { for (i = 2; i < NF; i++) if ($i == "le=") print $(i + 1), $NF }' "$1"
 }
+
+# From a snapshot: upload body bytes the server has written to disk.
+upload_bytes() { awk '/^qchat_file_bytes_total\{direction="upload"\}/ {print $2}' "$1"; }
 
 # The server's delivery latency quantiles (ms) between two bucket snapshots, interpolated within
 # the bucket as Prometheus's histogram_quantile does: `p50 X / p99 Y ms (N deliveries)`.
@@ -87,7 +95,7 @@ server_latency() {
                 }
             }
             printf "p50 %.2f / p99 %.2f ms (%d)", value[1], value[2], total
-        }' "$1" "$2"
+        }' <(latency_buckets "$1") <(latency_buckets "$2")
 }
 
 # The uploader: a member of the load's room (load0) that uploads the file over and over, or,
@@ -110,18 +118,23 @@ stop_uploader() {
     wait "$uploader_pid" 2>/dev/null || true
 }
 
-# `N x 1.0 GiB, R MiB/s`: the uploads that completed (their bytes over their summed times).
+# `N x 1.0 GiB done, R MiB/s`: the uploads that completed (their bytes over their summed times).
 upload_figure() {
     awk '/uploaded/ { n++; bytes += $(NF - 6); seconds += $(NF - 3) }
          END { if (n == 0) print "none completed"; else printf "%d x %.1f GiB done, %.1f MiB/s", n, bytes / n / 1073741824, bytes / seconds / 1048576 }' \
         "$work/uploader.err"
 }
 
+# Upload bytes the server wrote over the measured stretch, in MiB/s.
+measured_upload_rate() {
+    awk -v a="$(upload_bytes "$1")" -v b="$(upload_bytes "$2")" -v s="$DURATION" 'BEGIN {printf "%.1f MiB/s while measured", (b - a) / s / 1048576}'
+}
+
 # When all load clients are in: the uploader starts (it joins in a few ms); the metrics are read
 # at the start and the end of the measured stretch (after the warm-up, for DURATION seconds).
 at_connected() {
     start_uploader "$uploader_mode" "nice -n 19 taskset -c 1"
-    (sleep "$WARMUP"; latency_buckets > "$work/buckets.0"; sleep "$DURATION"; latency_buckets > "$work/buckets.1") &
+    (sleep "$WARMUP"; snapshot "$work/metrics.0"; sleep "$DURATION"; snapshot "$work/metrics.1") &
     scraper=$!
 }
 
@@ -130,7 +143,7 @@ row() {
     uploader_mode=$mode
     start_server
     local before_kb; before_kb=$(rss_kb "$server_pid")
-    rm -f "$work/stop-sampling" "$work/peak" "$work/buckets.0" "$work/buckets.1"
+    rm -f "$work/stop-sampling" "$work/peak" "$work/metrics.0" "$work/metrics.1"
     sample_rss &
     local sampler=$!
     run_bot load "$PORT" --clients "$CLIENTS" --rooms 1 --rate "$RATE" --typing "$TYPING" --duration "$DURATION" --warmup "$WARMUP" \
@@ -140,8 +153,8 @@ row() {
     touch "$work/stop-sampling"; wait "$sampler" 2>/dev/null || true
     local peak; peak=$(cat "$work/peak" 2>/dev/null || echo 0)
     local files="none"
-    [ "$mode" = upload ] && files=$(upload_figure)
-    echo "| $label | \`$command\` + uploader $mode | chat $(latency deliveries.latency_ms) | typing p50 $(json "$report" typing.latency_ms.p50) / p99 $(json "$report" typing.latency_ms.p99) ms (ratio $(json "$report" typing.delivery_ratio)) | $(server_latency "$work/buckets.0" "$work/buckets.1") | $files | $((before_kb / 1024)) -> $((peak / 1024)) MiB | lost $(json "$report" deliveries.lost) |"
+    [ "$mode" = upload ] && files="$(measured_upload_rate "$work/metrics.0" "$work/metrics.1"); $(upload_figure)"
+    echo "| $label | \`$command\` + uploader $mode | chat $(latency deliveries.latency_ms) | typing p50 $(json "$report" typing.latency_ms.p50) / p99 $(json "$report" typing.latency_ms.p99) ms (ratio $(json "$report" typing.delivery_ratio)) | $(server_latency "$work/metrics.0" "$work/metrics.1") | $files | $((before_kb / 1024)) -> $((peak / 1024)) MiB | lost $(json "$report" deliveries.lost) |"
 }
 latency() { echo "p50 $(json "$report" "$1.p50") / p99 $(json "$report" "$1.p99") / max $(json "$report" "$1.max") ms"; }
 
@@ -167,8 +180,12 @@ echo "chat-server (release) on core 0, chat-bot load on core 1, the uploader (\`
 echo
 echo "| run | command | chat latency (bots) | typing latency (bots) | server delivery latency (deliveries) | uploads | server RSS before -> peak | losses |"
 echo "|---|---|---|---|---|---|---|---|"
-row "chat and typing datagrams, no file" idle
-row "the same with $FILE_SIZE uploads" upload
-row "typing on the presence stream, no file" idle --typing-on-stream
-row "typing on the presence stream, $FILE_SIZE uploads" upload --typing-on-stream
-alone
+for number in $ROWS; do
+    case $number in
+        1) row "chat and typing datagrams, no file" idle ;;
+        2) row "the same with $FILE_SIZE uploads" upload ;;
+        3) row "typing on the presence stream, no file" idle --typing-on-stream ;;
+        4) row "typing on the presence stream, $FILE_SIZE uploads" upload --typing-on-stream ;;
+        5) alone ;;
+    esac
+done

@@ -63,8 +63,18 @@ sample_rss() {
     done
 }
 
-# The server's metrics page, into a file.
-snapshot() { curl -s "http://127.0.0.1:$METRICS_PORT/metrics" > "$1"; }
+# The server's metrics page into a file, and beside it (.sched) the event-loop thread's
+# schedstat: nanoseconds on its core, and waiting for it while runnable (others' load).
+snapshot() {
+    curl -s "http://127.0.0.1:$METRICS_PORT/metrics" > "$1"
+    cat "/proc/$server_pid/task/$server_pid/schedstat" > "$1.sched"
+}
+
+# The loop thread's wait for its core over the measured stretch, in ms per second: what other
+# processes on core 0 (or the kernel's work there) took from it.
+loop_wait() {
+    awk -v s="$DURATION" 'NR == FNR { before = $2; next } { printf "%.1f", ($2 - before) / 1e6 / s }' "$1.sched" "$2.sched"
+}
 
 # From a snapshot: the delivery latency histogram's cumulative buckets, one `BOUND COUNT` line each.
 latency_buckets() {
@@ -143,7 +153,7 @@ row() {
     uploader_mode=$mode
     start_server
     local before_kb; before_kb=$(rss_kb "$server_pid")
-    rm -f "$work/stop-sampling" "$work/peak" "$work/metrics.0" "$work/metrics.1"
+    rm -f "$work/stop-sampling" "$work/peak" "$work"/metrics.*
     sample_rss &
     local sampler=$!
     run_bot load "$PORT" --clients "$CLIENTS" --rooms 1 --rate "$RATE" --typing "$TYPING" --duration "$DURATION" --warmup "$WARMUP" \
@@ -154,7 +164,7 @@ row() {
     local peak; peak=$(cat "$work/peak" 2>/dev/null || echo 0)
     local files="none"
     [ "$mode" = upload ] && files="$(measured_upload_rate "$work/metrics.0" "$work/metrics.1"); $(upload_figure)"
-    echo "| $label | \`$command\` + uploader $mode | chat $(latency deliveries.latency_ms) | typing p50 $(json "$report" typing.latency_ms.p50) / p99 $(json "$report" typing.latency_ms.p99) ms (ratio $(json "$report" typing.delivery_ratio)) | $(server_latency "$work/metrics.0" "$work/metrics.1") | $files | $((before_kb / 1024)) -> $((peak / 1024)) MiB | lost $(json "$report" deliveries.lost) |"
+    echo "| $label | \`$command\` + uploader $mode | chat $(latency deliveries.latency_ms) | typing p50 $(json "$report" typing.latency_ms.p50) / p99 $(json "$report" typing.latency_ms.p99) ms (ratio $(json "$report" typing.delivery_ratio)) | $(server_latency "$work/metrics.0" "$work/metrics.1"); loop waited $(loop_wait "$work/metrics.0" "$work/metrics.1") ms/s | $files | $((before_kb / 1024)) -> $((peak / 1024)) MiB | lost $(json "$report" deliveries.lost) |"
 }
 latency() { echo "p50 $(json "$report" "$1.p50") / p99 $(json "$report" "$1.p99") / max $(json "$report" "$1.max") ms"; }
 
@@ -178,7 +188,7 @@ echo "## Files next to chat ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' 
 echo
 echo "chat-server (release) on core 0, chat-bot load on core 1, the uploader (\`chat-bot script\`, one more member of the room) on core 1 at nice 19; $CLIENTS clients in one room, $RATE msgs/s of $SIZE B, $TYPING typing/s; $DURATION s measured after $WARMUP s warm-up. The uploader sends $FILE_SIZE of random bytes again and again from the start of the warm-up; idle, it is only a member."
 echo
-echo "| run | command | chat latency (bots) | typing latency (bots) | server delivery latency (deliveries) | uploads | server RSS before -> peak | losses |"
+echo "| run | command | chat latency (bots) | typing latency (bots) | server delivery latency (deliveries); its loop's wait for core 0 | uploads | server RSS before -> peak | losses |"
 echo "|---|---|---|---|---|---|---|---|"
 for number in $ROWS; do
     case $number in

@@ -7,14 +7,17 @@
 # qchat_delivery_latency_seconds histogram over the measured stretch), the upload's throughput
 # and the server's RSS before and at its peak.
 #
-# Placement: the server on core 0; chat-bot load on core 1; the uploader on core 1 too, at nice
-# 19, so that on the core it shares with the measured receivers it only takes what they leave
-# (the uploader stands for another machine: its CPU must not delay the bots' clocks). The
-# upload alone runs the uploader at normal priority. `make bench` runs it; sizes can be
+# Placement: the server on core 0; chat-bot load on core 1; the uploader on core 1 too, in
+# SCHED_IDLE, so that on the core it shares with the measured receivers it only takes what they
+# leave (the uploader stands for another machine: its CPU must not delay the bots' clocks; a
+# woken normal task preempts an idle-class one at once, where nice 19 can keep the core for a
+# scheduler slice). The upload alone runs the uploader at normal priority. `make bench` runs it; sizes can be
 # overridden, e.g.
 #   FILE_SIZE=100M DURATION=3 WARMUP=1 scripts/bench-files.sh
 # SERVER (and BOT) run other binaries instead of building the release ones (an older build, to
-# compare); ROWS picks rows by number (1-5, e.g. ROWS="2 4").
+# compare); ROWS picks rows by number (1-5, e.g. ROWS="2 4"); UPLOADER how the uploader runs
+# beside the load (default "chrt --idle 0 taskset -c 1"); FILES the server's file folder (default
+# in the temporary workspace; /dev/shm/... takes the disk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-50}
@@ -27,6 +30,7 @@ SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
 METRICS_PORT=${BENCH_METRICS_PORT:-4492}
 ROWS=${ROWS:-1 2 3 4 5}
+UPLOADER=${UPLOADER:-chrt --idle 0 taskset -c 1}
 source scripts/bench-lib.sh
 if [ -n "${SERVER:-}" ]; then BOT=${BOT:-.build/release/chat-bot}; else build_release_binaries; fi
 bench_workspace
@@ -45,10 +49,11 @@ head -c "$file_bytes" /dev/urandom > "$work/upload.bin"
 
 start_server() {
     stop_server
-    rm -rf "$work/files"
+    files_dir=${FILES:-$work/files}
+    rm -rf "$files_dir"
     # Quota and store far above what back-to-back uploads of one file add up to (the same
     # content is stored once; every upload is a record of its owner's).
-    launch_chat_server --files "$work/files" --max-file-size $((file_bytes + 1)) --file-quota 1125899906842624 \
+    launch_chat_server --files "$files_dir" --max-file-size $((file_bytes + 1)) --file-quota 1125899906842624 \
         --files-max-bytes 1125899906842624 --metrics "127.0.0.1:$METRICS_PORT" --metrics-cache 0
 }
 
@@ -143,7 +148,7 @@ measured_upload_rate() {
 # When all load clients are in: the uploader starts (it joins in a few ms); the metrics are read
 # at the start and the end of the measured stretch (after the warm-up, for DURATION seconds).
 at_connected() {
-    start_uploader "$uploader_mode" "nice -n 19 taskset -c 1"
+    start_uploader "$uploader_mode" "$UPLOADER"
     (sleep "$WARMUP"; snapshot "$work/metrics.0"; sleep "$DURATION"; snapshot "$work/metrics.1") &
     scraper=$!
 }
@@ -186,7 +191,7 @@ alone() {
 
 echo "## Files next to chat ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); load average at start $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "chat-server (release) on core 0, chat-bot load on core 1, the uploader (\`chat-bot script\`, one more member of the room) on core 1 at nice 19; $CLIENTS clients in one room, $RATE msgs/s of $SIZE B, $TYPING typing/s; $DURATION s measured after $WARMUP s warm-up. The uploader sends $FILE_SIZE of random bytes again and again from the start of the warm-up; idle, it is only a member."
+echo "chat-server (release) on core 0, chat-bot load on core 1, the uploader (\`chat-bot script\`, one more member of the room) run as \`$UPLOADER\`; $CLIENTS clients in one room, $RATE msgs/s of $SIZE B, $TYPING typing/s; $DURATION s measured after $WARMUP s warm-up. The uploader sends $FILE_SIZE of random bytes again and again from the start of the warm-up; idle, it is only a member."
 echo
 echo "| run | command | chat latency (bots) | typing latency (bots) | server delivery latency (deliveries); its loop's wait for core 0 | uploads | server RSS before -> peak | losses |"
 echo "|---|---|---|---|---|---|---|---|"

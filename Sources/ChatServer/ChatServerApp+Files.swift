@@ -97,10 +97,12 @@ extension ChatServerApp {
             file.phase = .receiving
             fileWorker.startUpload(key, job)
         case .abandonUpload(let key):
+            // What the old stream received is written before its file closes: the resume on
+            // the new stream then starts from every byte that arrived.
+            if let (_, file) = fileStream(key), case .receiving = file.phase { handOverUnwritten(file, key) }
             fileWorker.abandonUpload(key)
             guard let (link, file) = fileStream(key) else { return }
             file.phase = .done
-            file.unwritten = []
             link.connection.stopSending(key.stream, errorCode: 0x1)
             link.connection.resetStream(key.stream, errorCode: 0x1)
         case .sendDownload(let key, let job):

@@ -9,15 +9,18 @@
 #
 # Placement: the server on core 0; chat-bot load on core 1; the uploader on core 1 too, in
 # SCHED_IDLE, so that on the core it shares with the measured receivers it only takes what they
-# leave (the uploader stands for another machine: its CPU must not delay the bots' clocks; a
-# woken normal task preempts an idle-class one at once, where nice 19 can keep the core for a
-# scheduler slice). The upload alone runs the uploader at normal priority. `make bench` runs it; sizes can be
-# overridden, e.g.
+# leave (it stands for another machine: its CPU must not delay the bots' clocks; a woken normal
+# task preempts an idle-class one at once, where nice 19 can keep the core for a scheduler
+# slice). The upload alone runs the uploader as a normal task. On a shared machine,
+# `chrt -f 1 scripts/bench-files.sh` runs the server and the bots in SCHED_FIFO, so others'
+# builds no longer take their cores; the uploader is then a normal task (the real-time bots
+# preempt it at once) and competes with those builds for core 1's rest. `make bench` runs it;
+# sizes can be overridden, e.g.
 #   FILE_SIZE=100M DURATION=3 WARMUP=1 scripts/bench-files.sh
 # SERVER (and BOT) run other binaries instead of building the release ones (an older build, to
 # compare); ROWS picks rows by number (1-5, e.g. ROWS="2 4"); UPLOADER how the uploader runs
-# beside the load (default "chrt --idle 0 taskset -c 1"); FILES the server's file folder (default
-# in the temporary workspace; /dev/shm/... takes the disk out).
+# beside the load; FILES the server's file folder (default in the temporary workspace;
+# /dev/shm/... takes the disk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-50}
@@ -30,7 +33,8 @@ SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4491}
 METRICS_PORT=${BENCH_METRICS_PORT:-4492}
 ROWS=${ROWS:-1 2 3 4 5}
-UPLOADER=${UPLOADER:-chrt --idle 0 taskset -c 1}
+if chrt -p $$ | grep -q SCHED_FIFO; then default_uploader="chrt --other 0 taskset -c 1"; else default_uploader="chrt --idle 0 taskset -c 1"; fi
+UPLOADER=${UPLOADER:-$default_uploader}
 source scripts/bench-lib.sh
 if [ -n "${SERVER:-}" ]; then BOT=${BOT:-.build/release/chat-bot}; else build_release_binaries; fi
 bench_workspace
@@ -189,7 +193,7 @@ alone() {
     echo "| the upload alone, no chat | \`chat-bot script\` (one \`upload\`) | | | | $(upload_figure); server CPU $(awk -v t=$((cpu1 - cpu0)) -v hz="$HZ" -v b="$file_bytes" 'BEGIN {printf "%.2f s/GiB", t / hz / (b / 1073741824)}') | $((before_kb / 1024)) -> $((peak / 1024)) MiB | |"
 }
 
-echo "## Files next to chat ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); load average at start $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "## Files next to chat ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); load average at start $(cut -d' ' -f1-3 /proc/loadavg); scheduling $(chrt -p $$ | awk -F': ' 'NR == 1 {print $2}'))"
 echo
 echo "chat-server (release) on core 0, chat-bot load on core 1, the uploader (\`chat-bot script\`, one more member of the room) run as \`$UPLOADER\`; $CLIENTS clients in one room, $RATE msgs/s of $SIZE B, $TYPING typing/s; $DURATION s measured after $WARMUP s warm-up. The uploader sends $FILE_SIZE of random bytes again and again from the start of the warm-up; idle, it is only a member."
 echo

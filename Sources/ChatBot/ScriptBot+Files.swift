@@ -56,12 +56,14 @@ extension ScriptBot {
 
     func transferred(_ event: FileTransfers.Event) {
         switch event {
-        case .progress, .resumed:
+        case .progress, .resumed, .restored, .abandoned, .hashed:
             return
         case .finished(let transfer, _):
             if case .download(_, let destination) = transfer.direction { runner.note("\(definition.name): saved \(destination)") }
             if transfer.isUpload { runner.note("\(definition.name): uploaded \(transfer.name), \(Self.rateText(transfer))") }
             if case .transferring(let number) = blocker, number == transfer.number { unblock() }
+        case .cancelled(let transfer):
+            runner.fail(ScriptFailure(line: blockerLine, bot: definition.name, message: "transfer of \(transfer.name) cancelled"))
         case .failed(let transfer, let reason):
             runner.fail(ScriptFailure(line: blockerLine, bot: definition.name, message: "transfer of \(transfer.name) failed: \(reason)"))
         }

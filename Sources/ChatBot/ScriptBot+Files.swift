@@ -11,9 +11,6 @@ extension ScriptBot {
             let source = try path ?? Self.randomFile(randomBytes ?? 0)
             let known = path.flatMap { knownDigest(of: $0) }
             let number = try files.upload(source, room: recipient == nil ? currentRoom : nil, to: recipient, sha256: known)
-            if let path, known == nil, let transfer = files.transfers[number], let state = Self.fileState(path) {
-                uploadDigests[path] = UploadDigest(size: state.size, modified: state.modified, sha256: transfer.sha256)
-            }
             // A random file is read through the descriptor the upload holds: its name can go now.
             if path == nil { unlink(source) }
             waitForTransfer(number, line: line)
@@ -24,15 +21,14 @@ extension ScriptBot {
 
     /// The SHA-256 an earlier upload of `path` computed, if the file has not changed since.
     private func knownDigest(of path: String) -> String? {
-        guard let digest = uploadDigests[path], let state = Self.fileState(path), state.size == digest.size,
-              state.modified.tv_sec == digest.modified.tv_sec, state.modified.tv_nsec == digest.modified.tv_nsec else { return nil }
-        return digest.sha256
+        guard let known = uploadDigests[path], Self.stamp(of: path) == known.stamp else { return nil }
+        return known.sha256
     }
 
-    private static func fileState(_ path: String) -> (size: Int64, modified: timespec)? {
+    private static func stamp(of path: String) -> FileStamp? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return (Int64(status.st_size), status.st_mtim)
+        return FileStamp(size: Int64(status.st_size), modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
     }
 
     func download(into folder: String?, line: Int) {
@@ -60,7 +56,10 @@ extension ScriptBot {
             return
         case .finished(let transfer, _):
             if case .download(_, let destination) = transfer.direction { runner.note("\(definition.name): saved \(destination)") }
-            if transfer.isUpload { runner.note("\(definition.name): uploaded \(transfer.name), \(Self.rateText(transfer))") }
+            if case .upload(let path, _, _) = transfer.direction {
+                runner.note("\(definition.name): uploaded \(transfer.name), \(Self.rateText(transfer))")
+                if let stamp = transfer.source, !transfer.sha256.isEmpty { uploadDigests[path] = (stamp, transfer.sha256) }
+            }
             if case .transferring(let number) = blocker, number == transfer.number { unblock() }
         case .cancelled(let transfer):
             runner.fail(ScriptFailure(line: blockerLine, bot: definition.name, message: "transfer of \(transfer.name) cancelled"))

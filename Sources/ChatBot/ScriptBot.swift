@@ -1,6 +1,5 @@
 import ChatClientKit
 import ChatProtocol
-import Glibc
 import QuicEngine
 
 /// One bot of a running script: its session, where it is in its commands and what it waits for.
@@ -45,14 +44,8 @@ final class ScriptBot {
     /// The newest file shared with the bot, for `download`.
     var lastSharedFile: ChatMessage?
     /// SHA-256 of the files this bot uploaded, by path, with the size and modification time they
-    /// had: an `upload` of the same unchanged file in a `repeat` starts at once, unhashed.
-    var uploadDigests: [String: UploadDigest] = [:]
-
-    struct UploadDigest {
-        let size: Int64
-        let modified: timespec
-        let sha256: String
-    }
+    /// had when hashed: an `upload` of the same unchanged file in a `repeat` starts at once.
+    var uploadDigests: [String: (stamp: FileStamp, sha256: String)] = [:]
 
     init(definition: ScriptBotDefinition, session: ChatSession, runner: ScriptRunner) {
         self.definition = definition

@@ -22,6 +22,10 @@ public struct Outbox: Sendable {
         public let message: ChatMessage
         public let channel: Channel
         public internal(set) var sentAt: QuicTime?
+        /// Not sent again before this (the server could not take it: ``unavailable(id:now:)``).
+        public internal(set) var notBefore: QuicTime?
+        /// Times the server answered `unavailable`.
+        public internal(set) var unavailableCount = 0
 
         public var id: String { message.id ?? "" }
         /// Whether the server answers this request (everything but `status`).
@@ -97,6 +101,7 @@ public struct Outbox: Sendable {
     public mutating func takeDue(now: QuicTime) -> [Entry] {
         var due: [Entry] = []
         while var entry = waiting.first {
+            if let notBefore = entry.notBefore, now < notBefore { break }
             if entry.expectsAnswer && occupiedWindow(now: now) >= Self.window { break }
             guard pacer.take(now: now) else { break }
             waiting.removeFirst()
@@ -116,6 +121,7 @@ public struct Outbox: Sendable {
     /// the window.
     public func nextDeadline(now: QuicTime) -> QuicTime? {
         guard let first = waiting.first else { return nil }
+        if let notBefore = first.notBefore, now < notBefore { return notBefore }
         if first.expectsAnswer && occupiedWindow(now: now) >= Self.window {
             // An answer frees the window; so does the oldest request's timeout.
             return inFlight.compactMap(\.sentAt).min().map { $0 + Self.answerTimeout }
@@ -162,6 +168,26 @@ public struct Outbox: Sendable {
         insertWaiting(again)
         return true
     }
+
+    /// The server could not take the request with this id now (`error unavailable`: a node of
+    /// several that cannot reach its store, PROTOCOL.md section 10): it goes back in line, in its
+    /// place, and is sent again (with the same id: a `msg` stored meanwhile is not stored twice)
+    /// after 1 s, doubling to 16 s; everything after it waits behind it, keeping the order. After
+    /// ``unavailableAttempts`` answers it is given up: the entry is returned (nil while it is kept,
+    /// or for an id this outbox does not hold).
+    public mutating func unavailable(id: String, now: QuicTime) -> (kept: Bool, entry: Entry?) {
+        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return (false, nil) }
+        var entry = inFlight.remove(at: index)
+        entry.unavailableCount += 1
+        guard entry.unavailableCount < Self.unavailableAttempts else { return (false, entry) }
+        entry.sentAt = nil
+        entry.notBefore = now + .milliseconds(1000 << min(entry.unavailableCount - 1, 4))
+        insertWaiting(entry)
+        return (true, entry)
+    }
+
+    /// `unavailable` answers after which a request is given up (about two minutes of retries).
+    public static let unavailableAttempts = 10
 
     /// The connection is gone: whatever was unanswered goes back in line to be sent again on the
     /// next one (a resent `msg` or `dm` keeps its id, so the server delivers it once).

@@ -314,6 +314,13 @@ public final class ResilientSession {
                 flush()
                 return false
             }
+            // The server could not store it now (a node that lost its store): sent again later,
+            // with the same id, unless given up after many tries (then it is shown).
+            if isConnected, message.code == ErrorCode.unavailable.rawValue, let id = message.id,
+               outbox.unavailable(id: id, now: .now()).kept {
+                flush()
+                return false
+            }
             if let id = message.id, outbox.answered(id: id) != nil {
                 flush()
             } else if !isConnected, Self.helloRefusals.contains(message.code ?? "") {

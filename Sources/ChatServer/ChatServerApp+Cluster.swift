@@ -10,6 +10,7 @@ extension ChatServerApp {
                                logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
                                report: { [unowned self] report in handleClusterReport(report) })
         cluster = link
+        state.peerDigest = { ClusterLink.digest(ofPeer: $0) }
         link.start()
         tickCluster()
     }

@@ -26,8 +26,11 @@ extension ClusterLink {
     func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
         let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
-        let node = fields[0].split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
-        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, onThisNode: node == options.node)
+        let holder = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let node = holder.first.map(String.init) ?? ""
+        let device = holder.count == 2 && holder[1] != "-" ? String(holder[1]) : nil
+        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, onThisNode: node == options.node,
+                            device: device)
     }
 
     /// The node named by a member record.

@@ -18,6 +18,9 @@ extension ClusterLink {
             kind = "replace/\(client)"
             // The digest of the device, so the receiver closes only the connection of that device.
             payload = Array(Self.digest(ofPeer: peer).utf8)
+        case .kick(let nick, let reason, let by):
+            kind = "kick/\(nick)"
+            payload = Array("\(by)\n\(reason)".utf8)
         }
         inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
             guard let self, let token else { return }
@@ -39,6 +42,10 @@ extension ClusterLink {
             guard let client = ClientID(parts[1]), let peer = peerOf(client),
                   Array(Self.digest(ofPeer: peer).utf8) == event.payload else { return }
             report(.nodeMessage(.replace(client: client, peer: peer)))
+        case "kick":
+            let text = String(decoding: event.payload, as: UTF8.self)
+            let by = text.prefix { $0 != "\n" }
+            report(.nodeMessage(.kick(nick: String(parts[1]), reason: String(text.dropFirst(by.count + 1)), by: String(by))))
         default:
             logger(.warning, "unknown inbox message", ["kind": String(parts[0].prefix(32))])
         }

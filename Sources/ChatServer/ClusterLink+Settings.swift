@@ -6,7 +6,7 @@ import RedisClient
 
 /// Room settings and server bans in Redis. A room's settings hash (``RoomKeys/settings``) has one
 /// field per fact: `owner`, `topic` (`TS SETBY TEXT`), `mode:NAME`, `op:KEY` (the account's
-/// name), `ban:KEY` (a ban), `invite:a:KEY` / `invite:p:PEER`. Server bans are the hash
+/// name), `ban:KEY` (a ban), `invite:a:KEY` (an account) / `invite:d:DIGEST` (a guest's device). Server bans are the hash
 /// `{server}:bans`, `KEY` → a ban; a change is published on `{server}:changes` so every node reads
 /// them again and closes its connections a new ban matches.
 ///
@@ -34,7 +34,8 @@ extension ClusterLink {
         case .banAdded(_, let ban): return .set(field: "ban:\(ban.key)", value: encode(ban))
         case .banRemoved(_, let label): return .delete(field: "ban:\(ChatValidation.nickKey(label))")
         case .inviteAdded(_, .account(let key)): return .set(field: "invite:a:\(key)", value: "1")
-        case .inviteAdded(_, .peer(let peer)): return .set(field: "invite:p:\(peer)", value: "1")
+        case .inviteAdded(_, .peer(let peer)): return .set(field: "invite:d:\(digest(ofPeer: peer))", value: "1")
+        case .inviteAdded(_, .device(let digest)): return .set(field: "invite:d:\(digest)", value: "1")
         }
     }
 
@@ -65,7 +66,7 @@ extension ClusterLink {
                 if field.hasPrefix("op:") { settings.operators[String(field.dropFirst(3))] = text }
                 if field.hasPrefix("ban:"), let ban = decodeBan(value) { bans.append(ban) }
                 if field.hasPrefix("invite:a:") { settings.invites.insert(.account(String(field.dropFirst(9)))) }
-                if field.hasPrefix("invite:p:") { settings.invites.insert(.peer(String(field.dropFirst(9)))) }
+                if field.hasPrefix("invite:d:") { settings.invites.insert(.device(String(field.dropFirst(9)))) }
             }
         }
         settings.bans = BanList(bans)

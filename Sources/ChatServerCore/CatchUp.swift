@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// A connection catching up with a room from a shared log: its replay is being read while the
 /// room's live events are held for it, so it sees the replay, then its `joined`, then what came
 /// after, in seq order. A `join` (new member) or a re-join (resynchronisation) starts one; while
@@ -23,6 +25,11 @@ final class CatchUp {
     private(set) var overflowed = false
     /// Its replay is out; it waits for the room's members on other nodes (its roster).
     var awaitsMembers = false
+    /// More re-joins of the same room with the same `since` that came meanwhile: each gets the
+    /// same answer (as on one server, where each is answered at once).
+    var repeats = 0
+    /// A re-join's replay, kept for its repeats.
+    var replayed: [SharedPayload] = []
 
     static let maxHeldEvents = 1000
     static let maxHeldBytes = 8 << 20
@@ -56,6 +63,14 @@ final class CatchUp {
         }
         return held
     }
+}
+
+/// A close the core decided while the connection's messages waited for the shared store.
+struct DeferredClose {
+    let code: CloseCode
+    let reason: String
+    /// Its appends not answered yet.
+    var waiting: Int
 }
 
 /// A shared-log read on its way, by token.

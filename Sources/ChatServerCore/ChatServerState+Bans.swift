@@ -73,6 +73,10 @@ extension ChatServerState {
             return
         }
         guard let target = activeSession(forNick: request.to ?? "") else {
+            // With a shared store the user may be on another node: that node kicks it.
+            if roomLog == .shared {
+                return beginRemoteKick(nick: request.to ?? "", reason: reason, by: session.nick, requester: session.id, into: &out)
+            }
             sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(request.to ?? ""))' is connected", id: request.id, to: session,
                       into: &out)
             return

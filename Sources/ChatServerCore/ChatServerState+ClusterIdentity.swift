@@ -104,7 +104,7 @@ extension ChatServerState {
                 out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageSent:
+        case .helloPeer, .directMessage, .directMessageSent, .serverKick:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }
         return out
@@ -129,7 +129,11 @@ extension ChatServerState {
 
     /// The answer to ``ServerAction/lookUpNick(_:nick:)``: the node holding the nick, if any.
     public func nickLookedUp(_ token: UInt64, _ outcome: ClaimOutcome<NickHolder?>, now: Int64) -> [ServerAction] {
-        guard case .directMessage(let client, let request, let text)? = pendingIdentities.removeValue(forKey: token) else {
+        let pending = pendingIdentities.removeValue(forKey: token)
+        if case .serverKick(let nick, let reason, let by, let requester)? = pending {
+            return remoteKickLookedUp(nick: nick, reason: reason, by: by, requester: requester, outcome, now: now)
+        }
+        guard case .directMessage(let client, let request, let text)? = pending else {
             return [.log(.warning, "unknown nick lookup", ["token": String(token)])]
         }
         guard let session = clients[client] else { return [] }
@@ -141,7 +145,7 @@ extension ChatServerState {
         case .answered(let holder?) where !holder.isThisNode:
             let delivered = ChatMessage(type: MessageType.dm.rawValue, text: text, sender: session.nick, id: request.id, ts: now,
                                         to: recipient, account: session.account)
-            let sent = nextIdentityToken(.directMessageSent(session.id, id: request.id, room: nil))
+            let sent = nextIdentityToken(.directMessageSent(session.id, id: request.id, ts: now))
             out.append(.sendToNode(sent, node: holder.node, .dm(to: recipient, payload: delivered.encodedDatagram())))
         case .answered:
             sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipient))' is connected", id: request.id, to: session, into: &out)
@@ -151,7 +155,7 @@ extension ChatServerState {
 
     /// Whether a ``ServerAction/sendToNode(_:node:_:)`` with a token was stored in the inbox.
     public func nodeMessageSent(_ token: UInt64, _ outcome: ClaimOutcome<Bool>, now: Int64) -> [ServerAction] {
-        guard case .directMessageSent(let client, let id, _)? = pendingIdentities.removeValue(forKey: token) else {
+        guard case .directMessageSent(let client, let id, let ts)? = pendingIdentities.removeValue(forKey: token) else {
             return [.log(.warning, "unknown node message", ["token": String(token)])]
         }
         guard let session = clients[client] else { return [] }
@@ -160,8 +164,8 @@ extension ChatServerState {
             sendError(.unavailable, "the message could not be sent; send it again", id: id, to: session, into: &out)
             return out
         }
-        if let id { _ = persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) }
-        sendChat(.ack(id: id, ts: now), to: session, into: &out)
+        if let id { _ = persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: ts)], into: &out) }
+        sendChat(.ack(id: id, ts: ts), to: session, into: &out)
         return out
     }
 
@@ -179,7 +183,35 @@ extension ChatServerState {
         case .replace(let client, let peer):
             guard let session = clients[client], session.phase == .active, session.peer == peer.uppercased() else { return [] }
             replacedElsewhere(session, now: now, into: &out)
+        case .kick(let nick, let reason, let by):
+            guard let target = activeSession(forNick: nick) else { return [.log(.info, "kick for a user no longer here", [:])] }
+            sendChat(ChatMessage(type: MessageType.kicked.rawValue, text: reason, sender: by, ts: now, to: target.nick), to: target,
+                     into: &out)
+            close(target, with: .kicked, reason: reason.isEmpty ? "kicked by \(by)" : reason, now: now, into: &out)
         }
+        return out
+    }
+
+    /// A server kick of a nick no connection of this node holds: its node is asked to.
+    func beginRemoteKick(nick: String, reason: String, by: String, requester: ClientID?, into out: inout [ServerAction]) {
+        let token = nextIdentityToken(.serverKick(nick: nick, reason: reason, by: by, requester: requester))
+        out.append(.lookUpNick(token, nick: nick))
+    }
+
+    private func remoteKickLookedUp(nick: String, reason: String, by: String, requester: ClientID?, _ outcome: ClaimOutcome<NickHolder?>,
+                                    now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        let asker = requester.flatMap { clients[$0] }
+        guard case .answered(let holder?) = outcome, !holder.isThisNode else {
+            if let asker { sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(nick))' is connected", to: asker, into: &out) }
+            out.append(.log(.warning, "kick: no such user", ["nick": nick]))
+            return out
+        }
+        out.append(.sendToNode(nil, node: holder.node, .kick(nick: nick, reason: reason, by: by)))
+        if let asker {
+            sendChat(ChatMessage(type: MessageType.kicked.rawValue, text: reason, sender: asker.nick, ts: now, to: nick), to: asker, into: &out)
+        }
+        out.append(.log(.info, "kick sent to another node", ["node": holder.node]))
         return out
     }
 

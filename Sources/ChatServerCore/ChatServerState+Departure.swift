@@ -17,6 +17,12 @@ extension ChatServerState {
     /// An operator removes a user: closed with KICKED, `left` text `kicked`.
     public func kick(nick: String, reason: String, now: Int64) -> [ServerAction] {
         guard let session = activeSession(forNick: nick) else {
+            // With a shared store the user may be on another node: that node kicks it.
+            var out: [ServerAction] = []
+            if roomLog == .shared {
+                beginRemoteKick(nick: nick, reason: reason, by: configuration.serverName, requester: nil, into: &out)
+                return out
+            }
             return [.log(.warning, "kick: no such user", ["nick": nick])]
         }
         var out: [ServerAction] = []
@@ -67,7 +73,14 @@ extension ChatServerState {
     /// Closes a client for a reason the core decided; the `left` text is the close code's
     /// name in lower case with dashes (`protocol-error`, `flooding`, `kicked`).
     func close(_ session: ClientSession, with code: CloseCode, reason: String, now: Int64, into out: inout [ServerAction]) {
-        out.append(.close(session.id, code, reason: reason))
+        // With a shared store, messages of the client may still wait for it: their acks go out
+        // first, as on one server, and the connection closes after the last.
+        let waiting = roomLog == .shared ? pendingAppends.values.count { $0.origin == session.id } : 0
+        if waiting > 0 {
+            deferredCloses[session.id] = DeferredClose(code: code, reason: reason, waiting: waiting)
+        } else {
+            out.append(.close(session.id, code, reason: reason))
+        }
         out.append(.log(.info, "close", logFields(session, ["code": code.name, "reason": reason])))
         depart(session, leftText: code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
     }

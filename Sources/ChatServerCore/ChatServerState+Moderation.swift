@@ -12,6 +12,8 @@ extension ChatServerState {
         let label: String
         let accountName: String?
         let session: ClientSession?
+        /// A guest of another node (a shared store): its device's digest.
+        var device: String? = nil
 
         var accountKey: String? { accountName.map(ChatValidation.nickKey) }
     }
@@ -100,7 +102,8 @@ extension ChatServerState {
     func handleInvite(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out),
               let target = moderationTarget(request, from: session, into: &out) else { return }
-        let invitee: Invitee = target.accountKey.map(Invitee.account) ?? .peer(target.session?.peer ?? "")
+        let invitee: Invitee = target.accountKey.map(Invitee.account) ?? target.session.map { .peer($0.peer) }
+            ?? .device(target.device ?? "")
         if !settings.invites.contains(invitee) {
             guard settings.invites.count < configuration.maxInvitesPerRoom else {
                 sendError(.quotaExceeded, "a room keeps at most \(configuration.maxInvitesPerRoom) invites", id: request.id, room: room,
@@ -155,8 +158,11 @@ extension ChatServerState {
         // A member of another node (a shared store), logged in: its account. (A guest of another
         // node is known here by nick only: it can be kicked, not banned, from here.)
         if let room = request.room.flatMap(ChatValidation.normalizeRoom),
-           let member = rooms[room]?.remote.records[ChatValidation.nickKey(name)], let account = member.account {
-            return ModerationTarget(label: account, accountName: account, session: nil)
+           let member = rooms[room]?.remote.records[ChatValidation.nickKey(name)] {
+            if let account = member.account { return ModerationTarget(label: account, accountName: account, session: nil) }
+            if let device = member.device, request.messageType == .invite {
+                return ModerationTarget(label: member.nick, accountName: nil, session: nil, device: device)
+            }
         }
         switch lookUpAccount(name, for: request, from: session, into: &out) {
         case .unreadable: return nil

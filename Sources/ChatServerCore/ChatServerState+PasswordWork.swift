@@ -88,6 +88,13 @@ extension ChatServerState {
     /// shared room log, for its join or part to be done); false when it can be handled now.
     func holdWhileAwaiting(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
         guard session.isAwaiting else { return false }
+        // A re-join like the one being answered (shared store) is answered with it: it needs
+        // nothing the first does not read.
+        if let catchUp = session.catchUp, catchUp.isRejoin, session.heldMessages.isEmpty, message.messageType == .join,
+           ChatValidation.normalizeRoom(message.roomOrDefault) == catchUp.room, message.since == catchUp.since {
+            catchUp.repeats += 1
+            return true
+        }
         guard session.heldMessages.count < configuration.heldMessageLimit else {
             let why = session.awaitedPasswordTask != nil ? "while your password is checked" : "while your last join or part is done"
             sendError(.rateLimited, "too many messages \(why); this one was dropped", id: message.id, to: session, into: &out)

@@ -110,7 +110,8 @@ extension ChatServerState {
 
     private func isInvited(_ session: ClientSession, in settings: RoomSettings) -> Bool {
         if let key = session.accountKey, settings.invites.contains(.account(key)) { return true }
-        return settings.invites.contains(.peer(session.peer))
+        if settings.invites.contains(.peer(session.peer)) { return true }
+        return roomLog == .shared && settings.invites.contains(.device(peerDigest(session.peer)))
     }
 
     /// The server ban that applies to this identity, if any.

@@ -11,6 +11,10 @@ extension ChatServerState {
         }
         var out: [ServerAction] = []
         let origin = pending.origin.flatMap { clients[$0] }
+        if origin == nil, let client = pending.origin, deferredCloses[client] != nil {
+            answerClosing(client, pending, outcome, into: &out)
+            return out
+        }
         switch outcome {
         case .stored(let seq, let duplicate):
             // Seq 0: a conditional `left` whose member was no longer there (it moved): nothing stored.
@@ -27,6 +31,27 @@ extension ChatServerState {
 
     /// Room appends handed to the glue and not answered yet.
     public var pendingRoomAppends: Int { pendingAppends.count }
+
+    /// A message of a connection the core closed while it waited for the store: its `ack` (or
+    /// `unavailable`) still goes out, and the close with the last of them.
+    private func answerClosing(_ client: ClientID, _ pending: PendingAppend, _ outcome: RoomAppendOutcome, into out: inout [ServerAction]) {
+        if case .message(let id) = pending.purpose {
+            let answer: ChatMessage
+            switch outcome {
+            case .stored(let seq, _): answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
+            case .failed: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
+            }
+            out.append(.send(client, .chat, SharedPayload(line: answer), live: true))
+        }
+        guard var deferred = deferredCloses[client] else { return }
+        deferred.waiting -= 1
+        if deferred.waiting > 0 {
+            deferredCloses[client] = deferred
+        } else {
+            deferredCloses[client] = nil
+            out.append(.close(client, deferred.code, reason: deferred.reason))
+        }
+    }
 
     /// A room event from the shared log, in seq order per room (the glue fills gaps before it
     /// delivers anything later). Events of rooms this node does not follow are ignored.
@@ -152,6 +177,8 @@ extension ChatServerState {
         guard let catchUp = session.catchUp, catchUp.room == room, !catchUp.isRejoin else { return }
         catchUp.liveFrom = adopted ? seq + 1 : seq
         catchUp.sendsOwnJoined = adopted
+        // Other nodes add a new member as `online` (the event has no status): tell them it is not.
+        if !adopted, session.status != .online { out.append(.publishMember(memberRecord(of: session), rooms: [room])) }
         if deliveredSequence[room] == nil {
             deliveredSequence[room] = catchUp.liveFrom! - 1
             out.append(.followRoom(room, after: catchUp.liveFrom! - 1))
@@ -186,7 +213,9 @@ extension ChatServerState {
         guard let liveFrom = catchUp.liveFrom else { return }
         for event in events where event.seq > catchUp.sentThrough {
             let isLive = live || event.seq >= liveFrom
-            sendChat(event.line(replay: !isLive), to: session, live: false, into: &out)
+            let line = event.line(replay: !isLive)
+            sendChat(line, to: session, live: false, into: &out)
+            if catchUp.isRejoin && !isLive { catchUp.replayed.append(line) }
             catchUp.sentThrough = event.seq
         }
         if !live && catchUp.sendsOwnJoined {
@@ -221,6 +250,15 @@ extension ChatServerState {
         rooms[room, default: Room(name: room)].members[session.id] = session
         rooms[room]!.remote.becameLocal(ChatValidation.nickKey(session.nick))
         welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
+        // Re-joins that came meanwhile get the same answer, each.
+        if catchUp.repeats > 0, let liveFrom = catchUp.liveFrom {
+            let joined = SharedPayload(line: ChatMessage(.joined, sender: session.nick, room: room, seq: liveFrom - 1, ts: now))
+            for _ in 0..<catchUp.repeats {
+                for line in catchUp.replayed { sendChat(line, to: session, live: false, into: &out) }
+                sendChat(joined, to: session, into: &out)
+                sendRoster(of: room, to: session, into: &out)
+            }
+        }
         out.append(.log(catchUp.isRejoin ? .debug : .info, catchUp.isRejoin ? "rejoin" : "join",
                         logFields(session, ["room": room, "seq": String(deliveredSequence[room] ?? 0)])))
         releaseHeldMessages(of: session, now: now, into: &out)

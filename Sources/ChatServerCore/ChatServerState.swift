@@ -62,6 +62,12 @@ public final class ChatServerState {
     var pendingFiles: [UInt64: PendingFiles] = [:]
     /// Account reads and writes waiting for the shared store, by token.
     var pendingAccounts: [UInt64: PendingAccounts] = [:]
+    /// The digest of a peer id as the shared store keeps it (its leases and member records: the
+    /// glue's), to recognise a device a node of several knows only by it. The identity without one.
+    public var peerDigest: @Sendable (String) -> String = { $0 }
+    /// Connections the core closed while messages of theirs waited for the store: closed once
+    /// those are answered.
+    var deferredCloses: [ClientID: DeferredClose] = [:]
     /// A room change ``save`` took with a shared store, for the ``announce`` that follows it.
     var policyToAnnounce: PolicyChange?
     /// Lease claims, lookups and inbox messages waiting for the shared store, by token.

@@ -31,6 +31,9 @@ public enum NodeMessage: Sendable, Equatable {
     /// The same device (`peer`) connected through another node: close connection `client` with
     /// REPLACED. The receiving glue hands this over only when that connection is that device's.
     case replace(client: ClientID, peer: String)
+    /// A server operator kicked `nick` from the server (`kick` without room, or the console):
+    /// its node closes it with KICKED after a `kicked` naming `by`.
+    case kick(nick: String, reason: String, by: String)
 }
 
 /// A connection's hello or rename waiting for the shared store (peer and nick leases).
@@ -43,6 +46,9 @@ enum PendingIdentity {
     case rename(ClientID, peer: String, request: ChatMessage, candidates: [String], login: Bool)
     /// A `dm` to a nick not on this node: where it is.
     case directMessage(ClientID, request: ChatMessage, text: String)
-    /// A `dm` handed to the recipient's node.
-    case directMessageSent(ClientID, id: String?, room: String?)
+    /// A server kick of a nick no connection here holds: where it is (`requester`: the operator's
+    /// connection, told once it is sent; nil for the console).
+    case serverKick(nick: String, reason: String, by: String, requester: ClientID?)
+    /// A `dm` handed to the recipient's node (stamped `ts`: its `ack` says the same).
+    case directMessageSent(ClientID, id: String?, ts: Int64)
 }

@@ -12,13 +12,17 @@ public struct MemberRecord: Sendable, Equatable {
     public var peer: String?
     /// The record names this node (read back from the log).
     public var onThisNode: Bool
+    /// The digest of the member's peer id, as the store keeps it (read back from the log).
+    public var device: String?
 
-    public init(nick: String, account: String?, status: PresenceStatus, peer: String? = nil, onThisNode: Bool = false) {
+    public init(nick: String, account: String?, status: PresenceStatus, peer: String? = nil, onThisNode: Bool = false,
+                device: String? = nil) {
         self.nick = nick
         self.account = account
         self.status = status
         self.peer = peer
         self.onThisNode = onThisNode || peer != nil
+        self.device = device
     }
 
     public var key: String { ChatValidation.nickKey(nick) }

@@ -144,6 +144,8 @@ public final class SQLiteAccountStore: AccountStore {
             let (kind, value) = switch invitee {
             case .account(let key): ("account", key)
             case .peer(let peer): ("peer", peer)
+            // Only a node of several invites by digest, and it keeps settings in Redis.
+            case .device(let digest): ("device", digest)
             }
             try statements.insertInvite.run([.text(room), .text(kind), .text(value)], doing: "storing an invite to room '\(room)'")
         }

@@ -120,4 +120,31 @@ struct OutboxTests {
         #expect(deadline == Self.start + Outbox.answerTimeout)
         #expect(outbox.takeDue(now: Self.start + Outbox.answerTimeout).map(\.id) == ["id-6"])
     }
+
+    /// `unavailable` (a node that cannot reach its store): the message goes back in its place and
+    /// is sent again after 1 s, then 2 s, ... with what follows it waiting behind; after ten such
+    /// answers it is given up.
+    @Test func unavailableMessagesAreSentAgainLater() {
+        var outbox = Outbox(now: Self.start)
+        for message in Self.messages(3) { outbox.enqueue(message) }
+        #expect(outbox.takeDue(now: Self.start).map(\.id) == ["id-1", "id-2", "id-3"])
+        #expect(outbox.unavailable(id: "id-1", now: Self.start).kept)
+        outbox.answered(id: "id-2")
+        #expect(outbox.unavailable(id: "id-3", now: Self.start).kept)
+        #expect(outbox.takeDue(now: Self.start + .milliseconds(500)).isEmpty, "not before 1 s")
+        #expect(outbox.nextDeadline(now: Self.start) == Self.start + .seconds(1))
+        #expect(outbox.takeDue(now: Self.start + .seconds(1)).map(\.id) == ["id-1", "id-3"])
+        #expect(outbox.unavailable(id: "id-1", now: Self.start + .seconds(1)).kept)
+        #expect(outbox.nextDeadline(now: Self.start + .seconds(1)) == Self.start + .seconds(3), "then 2 s")
+        var now = Self.start + .seconds(3)
+        var givenUp: Outbox.Entry?
+        for _ in 0..<20 where givenUp == nil {
+            _ = outbox.takeDue(now: now)
+            let answer = outbox.unavailable(id: "id-1", now: now)
+            if !answer.kept { givenUp = answer.entry }
+            now = now + .seconds(20)
+        }
+        #expect(givenUp?.id == "id-1" && givenUp?.unavailableCount == Outbox.unavailableAttempts)
+        #expect(outbox.pendingMessages.map(\.id) == ["id-3"])
+    }
 }

@@ -469,4 +469,62 @@ import Testing
         #expect(world.nodes["b"]!.outbox.datagrams(to: 2).map { [$0.type, $0.sender, $0.text] } == [["typing", "alice", "start"]])
         #expect(world.log["lobby"]!.allSatisfy { $0.kind != .msg }, "nothing stored")
     }
+
+    /// A client the core closes (here: invalid UTF-8, PROTOCOL_ERROR) while its messages wait for
+    /// the store still gets their acks, and the close comes after the last.
+    @Test func acksGoOutBeforeACloseThatWaited() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.say("one", from: 1, on: "a", id: "k1")
+        world.say("two", from: 1, on: "a", id: "k2")
+        let fatal = world.take(world.nodes["a"]!.state.received(.fatal(.invalidUTF8), from: 1, on: .chat, now: world.now), on: "a")
+        #expect(fatal.closes.isEmpty, "not before the acks")
+        world.settle()
+        let actions = world.nodes["a"]!.actions
+        let acks = actions.indices.filter { index in
+            if case .send(1, .chat, let payload, _) = actions[index] { return Outbox.decode(payload).type == "ack" }
+            return false
+        }
+        let close = actions.lastIndex { if case .close(1, .protocolError, _) = $0 { true } else { false } }
+        #expect(acks.count == 2 && close != nil && acks.allSatisfy { $0 < close! })
+    }
+
+    /// Re-joins of a room the connection is in, sent together, are each answered (as on one
+    /// server, not refused while the first reads its replay).
+    @Test func repeatedRejoinsAreEachAnswered() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<3 { world.say("m\(index)", from: 1, on: "a") }
+        world.settle()
+        let mark = world.nodes["a"]!.actions.count
+        for _ in 0..<5 { world.send(.join(room: "lobby"), from: 1, on: "a") }
+        world.settle()
+        let answer = Outbox(Array(world.nodes["a"]!.actions[mark...]))
+        #expect(answer.chat(to: 1).filter { $0.type == "joined" && $0.replay == nil }.count == 5)
+        #expect(answer.chat(to: 1).filter { $0.type == "msg" }.count == 15)
+        #expect(answer.errorCodes(to: 1).isEmpty)
+    }
+
+    /// A user away before its join is shown away on the other node, not `online`.
+    @Test func statusBeforeTheJoinCrossesNodes() throws {
+        let world = try twoNodes()
+        world.login(2, nick: "bob", on: "b")
+        world.connect(1, on: "a")
+        world.send(.status("away"), from: 1, on: "a", stream: .presence)
+        world.send(.join(nick: "alice", peer: SharedLogWorld.peer(1), room: "lobby"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.outbox.presence(to: 2).last { $0.sender == "alice" }?.text == "away")
+    }
+
+    /// A server operator's kick (here the console) of a user of another node: that node closes it
+    /// with KICKED after a `kicked`.
+    @Test func serverKickReachesAnotherNode() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.absorb(world.nodes["a"]!.state.kick(nick: "bob", reason: "enough", now: world.now), on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.text] } == ["kicked", "enough"])
+        #expect(world.nodes["b"]!.outbox.closes.map(\.code) == [.kicked])
+    }
 }

@@ -45,13 +45,15 @@ public final class ChatSessionPool {
         }
     }
 
-    /// Starts a session; it joins `room` as soon as the handshake completes.
+    /// Starts a session; it joins `room` as soon as the handshake completes. `address` is the
+    /// pool's ``server`` unless given (another node of the same chat system, reached from the
+    /// same ``local`` socket).
     public func connect(nick: String, peer: String = ChatSession.randomPeerID(), room: String = "lobby", since: Int64? = nil,
-                        configuration override: QuicConfiguration? = nil) throws -> ChatSession {
+                        configuration override: QuicConfiguration? = nil, to address: SocketAddress? = nil) throws -> ChatSession {
         var configuration = override ?? configuration
         let identity = Self.identity(of: configuration)
         if resumesSessions, configuration.tls.resumptionTicket == nil { configuration.tls.resumptionTicket = tickets[identity] }
-        let connection = try driver.endpoint.connect(to: server, from: local, configuration: configuration, now: .now())
+        let connection = try driver.endpoint.connect(to: address ?? server, from: local, configuration: configuration, now: .now())
         identities[connection.id] = identity
         let session = ChatSession(connection: connection, nick: nick, peer: peer, room: room, since: since)
         sessions[connection.id] = session

@@ -38,6 +38,21 @@ public enum ChatValidation {
         return String(base.prefix(ChatLimits.maxNickLength - ending.count)) + ending
     }
 
+    /// The first `count` nicks of `wanted`, `wanted_2`, `wanted_3`, ... that `isTaken` does not
+    /// rule out, in that order (a cluster node asks the shared store for the first of them that
+    /// no other node holds).
+    public static func freeNickCandidates(for wanted: String, count: Int, startingAt first: Int = 1,
+                                          isTaken: (String) -> Bool) -> [String] {
+        var candidates: [String] = []
+        var suffix = first
+        while candidates.count < count {
+            let candidate = suffix == 1 ? wanted : nickCandidate(base: wanted, suffix: suffix)
+            if !isTaken(candidate) { candidates.append(candidate) }
+            suffix += 1
+        }
+        return candidates
+    }
+
     /// `wanted` if it is free, else the first free `wanted_2`, `wanted_3`, ... `isTaken`
     /// must compare case-insensitively, e.g. by looking up ``nickKey(_:)``.
     public static func firstFreeNick(for wanted: String, isTaken: (String) -> Bool) -> String {

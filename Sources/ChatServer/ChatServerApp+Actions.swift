@@ -38,7 +38,9 @@ extension ChatServerApp {
                 logger.log(level, event, fields)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
-            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom:
+            case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomState, .writePolicy, .loadAccounts, .writeAccount,
+                 .claimPeer, .claimNick, .recordPeer,
+                 .releaseIdentity, .lookUpNick, .sendToNode, .publishMember:
                 performClusterAction(action)
             }
         }

@@ -1,19 +1,47 @@
 import ChatServerCore
 import QuicEngine
 
-/// A node of several (`--cluster`): the core's room-log actions go to the ``ClusterLink``, and
-/// what the link reports comes back to the core as input.
+/// A node of several (`--cluster`): the core's shared-store actions go to the ``ClusterLink``,
+/// and what the link reports comes back to the core as input.
 extension ChatServerApp {
+    func startCluster(_ options: ClusterOptions) {
+        let link = ClusterLink(options: options, historyLength: self.options.core.historyPerRoom, loop: loop,
+                               peerOf: { [unowned self] client in state.peer(of: client) },
+                               logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
+                               report: { [unowned self] report in handleClusterReport(report) })
+        cluster = link
+        link.start()
+        tickCluster()
+    }
+
+    /// The core's clock for what waits in it (rooms left behind by devices that moved).
+    private func tickCluster() {
+        perform(state.tick(now: unixMilliseconds()))
+        loop.schedule(at: .now() + .seconds(1)) { [weak self] in self?.tickCluster() }
+    }
+
     func performClusterAction(_ action: ServerAction) {
         guard let cluster else {
             // Only a core made with a shared log asks for these.
-            preconditionFailure("a room-log action without --cluster: \(action)")
+            preconditionFailure("a shared-store action without --cluster: \(action)")
         }
         switch action {
         case .appendRoomEvent(let append): cluster.append(append)
         case .readRoomEvents(let read): cluster.read(read)
         case .followRoom(let room, let after): cluster.follow(room, after: after)
         case .unfollowRoom(let room): cluster.unfollow(room)
+        case .readRoomState(let token, let room): cluster.readState(token, room: room)
+        case .writePolicy(let change): cluster.writePolicy(change)
+        case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
+        case .writeAccount(let token, let write): cluster.writeAccount(token, write)
+        case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
+        case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
+        case .recordPeer(let peer, let client, let nick): cluster.recordPeer(peer, client: client, nick: nick)
+        case .releaseIdentity(let peer, let client, let nick, let andPeer):
+            cluster.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: andPeer)
+        case .lookUpNick(let token, let nick): cluster.lookUpNick(token, nick: nick)
+        case .sendToNode(let token, let node, let message): cluster.send(message, to: node, token: token)
+        case .publishMember(let member, let rooms): cluster.publishMember(member, rooms: rooms)
         default: break
         }
     }
@@ -29,6 +57,36 @@ extension ChatServerApp {
             let deliveredBefore = metrics.deliveredTotal
             perform(state.roomEventDelivered(event, now: now))
             metrics.noteDeliveries(since: deliveredBefore, receivedAt: QuicTime.now())
+        case .roomState(let token, let seq, let members, let settings):
+            perform(state.roomStateRead(token, seq: seq, members: members, settings: settings, now: now))
+        case .serverBans(let bans):
+            perform(state.serverBansChanged(bans, now: now))
+        case .accountsLoaded(let token, let accounts):
+            perform(state.accountsLoaded(token, accounts, now: now))
+        case .accountWritten(let token, let outcome, let write):
+            perform(state.accountWritten(token, outcome, write, now: now))
+        case .accountChanged(let name):
+            state.accountChanged(name)
+        case .accountChangesMissed:
+            state.accountChangesMissed()
+        case .peerClaimed(let token, let outcome):
+            perform(state.peerClaimed(token, outcome, now: now))
+        case .nickClaimed(let token, let outcome):
+            perform(state.nickClaimed(token, outcome, now: now))
+        case .nickLookedUp(let token, let outcome):
+            perform(state.nickLookedUp(token, outcome, now: now))
+        case .nodeMessageSent(let token, let outcome):
+            perform(state.nodeMessageSent(token, outcome, now: now))
+        case .nodeMessage(let message):
+            perform(state.nodeMessageDelivered(message, now: now))
+        case .remoteStatus(let member):
+            perform(state.remoteStatusChanged(nick: member.nick, account: member.account, status: member.status, now: now))
+        case .reap(let node, let room, let members):
+            perform(state.reapLostMembers(of: node, in: room, members: members, now: now))
+        case .ready(let ready):
+            state.clusterReady(ready)
+        case .membershipLost:
+            perform(state.clusterMembershipLost(now: now))
         }
     }
 }

@@ -24,6 +24,7 @@ extension ChatServerApp {
         addMessageFamilies(to: &page)
         addTrafficFamilies(to: &page)
         addFileFamilies(to: &page)
+        if let cluster { addClusterFamilies(cluster, to: &page) }
         addOperationFamilies(to: &page)
         addProcessFamilies(to: &page)
         return page
@@ -142,6 +143,24 @@ extension ChatServerApp {
         page.counter("qchat_file_bytes_total", "File body bytes: written to disk for uploads, handed to streams for downloads.",
                      [MetricSample(["direction": "upload"], metrics.fileBytesReceived),
                       MetricSample(["direction": "download"], metrics.fileBytesSent)])
+    }
+
+    private func addClusterFamilies(_ cluster: ClusterLink, to page: inout MetricsPage) {
+        let figures = cluster.metrics
+        page.gauge("qchat_cluster_ready", "1 once this node joined the cluster and takes hellos.", cluster.isReady ? 1 : 0)
+        page.gauge("qchat_cluster_redis_connected", "1 while the connection to Redis is up and checked.", cluster.epochChecked ? 1 : 0)
+        page.gauge("qchat_cluster_rooms_followed", "Rooms whose events this node follows (rooms with members here).",
+                   cluster.feed.followedRooms.count - 1)  // the node's inbox is followed too
+        page.counter("qchat_cluster_appends_total", "Room events appended to Redis, by outcome.",
+                     ["stored", "duplicate", "failed"].map { MetricSample(["outcome": $0], figures.appends[$0] ?? 0) })
+        page.histogram("qchat_cluster_append_duration_seconds", "From a room event sent to Redis to its answer.",
+                       [HistogramSeries(figures.appendLatency)])
+        page.counter("qchat_cluster_events_delivered_total", "Room events delivered here from Redis, in seq order.", figures.eventsDelivered)
+        page.counter("qchat_cluster_gap_fills_total", "Reads from a room's stream to fill a gap in its events.", cluster.feed.fillCount)
+        page.counter("qchat_cluster_gap_events_lost_total", "Events missed while cut off that the stream no longer had.",
+                     figures.eventsLostToTrimming)
+        page.counter("qchat_cluster_nodes_reaped_total", "Lost nodes this node took the users of out of their rooms.", figures.nodesReaped)
+        page.counter("qchat_cluster_epoch_changes_total", "Times Redis was found to have lost its data.", figures.epochChanges)
     }
 
     private func addOperationFamilies(to page: inout MetricsPage) {

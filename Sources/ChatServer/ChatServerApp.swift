@@ -40,7 +40,9 @@ final class ChatServerApp {
         self.metrics = metrics
         // A node of several keeps room events in Redis; its own store keeps what is not shared yet.
         let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
-        let accounts: any AccountStore = try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
+        // A node of several reads accounts from Redis into a cache; one server keeps them itself.
+        let accounts: any AccountStore = options.cluster != nil ? SharedAccountCache()
+            : try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
         let timedHistory = TimedHistoryStore(history, metrics: metrics)
         // File records beside the history: in its SQLite file (a room file's record and event in
         // one transaction), or in memory through the same timed store.
@@ -78,12 +80,7 @@ final class ChatServerApp {
             metrics.recordFlush()
             return (nil, false)
         }
-        if let clusterOptions = options.cluster {
-            cluster = ClusterLink(options: clusterOptions, historyLength: options.core.historyPerRoom, loop: loop,
-                                  logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
-                                  report: { [unowned self] report in handleClusterReport(report) })
-            cluster?.start()
-        }
+        if let clusterOptions = options.cluster { startCluster(clusterOptions) }
         OperatorConsole.attach(to: self)
         expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",

@@ -3,51 +3,97 @@ import ClusterStore
 import QuicEngine
 import RedisClient
 
-/// A node's connection to the shared store (`--cluster`): performs the core's room-log actions on
-/// Redis (``RoomEventLog``) and follows the rooms with members here (``RoomFeed``), handing every
-/// outcome back to the app as core input. Loop thread only.
+/// A node's connection to the shared store (`--cluster`): performs the core's shared-store
+/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox, the node
+/// directory) and follows the rooms with members here (``RoomFeed``), handing every outcome back
+/// to the app as core input (``ClusterReport``). Loop thread only.
 final class ClusterLink {
     let options: ClusterOptions
     let client: RedisClient
     let log: RoomEventLog
+    /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
+    let inboxLog: RoomEventLog
+    let leases: Leases
+    let directory: NodeDirectory
     private(set) var feed: RoomFeed!
-    /// The node's answers for the core: appended, read, delivered.
-    private let report: (ClusterReport) -> Void
-    private let logger: (LogLevel, String, [String: String]) -> Void
-    private let loop: EventLoop
+    let report: (ClusterReport) -> Void
+    let logger: (LogLevel, String, [String: String]) -> Void
+    let loop: EventLoop
+    /// The peer id of a connection of this node (to check a REPLACED sent by another node).
+    let peerOf: (ClientID) -> String?
+    /// The node has joined the directory and cleared its earlier run's leftovers.
+    var isReady = false
+    let metrics = ClusterMetrics()
+    /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
+    /// last connection to Redis: until it is, nothing is appended.
+    var epoch: String?
+    var epochChecked = false
+    var joining = false
+    /// Nodes this one is reaping now.
+    var reaping: Set<String> = []
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
+    /// Heartbeat and lost-node scan period (the directory's lifetime is three of these).
+    static let heartbeatInterval = QuicDuration.seconds(2)
+    /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
+    static let inboxLength = 10_000
+    /// Where other nodes publish users' status changes.
+    static let presenceChannel = "{presence}"
 
     enum ClusterReport {
         case appended(UInt64, RoomAppendOutcome)
         case read(UInt64, [SharedRoomEvent]?)
         case delivered(SharedRoomEvent)
+        case roomState(UInt64, seq: Int64, [MemberRecord]?, RoomSettings?)
+        case serverBans([Ban])
+        case accountsLoaded(UInt64, [String: LoadedAccount?]?)
+        case accountWritten(UInt64, AccountWriteOutcome, AccountWrite)
+        case accountChanged(String)
+        /// Account changes may have been missed: every account must be read again.
+        case accountChangesMissed
+        case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
+        case nickClaimed(UInt64, ClaimOutcome<String?>)
+        case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+        case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
+        case nodeMessage(NodeMessage)
+        case remoteStatus(MemberRecord)
+        case reap(node: String, room: String, [MemberRecord])
+        case ready(Bool)
+        case membershipLost
     }
 
-    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, logger: @escaping (LogLevel, String, [String: String]) -> Void,
-         report: @escaping (ClusterReport) -> Void) {
+    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,
+         logger: @escaping (LogLevel, String, [String: String]) -> Void, report: @escaping (ClusterReport) -> Void) {
         self.options = options
         self.loop = loop
         self.logger = logger
         self.report = report
-        var feedForward: ((RedisClientEvent) -> Void)?
+        self.peerOf = peerOf
+        var forward: ((RedisClientEvent) -> Void)?
         client = RedisClient(loop: loop, topology: options.topology, settings: RedisConnectionSettings(database: options.database)) { event in
-            feedForward?(event)
+            forward?(event)
         }
         log = RoomEventLog(client: client, historyLength: historyLength)
-        feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in
-            guard let shared = sharedEvent(room: room, event) else {
-                return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
-            }
-            report(.delivered(shared))
-        }, skipped: { room, after, before in
-            logger(.warning, "room events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
+        inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
+        leases = Leases(client: client)
+        directory = NodeDirectory(client: client, node: options.node)
+        feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
+                        skipped: { [unowned self] room, after, before in
+            metrics.eventsLostToTrimming += Int(before - after - 1)
+            logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
-        feedForward = { [unowned self] event in handle(event) }
+        forward = { [unowned self] event in handle(event) }
     }
 
-    func start() { client.start() }
+    func start() {
+        client.start()
+        client.subscribe(presenceSubscription)
+        client.subscribe(serverSubscription)
+        client.subscribe(accountChangesSubscription)
+        feed.follow(inboxRoom)
+        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
+    }
 
     func stop() { client.stop() }
 
@@ -55,25 +101,63 @@ final class ClusterLink {
         switch event {
         case .connected(let server):
             logger(.info, "redis connected", ["server": "\(server)"])
+            checkEpoch { [weak self] in
+                guard let self else { return }
+                epochChecked = true
+                if !isReady { joinDirectory() }
+            }
         case .disconnected(let server, let failure):
             logger(.warning, "redis unreachable", ["server": "\(server)", "error": failure.description])
+            epochChecked = false
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+        case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
+            receivedStatus(push.payload)
+        case .subscriber(.message(let push)) where push.subscription == serverSubscription:
+            // Another node changed the server bans: read them again (this node's own change is
+            // in its core already).
+            if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
+        case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
+            receivedAccountChange(push.payload)
+        case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
+            report(.accountChangesMissed)
         case .subscriber, .subscriptionsInterrupted:
             break
         }
         feed.handle(event)
     }
 
-    // MARK: The core's actions
+    private func delivered(room: String, _ event: RoomEvent) {
+        if room == inboxRoom { return receivedInboxMessage(event) }
+        metrics.eventsDelivered += 1
+        guard let shared = sharedEvent(room: room, event) else {
+            return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
+        }
+        report(.delivered(shared))
+    }
+
+    // MARK: Room events
 
     func append(_ append: RoomEventAppend) {
+        guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
         let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
-        log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta, dedupe: append.dedupe) {
-            [report] result in
+        // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
+        let dedupe = append.dedupe.map { key in
+            let peer = key.prefix { $0 != ":" }
+            return Self.digest(ofPeer: String(peer)) + key.dropFirst(peer.count)
+        }
+        let sent = QuicTime.now()
+        log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
+                   members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
+                   dedupe: dedupe) { [report, metrics] result in
+            metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
             switch result {
-            case .success(let stored): report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
-            case .failure(let error): report(.appended(append.token, .failed("\(error)")))
+            case .success(let stored):
+                metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
+                report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
+            case .failure(let error):
+                metrics.appends["failed", default: 0] += 1
+                report(.appended(append.token, .failed("\(error)")))
             }
         }
     }
@@ -99,17 +183,34 @@ final class ClusterLink {
         }
     }
 
-    func follow(_ room: String, after: Int64) { feed.follow(room, after: after) }
+    func follow(_ room: String, after: Int64) {
+        feed.follow(room, after: after)
+        // So that whoever reaps this node finds the rooms its users were in.
+        client.send(RedisCommand("SADD", Self.roomsKey(of: options.node), room), key: Self.roomsKey(of: options.node)) { _ in }
+    }
 
     func unfollow(_ room: String) { feed.unfollow(room) }
 
     /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
     /// client only when this node's connection made it.
-    private func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
+    func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
         let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else { return nil }
         var origin: ClientID?
         if parts[1].elementsEqual(options.node.utf8) { origin = ClientID(String(decoding: parts[2], as: UTF8.self)) }
         return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload)
+    }
+
+    // MARK: Names in Redis
+
+    /// The rooms node `node` has followed (its reaper looks there for its members).
+    static func roomsKey(of node: String) -> String { "{node:\(node)}:rooms" }
+
+    /// The pseudo-room whose stream and channel are this node's inbox (room names have no `@`).
+    var inboxRoom: String { Self.inboxRoom(of: options.node) }
+    static func inboxRoom(of node: String) -> String { "@inbox:\(node)" }
+
+    var presenceSubscription: RedisSubscription {
+        RedisSubscription(client.isCluster ? .shard : .channel, Self.presenceChannel)
     }
 }

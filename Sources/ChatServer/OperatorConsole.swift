@@ -57,11 +57,14 @@ enum OperatorConsole {
                 ? app.state.operatorBan(name, room: room, reason: rest.dropFirst().joined(separator: " "), now: now)
                 : app.state.operatorUnban(name, room: room, now: now)
             app.perform(actions)
+            // A node of several reads an account it did not know; the next try finds it.
+            app.perform(app.state.loadMissedAccounts())
             Console.line(answer)
         case "op", "deop":
             guard words.count == 3, let room = roomArgument(words[1]) else { return Console.line("usage: \(command) #ROOM ACCOUNT") }
             let (actions, answer) = app.state.operatorSetOperator(words[2], room: room, adding: command == "op", now: unixMilliseconds())
             app.perform(actions)
+            app.perform(app.state.loadMissedAccounts())
             Console.line(answer)
         case "stats":
             Console.line("stats " + app.statistics.map { "\($0.key)=\($0.value)" }.joined(separator: " "))

@@ -9,6 +9,9 @@ final class CatchUp {
     let id: String?
     /// A re-join of a room the connection was in: it gets its own `joined` with the latest seq.
     let isRejoin: Bool
+    /// No `joined` of its own will come from the log (a re-join, or a device that was in the
+    /// room through another node): it gets one with the latest seq after its replay.
+    var sendsOwnJoined: Bool
     /// The first seq the connection gets live (for a join, that of its `joined`); nil until known.
     var liveFrom: Int64?
     /// The last seq sent to it while catching up (replay and held events).
@@ -18,6 +21,8 @@ final class CatchUp {
     private var heldBytes = 0
     /// More was held than the limits allow: the held events were dropped and are read again.
     private(set) var overflowed = false
+    /// Its replay is out; it waits for the room's members on other nodes (its roster).
+    var awaitsMembers = false
 
     static let maxHeldEvents = 1000
     static let maxHeldBytes = 8 << 20
@@ -27,6 +32,7 @@ final class CatchUp {
         self.since = since
         self.id = id
         self.isRejoin = isRejoin
+        sendsOwnJoined = isRejoin
     }
 
     func hold(seq: Int64, payload: SharedPayload) {
@@ -58,4 +64,16 @@ enum PendingRead {
     case catchUp(ClientID, live: Bool)
     /// A `history` request's answer.
     case history(ClientID, room: String)
+    /// A followed room's members on every node (and its settings).
+    case members(String)
+    /// A room's settings, for a step that needs them (``SettingsWait``).
+    case settings(String, then: SettingsWait)
+}
+
+/// What waits for a room's settings from a shared store.
+enum SettingsWait {
+    /// A `join` of the room (the hello's included): checked again once they are known.
+    case join(ClientID, since: Int64?, id: String?)
+    /// The settings changed elsewhere (a ban): this node's members it now bans leave.
+    case refresh
 }

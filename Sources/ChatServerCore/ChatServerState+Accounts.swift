@@ -41,14 +41,25 @@ extension ChatServerState {
             sendError(.accountExists, "the nick changed while registering; register again", id: request.id, to: session, into: &out)
             return
         }
+        let account = StoredAccount(name: nick, passwordHash: hash, created: now)
+        if roomLog == .shared {
+            return writeAccount(.create(account, certificate: session.certificate), for: .register(session.id, request, nick: nick),
+                                session: session, into: &out)
+        }
         do {
-            try accounts.create(StoredAccount(name: nick, passwordHash: hash, created: now), certificate: session.certificate)
+            try accounts.create(account, certificate: session.certificate)
         } catch {
             out.append(.log(.error, "account write failed", ["error": "\(error)"]))
             sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
             return
         }
+        registered(session, nick: nick, into: &out)
+    }
+
+    /// The account is stored: the connection is logged in to it.
+    func registered(_ session: ClientSession, nick: String, into out: inout [ServerAction]) {
         session.logIn(nick)
+        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
         sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
     }
@@ -92,10 +103,20 @@ extension ChatServerState {
             return
         }
         session.logIn(account.name)
-        let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
-            ? session.nick
-            : freeNick(for: account.name, account: account.name, renaming: session, into: &out)
-        if nick != session.nick { rename(session, to: nick, now: now, into: &out) }
+        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
+            // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
+            let candidates = ChatValidation.freeNickCandidates(for: account.name, count: Self.nickCandidatesPerClaim) { candidate in
+                if let holder = activeSession(forNick: candidate), holder !== session { return true }
+                return isRegistered(candidate, toOtherThan: ChatValidation.nickKey(account.name), into: &out)
+            }
+            beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
+        } else {
+            let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
+                ? session.nick
+                : freeNick(for: account.name, account: account.name, renaming: session, into: &out)
+            if nick != session.nick { rename(session, to: nick, now: now, into: &out) }
+        }
         out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
         sendChat(.accountNotice(nick: session.nick, account: account.name, text: "logged-in"), to: session, into: &out)
     }
@@ -115,6 +136,10 @@ extension ChatServerState {
 
     func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,
                                 into out: inout [ServerAction]) {
+        if roomLog == .shared {
+            return writeAccount(.setPasswordHash(account: account, hash: hash), for: .passwordChange(session.id, request), session: session,
+                                into: &out)
+        }
         do {
             try accounts.setPasswordHash(hash, ofAccount: account)
         } catch {
@@ -151,12 +176,20 @@ extension ChatServerState {
                               id: request.id, to: session, into: &out)
                     return
                 }
+                if roomLog == .shared {
+                    return writeAccount(.bind(account: account, certificate: fingerprint), for: .certificate(session.id, request, adding: true),
+                                        session: session, into: &out)
+                }
                 try accounts.bind(certificate: fingerprint, toAccount: account)
             } else if !adding, bound.contains(fingerprint) {
                 if bound.count == 1, try accounts.account(named: account)?.passwordHash == nil {
                     sendError(.weakPassword, "this is the account's only credential: set a password first", id: request.id, to: session,
                               into: &out)
                     return
+                }
+                if roomLog == .shared {
+                    return writeAccount(.unbind(account: account, certificate: fingerprint),
+                                        for: .certificate(session.id, request, adding: false), session: session, into: &out)
                 }
                 try accounts.unbind(certificate: fingerprint, fromAccount: account)
             }

@@ -9,14 +9,19 @@ extension ChatServerState {
         guard let reason = reason(of: request, from: session, into: &out) else { return }
         guard request.room != nil else { return kickFromServer(request, reason: reason, by: session, now: now, into: &out) }
         guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out) else { return }
-        guard let target = activeSession(forNick: request.to ?? ""), target.isMember(of: room) else {
+        let local = activeSession(forNick: request.to ?? "").flatMap { $0.isMember(of: room) ? $0 : nil }
+        // With a shared store, a member of another node is kicked by its nick: its node takes it
+        // out when the `kicked` is delivered.
+        let remote = local == nil ? rooms[room]?.remote.records[ChatValidation.nickKey(request.to ?? "")] : nil
+        guard let nick = local?.nick ?? remote?.nick else {
             sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(request.to ?? ""))' in room '\(room)'", id: request.id, room: room,
                       to: session, into: &out)
             return
         }
-        guard outranks(session, target.accountKey, in: settings, request: request, room: room, into: &out) else { return }
-        announce(.kicked, in: room, by: session, text: reason, target: target.nick, now: now, into: &out)
-        if roomLog == .local { removeFromRoom([target], room, into: &out) }
+        let targetKey = local?.accountKey ?? remote?.account.map(ChatValidation.nickKey)
+        guard outranks(session, targetKey, in: settings, request: request, room: room, into: &out) else { return }
+        announce(.kicked, in: room, by: session, text: reason, target: nick, now: now, into: &out)
+        if roomLog == .local, let local { removeFromRoom([local], room, into: &out) }
     }
 
     func handleBan(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -36,7 +41,12 @@ extension ChatServerState {
         }
         guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
         let banned = members(of: room, matching: ban)
-        announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick), now: now, into: &out)
+        // Members of other nodes logged in to the banned account leave too (their nodes take them out).
+        let remote = ban.account.map { account in
+            (rooms[room]?.remote.records.values ?? [:].values).filter { $0.account.map(ChatValidation.nickKey) == account }.map(\.nick)
+        } ?? []
+        announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick) + remote.sorted(),
+                 now: now, into: &out)
         if roomLog == .local { removeFromRoom(banned, room, into: &out) }
     }
 

@@ -36,10 +36,16 @@ extension ChatServerState {
             guard session.phase == .active else { continue }
             for room in session.rooms {
                 drafts.append(RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick,
-                                                                text: "shutdown"), purpose: .notice))
+                                                                text: "shutdown"), purpose: .notice,
+                                             membership: .remove([ChatValidation.nickKey(session.nick)])))
             }
         }
         out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
+        if roomLog == .shared {
+            for session in clients.values where session.phase == .active {
+                out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true))
+            }
+        }
         clients = [:]
         activeChatStreams = [:]
         activePresenceStreams = [:]
@@ -73,6 +79,8 @@ extension ChatServerState {
         guard session.phase == .active else { return }
         let mates = roomMates(of: session)
         unregister(session)
+        // Its nick and device are free for others (unless already taken over elsewhere).
+        if roomLog == .shared { out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true)) }
         let joined = session.rooms.array
         session.rooms.removeAll()
         for room in joined {
@@ -81,7 +89,7 @@ extension ChatServerState {
         }
         let drafts = joined.map { room in
             RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: leftText),
-                           purpose: .notice)
+                           purpose: .notice, membership: .remove([ChatValidation.nickKey(session.nick)]))
         }
         record(drafts, now: now, into: &out)
         // Idle only once stored: a room forgotten as the longest idle must not come back into the
@@ -95,7 +103,7 @@ extension ChatServerState {
         }
     }
 
-    private func unregister(_ session: ClientSession) {
+    func unregister(_ session: ClientSession) {
         let key = ChatValidation.nickKey(session.nick)
         if clientsByNickKey[key] == session.id { clientsByNickKey[key] = nil }
         if activeChatStreams[session.peer] == session.id { activeChatStreams[session.peer] = nil }

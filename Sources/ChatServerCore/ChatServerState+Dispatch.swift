@@ -42,6 +42,7 @@ extension ChatServerState {
     /// A chat-stream message that passed the flood limit (or waited for a password verdict).
     func handleChatMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         if holdWhileAwaiting(message, from: session, into: &out) { return }
+        if prefetchAccounts(for: message, from: session, into: &out) { return }
         if session.phase == .awaitingHello {
             guard message.messageType == .join else {
                 close(session, with: .protocolError, reason: "the first message must be join", now: now, into: &out)

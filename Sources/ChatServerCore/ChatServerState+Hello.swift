@@ -96,18 +96,33 @@ extension ChatServerState {
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
             return
         }
+        if roomLog == .shared && previous == nil {
+            // Which nick is free, and whether the device is connected through another node, only
+            // the shared store knows (ChatServerState+ClusterIdentity.swift).
+            return beginClusterHello(join, peer: peer, account: accountName, session: session, into: &out)
+        }
+        let wanted = accountName ?? join.sender
+        finishHello(join, peer: peer, account: accountName, replacing: previous,
+                    nick: previous == nil ? freeNick(for: wanted, account: accountName, into: &out) : previous!.nick,
+                    session: session, now: now, into: &out)
+    }
+
+    /// The hello once the nick is settled: the connection is registered (or takes over `previous`,
+    /// a connection of the same device on this node), welcomed, and enters its room.
+    func finishHello(_ join: ChatMessage, peer: String, account accountName: String?, replacing previous: ClientSession?, nick: String,
+                     session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let earlyStatus = session.statusBeforeHello
         session.statusBeforeHello = nil
         if let previous {
             takeOver(from: previous, by: session, into: &out)
             session.logIn(accountName)
         } else {
-            let wanted = accountName ?? join.sender
-            register(session, nick: freeNick(for: wanted, account: accountName, into: &out), peer: peer)
+            register(session, nick: nick, peer: peer)
             session.logIn(accountName)
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
+        if roomLog == .shared { out.append(.recordPeer(peer: peer, client: session.id, nick: session.nick)) }
         var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: welcomeText)
         welcome.account = session.account
         welcome.features = features(for: session)
@@ -157,6 +172,9 @@ extension ChatServerState {
     func isRegistered(_ nick: String, toOtherThan ownKey: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
+        // With a shared store the nicks a request checks were read first; a further suffixed
+        // form not read (nine of them taken) is taken as free rather than tried for ever.
+        if let cache = sharedAccounts, !cache.isKnown(nick) { return false }
         do {
             return try accounts.account(named: nick) != nil
         } catch {

@@ -34,11 +34,14 @@ extension ChatServerState {
             sendError(.badField, "dm needs 'to'", id: message.id, to: session, into: &out)
             return
         }
-        guard let recipient = activeSession(forNick: recipientNick) else {
+        let local = activeSession(forNick: recipientNick)
+        // With a shared store a nick held by no connection here may be another node's.
+        guard local != nil || roomLog == .shared else {
             sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipientNick))' is connected", id: message.id, to: session, into: &out)
             return
         }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
+        guard let recipient = local else { return beginRemoteDirectMessage(message, text: text, session: session, into: &out) }
         if let id = message.id {
             guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
         }

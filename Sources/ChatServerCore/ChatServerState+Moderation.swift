@@ -152,6 +152,12 @@ extension ChatServerState {
         if let connected = activeSession(forNick: name) {
             return ModerationTarget(label: connected.account ?? connected.nick, accountName: connected.account, session: connected)
         }
+        // A member of another node (a shared store), logged in: its account. (A guest of another
+        // node is known here by nick only: it can be kicked, not banned, from here.)
+        if let room = request.room.flatMap(ChatValidation.normalizeRoom),
+           let member = rooms[room]?.remote.records[ChatValidation.nickKey(name)], let account = member.account {
+            return ModerationTarget(label: account, accountName: account, session: nil)
+        }
         switch lookUpAccount(name, for: request, from: session, into: &out) {
         case .unreadable: return nil
         case .found(let account): return ModerationTarget(label: account.name, accountName: account.name, session: nil)
@@ -192,8 +198,15 @@ extension ChatServerState {
                   into out: inout [ServerAction]) {
         let event = StoredEvent(room: room, seq: 0, ts: now, kind: kind, sender: sender, text: text, target: target, mode: mode)
         let origin = activeSession(forNick: sender)
+        // A kick or ban takes its targets out of the room's members on every node.
+        let leaving: [String]? = kind == .kicked ? target.map { [$0] } : kind == .banned ? removing : nil
+        // With a shared store the change this event announces is stored with it (``save``).
+        let policy = policyToAnnounce?.room == room ? policyToAnnounce : nil
+        policyToAnnounce = nil
         record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
-                               origin: origin, purpose: .announcement(id: nil))], now: now, into: &out)
+                               origin: origin, purpose: .announcement(id: nil),
+                               membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) }, policy: policy)],
+               now: now, into: &out)
     }
 
     /// The answer to a request that changed nothing: its event, to the asker alone, without seq.

@@ -25,6 +25,10 @@ extension ChatServerState {
                       into: &out)
             return
         }
+        // Another spelling of its own nick is always the renamer's; any other nick may be another node's.
+        if roomLog == .shared && ChatValidation.nickKey(newNick) != ChatValidation.nickKey(session.nick) {
+            return beginClusterRename(message, to: [newNick], session: session, into: &out)
+        }
         rename(session, to: newNick, now: now, into: &out)
     }
 
@@ -46,7 +50,8 @@ extension ChatServerState {
         let drafts = session.rooms.map { room in
             RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .nick, sender: oldNick, text: newNick,
                                               account: session.account),
-                           ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .notice)
+                           ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .notice,
+                           membership: .rename(fromKey: ChatValidation.nickKey(oldNick), to: memberRecord(of: session)))
         }
         record(drafts, now: now, into: &out)
     }

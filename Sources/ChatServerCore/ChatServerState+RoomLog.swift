@@ -36,6 +36,12 @@ extension ChatServerState {
             }
         case .shared:
             for draft in drafts {
+                // Redis slower than the clients: beyond the bound nothing more waits in memory.
+                guard pendingAppends.count < configuration.pendingAppendLimit else {
+                    out.append(.log(.warning, "room appends at their limit", ["limit": String(configuration.pendingAppendLimit)]))
+                    appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
+                    continue
+                }
                 nextSharedToken += 1
                 let token = nextSharedToken
                 let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))
@@ -45,7 +51,8 @@ extension ChatServerState {
                 if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
                 out.append(.appendRoomEvent(RoomEventAppend(
                     token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
-                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe)))
+                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership,
+                    policy: draft.policy)))
             }
         }
     }
@@ -61,7 +68,7 @@ extension ChatServerState {
             out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)),
                                       stopSending: false))
         case .join:
-            if roomLog == .shared, let origin { joinStored(room, seq: seq, session: origin, now: now, into: &out) }
+            if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
         case .part, .announcement, .notice:
             break
         }
@@ -81,9 +88,10 @@ extension ChatServerState {
             guard let origin else { return }
             partFailed(room, id: id, session: origin, into: &out)
         case .announcement(let id):
+            // With a shared store the change was not stored either: the cache forgets it.
+            if roomLog == .shared { readRoomSettings(room, then: .refresh, into: &out) }
             guard let origin else { return }
-            sendError(.unavailable, "the change was saved but could not be announced; try again", id: id, room: room, to: origin,
-                      into: &out)
+            sendError(.unavailable, "the change could not be stored; try again", id: id, room: room, to: origin, into: &out)
         case .upload(let key, let file):
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
                                       stopSending: false))

@@ -6,8 +6,10 @@ import ChatProtocol
 extension ChatServerState {
     /// The settings of `room`: cached, or read once from the account store. Nil (after a log line)
     /// when the store cannot be read: the caller refuses rather than guess that a room is open.
+    /// With a shared store, nil when not cached: they are read from it (``awaitSettings``).
     func settings(of room: String, into out: inout [ServerAction]) -> RoomSettings? {
         if let cached = roomSettings[room] { return cached }
+        guard roomLog == .local else { return nil }
         do {
             let loaded = try accounts.roomSettings(of: room)
             roomSettings[room] = loaded
@@ -19,21 +21,41 @@ extension ChatServerState {
     }
 
     /// Stores a change, then applies it to the cache; false (after a log line) when the store
-    /// failed, and then nothing changed.
+    /// failed, and then nothing changed. With a shared store, a change a room event announces is
+    /// stored with that event (the next ``announce``), and applied on every node when it is
+    /// delivered; an invite or a server ban is written on its own.
     func save(_ change: PolicyChange, into out: inout [ServerAction]) -> Bool {
+        if roomLog == .shared {
+            switch change {
+            case .inviteAdded, .banAdded(nil, _), .banRemoved(nil, _):
+                out.append(.writePolicy(change))
+                applyLocally(change)
+            case .owner, .topic, .mode, .operatorAdded, .operatorRemoved, .banAdded, .banRemoved:
+                // Applied here at once too (the announcement's `ops` see it); should the event not
+                // be stored, the room's settings are read again.
+                policyToAnnounce = change
+                applyLocally(change)
+            }
+            return true
+        }
         do {
             try accounts.save(change)
         } catch {
             out.append(.log(.error, "room settings write failed", ["error": "\(error)"]))
             return false
         }
+        applyLocally(change)
+        return true
+    }
+
+    /// A stored change in the caches.
+    func applyLocally(_ change: PolicyChange) {
         switch change {
         case .banAdded(nil, let ban): serverBans.insert(ban)
         case .banRemoved(nil, let label): serverBans.remove(label: label)
         default:
             if let room = change.room { roomSettings[room]?.apply(change) }
         }
-        return true
     }
 
     func isServerOperator(_ session: ClientSession) -> Bool {
@@ -102,11 +124,11 @@ extension ChatServerState {
     /// Nicks of the room's operators present (owner included), sorted as rosters are.
     func operatorNicks(of room: String) -> [String] {
         guard let settings = roomSettings[room], settings.owner != nil || !settings.operators.isEmpty else { return [] }
-        return memberNicks(of: room) { settings.isOperator($0.accountKey) }
+        return memberNicks(of: room) { settings.isOperator($0.map(ChatValidation.nickKey)) }
     }
 
     /// Nicks of the room's members logged in to an account.
     func identifiedNicks(of room: String) -> [String] {
-        memberNicks(of: room) { $0.account != nil }
+        memberNicks(of: room) { $0 != nil }
     }
 }

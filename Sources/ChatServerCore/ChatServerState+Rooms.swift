@@ -12,8 +12,10 @@ extension ChatServerState {
     }
 
     /// A valid `join` of `room`: a new membership within the room limit, or the resynchronisation
-    /// of one the client already has.
-    func enter(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// of one the client already has. `settingsFresh`: with a shared store, the room's settings
+    /// were just read (not cached), so a refusal is final.
+    func enter(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64, settingsFresh: Bool = false,
+               into out: inout [ServerAction]) {
         if session.isMember(of: room) {
             resynchronise(room, since: since, session: session, now: now, into: &out)
             return
@@ -24,10 +26,15 @@ extension ChatServerState {
             return
         }
         guard let settings = settings(of: room, into: &out) else {
+            if roomLog == .shared { return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out) }
             sendError(.unavailable, "room '\(room)' cannot be checked right now; try again", id: id, room: room, to: session, into: &out)
             return
         }
         if let (code, text) = joinDenial(of: session, settings: settings, room: room) {
+            // An invite may have been stored through another node since these were cached.
+            if roomLog == .shared, code == .notInvited, !settingsFresh {
+                return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out)
+            }
             sendError(code, text, id: id, room: room, to: session, into: &out)
             return
         }
@@ -65,6 +72,12 @@ extension ChatServerState {
         sendRoster(of: room, to: session, into: &out)
         for other in newlyShared where other.status != .online {
             sendStatus(SharedPayload(line: statusMessage(of: other)), of: other, to: session, into: &out)
+        }
+        // Members of other nodes (a shared log) that are not online, and whom it meets here first.
+        for (key, member) in rooms[room]?.remote.records ?? [:] where member.status != .online {
+            guard !session.rooms.contains(where: { $0 != room && rooms[$0]?.remote.records[key] != nil }) else { continue }
+            sendPresence(SharedPayload(line: remoteStatusMessage(nick: member.nick, account: member.account, status: member.status)),
+                         key: .status(nickKey: key), to: session, into: &out)
         }
     }
 
@@ -151,7 +164,8 @@ extension ChatServerState {
             session.pendingPart = (room, part.id)
             session.awaitsRoomLog = true
         }
-        record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id))], now: now, into: &out)
+        record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id),
+                               membership: .remove([ChatValidation.nickKey(session.nick)]))], now: now, into: &out)
         guard roomLog == .local else { return }
         session.rooms.remove(room)
         removeMember(session.id, from: room, into: &out)
@@ -174,11 +188,13 @@ extension ChatServerState {
         return mates
     }
 
-    /// The nicks in a room (those `including` picks), sorted case-insensitively so rosters are stable.
-    func memberNicks(of room: String, including: (ClientSession) -> Bool = { _ in true }) -> [String] {
+    /// The nicks in a room (those `including` picks by account), on this node and, with a shared
+    /// log, on the others, sorted case-insensitively so rosters are stable.
+    func memberNicks(of room: String, including: (_ account: String?) -> Bool = { _ in true }) -> [String] {
+        guard let entry = rooms[room] else { return [] }
         // Keys computed once per nick, not once per comparison.
-        let keyed = (rooms[room]?.members ?? [:]).values.filter(including)
-            .map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
+        var keyed = entry.members.values.filter { including($0.account) }.map { (key: ChatValidation.nickKey($0.nick), nick: $0.nick) }
+        for (key, member) in entry.remote.records where including(member.account) { keyed.append((key, member.nick)) }
         return keyed.sorted { $0.key < $1.key }.map(\.nick)
     }
 }

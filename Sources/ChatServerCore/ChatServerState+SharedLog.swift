@@ -47,15 +47,27 @@ extension ChatServerState {
             session.catchUp?.hold(seq: event.seq, payload: payload)
         }
         switch event.kind {
+        case .msg, .file:
+            return out
+        case .joined, .left, .nick, .kicked, .banned, .topic, .unbanned, .op, .deop, .mode:
+            break
+        }
+        guard let message = try? ChatMessage.decode(event.payload) else {
+            out.append(.log(.error, "undecodable room event", ["room": event.room, "seq": String(event.seq)]))
+            return out
+        }
+        switch event.kind {
         case .left:
             if let origin = event.origin.flatMap({ clients[$0] }), origin.pendingPart?.room == event.room {
                 completePart(event.room, session: origin, now: now, into: &out)
             }
         case .kicked, .banned:
-            removeNamedMembers(of: event, into: &out)
-        case .msg, .joined, .nick, .topic, .unbanned, .op, .deop, .mode, .file:
+            removeNamedMembers(of: event, message: message, into: &out)
+        default:
             break
         }
+        applyPolicy(of: event, message: message, into: &out)
+        applyMembership(of: event, message: message, into: &out)
         return out
     }
 
@@ -73,6 +85,8 @@ extension ChatServerState {
                 out.append(.log(.error, "room history read failed", ["room": catchUp.room]))
             }
             continueCatchUp(catchUp, session: session, read: events ?? [], live: live, now: now, into: &out)
+        case .members, .settings:
+            break
         case .history(let client, let room):
             guard let session = clients[client] else { break }
             guard let events else {
@@ -112,7 +126,8 @@ extension ChatServerState {
             (present + [session.nick]).sorted { ChatValidation.nickKey($0) < ChatValidation.nickKey($1) }
         }
         let joined = StoredEvent(room: room, seq: 0, ts: now, kind: .joined, sender: session.nick, text: "", account: session.account)
-        record([RoomEventDraft(event: joined, ops: operators, origin: session, purpose: .join)], now: now, into: &out)
+        record([RoomEventDraft(event: joined, ops: operators, origin: session, purpose: .join,
+                               membership: .add(memberRecord(of: session)))], now: now, into: &out)
     }
 
     /// A re-join of a room the connection is in, from a shared log: its replay, then its own
@@ -129,13 +144,16 @@ extension ChatServerState {
     }
 
     /// The joiner's `joined` is stored with `seq`: the room is followed from there, and the
-    /// replay before it is read.
-    func joinStored(_ room: String, seq: Int64, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// replay before it is read. `adopted`: the device was in the room through another node, so
+    /// nothing was stored and `seq` is the room's latest; it catches up as a re-join does.
+    func joinStored(_ room: String, seq: Int64, adopted: Bool, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let catchUp = session.catchUp, catchUp.room == room, !catchUp.isRejoin else { return }
-        catchUp.liveFrom = seq
+        catchUp.liveFrom = adopted ? seq + 1 : seq
+        catchUp.sendsOwnJoined = adopted
         if deliveredSequence[room] == nil {
-            deliveredSequence[room] = seq - 1
-            out.append(.followRoom(room, after: seq - 1))
+            deliveredSequence[room] = catchUp.liveFrom! - 1
+            out.append(.followRoom(room, after: catchUp.liveFrom! - 1))
+            readRoomMembers(room, into: &out)
         }
         readReplay(of: catchUp, session: session, into: &out)
     }
@@ -161,7 +179,7 @@ extension ChatServerState {
 
     /// A catch-up read came back: the replay (or, after an overflow, live events read again)
     /// goes out, then what was held; then the connection is a member like the others.
-    private func continueCatchUp(_ catchUp: CatchUp, session: ClientSession, read events: [SharedRoomEvent], live: Bool, now: Int64,
+    func continueCatchUp(_ catchUp: CatchUp, session: ClientSession, read events: [SharedRoomEvent], live: Bool, now: Int64,
                                  into out: inout [ServerAction]) {
         guard let liveFrom = catchUp.liveFrom else { return }
         for event in events where event.seq > catchUp.sentThrough {
@@ -169,7 +187,7 @@ extension ChatServerState {
             sendChat(event.line(replay: !isLive), to: session, live: false, into: &out)
             catchUp.sentThrough = event.seq
         }
-        if !live && catchUp.isRejoin {
+        if !live && catchUp.sendsOwnJoined {
             sendChat(ChatMessage(.joined, sender: session.nick, room: catchUp.room, seq: liveFrom - 1, ts: now), to: session, into: &out)
             catchUp.sentThrough = max(catchUp.sentThrough, liveFrom - 1)
         }
@@ -188,13 +206,18 @@ extension ChatServerState {
         finishCatchUp(catchUp, session: session, now: now, into: &out)
     }
 
-    private func finishCatchUp(_ catchUp: CatchUp, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    func finishCatchUp(_ catchUp: CatchUp, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let room = catchUp.room
+        if !catchUp.isRejoin, rooms[room]?.remote.isKnown == false {
+            catchUp.awaitsMembers = true
+            return
+        }
         session.catchUp = nil
         session.awaitsRoomLog = false
         let newlyShared = catchUp.isRejoin ? [] : membersSharingNoRoom(with: session, in: room)
         rooms[room]?.catchingUp[session.id] = nil
         rooms[room, default: Room(name: room)].members[session.id] = session
+        rooms[room]!.remote.becameLocal(ChatValidation.nickKey(session.nick))
         welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
         out.append(.log(catchUp.isRejoin ? .debug : .info, catchUp.isRejoin ? "rejoin" : "join",
                         logFields(session, ["room": room, "seq": String(deliveredSequence[room] ?? 0)])))
@@ -222,11 +245,7 @@ extension ChatServerState {
     }
 
     /// A `kicked` or `banned` from the log: the members it names are out of the room here.
-    private func removeNamedMembers(of event: SharedRoomEvent, into out: inout [ServerAction]) {
-        guard let message = try? ChatMessage.decode(event.payload) else {
-            out.append(.log(.error, "undecodable room event", ["room": event.room, "seq": String(event.seq)]))
-            return
-        }
+    private func removeNamedMembers(of event: SharedRoomEvent, message: ChatMessage, into out: inout [ServerAction]) {
         let named = event.kind == .kicked ? [message.to ?? ""] : (message.members ?? [])
         let keys = Set(named.map(ChatValidation.nickKey))
         let removed = (rooms[event.room]?.members ?? [:]).values.filter { keys.contains(ChatValidation.nickKey($0.nick)) }
@@ -239,7 +258,11 @@ extension ChatServerState {
     func settleRoom(_ room: String, into out: inout [ServerAction]) {
         guard rooms[room]?.isDeserted != false else { return }
         rooms[room] = nil
-        if deliveredSequence.removeValue(forKey: room) != nil { out.append(.unfollowRoom(room)) }
+        if deliveredSequence.removeValue(forKey: room) != nil {
+            out.append(.unfollowRoom(room))
+            // Other nodes may change them now without this one hearing: read again at a next join.
+            roomSettings[room] = nil
+        }
         idleRooms.insert(room)
         while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
             forgetIdleRoom(oldest)

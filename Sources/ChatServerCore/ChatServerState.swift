@@ -58,6 +58,17 @@ public final class ChatServerState {
     var nextSharedToken: UInt64 = 0
     /// Rooms this node follows (asked the glue to deliver), with the last seq delivered in each.
     var deliveredSequence: [String: Int64] = [:]
+    /// Account reads and writes waiting for the shared store, by token.
+    var pendingAccounts: [UInt64: PendingAccounts] = [:]
+    /// A room change ``save`` took with a shared store, for the ``announce`` that follows it.
+    var policyToAnnounce: PolicyChange?
+    /// Lease claims, lookups and inbox messages waiting for the shared store, by token.
+    var pendingIdentities: [UInt64: PendingIdentity] = [:]
+    /// Rooms of devices that moved to another node, left once the grace is over (oldest first).
+    var replacedLeftovers: [ReplacedLeftover] = []
+    /// The node has joined the cluster and cleared what an earlier run of it left: hellos may
+    /// take leases. Set by the glue (``clusterReady(_:)``); until then a hello is `unavailable`.
+    public internal(set) var sharedStoreReady = false
 
     /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
     /// store's error when the server bans cannot be read. Without `files`, a history store that
@@ -80,6 +91,12 @@ public final class ChatServerState {
 
     /// How many connections the core serves, said hello or not.
     public var connectedClientCount: Int { clients.count }
+
+    /// The peer id a connection said hello with (upper case); nil before its hello.
+    public func peer(of client: ClientID) -> String? {
+        guard let session = clients[client], session.phase == .active else { return nil }
+        return session.peer
+    }
 
     /// The account a connection is logged in as.
     public func account(of client: ClientID) -> String? {

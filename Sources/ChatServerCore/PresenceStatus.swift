@@ -1,5 +1,5 @@
 /// The status words of the presence stream (PROTOCOL.md section 3).
-enum PresenceStatus: String, CaseIterable {
+public enum PresenceStatus: String, CaseIterable, Sendable {
     case online
     case away
     case offline

@@ -8,6 +8,8 @@ struct Room {
     /// With a shared log: connections catching up with the room (``CatchUp``), which get its
     /// live events only once their replay is out.
     var catchingUp: [ClientID: ClientSession] = [:]
+    /// With a shared log: the room's members on other nodes.
+    var remote = RemoteMembers()
 
     /// Nobody is in the room or on the way in.
     var isDeserted: Bool { members.isEmpty && catchingUp.isEmpty }

@@ -15,6 +15,11 @@ public struct RoomEventAppend: Sendable {
     /// For a `msg` with an id: `PEER:ID`. A second append with the same key (a resend) stores
     /// nothing and answers the first one's seq.
     public let dedupe: String?
+    /// How the event changes the room's members (`joined`, `left`, `nick`, `kicked`, `banned`).
+    public let membership: MembershipChange?
+    /// The change of the room's settings the event announces (`topic`, `mode`, `op`, `deop`,
+    /// `banned`, `unbanned`), stored with it in one step.
+    public let policy: PolicyChange?
 }
 
 /// What became of a ``RoomEventAppend``.

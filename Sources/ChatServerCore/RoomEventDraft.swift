@@ -13,6 +13,10 @@ struct RoomEventDraft {
     /// The local connection whose request made it.
     var origin: ClientSession?
     var purpose: AppendPurpose
+    /// With a shared log: the change of the room's members it makes there, atomically.
+    var membership: MembershipChange? = nil
+    /// With a shared log: the change of the room's settings it announces, stored with it.
+    var policy: PolicyChange? = nil
 
     /// The event as members receive it live.
     func liveMessage(seq: Int64) -> ChatMessage {

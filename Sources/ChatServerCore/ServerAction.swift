@@ -41,6 +41,39 @@ public enum ServerAction: Sendable {
     case followRoom(String, after: Int64)
     /// With a shared room log: the room has nobody here any more; stop delivering its events.
     case unfollowRoom(String)
+    /// With a shared room log: read the room's members on every node and its settings, with the
+    /// seq they are as of; the answer comes back through
+    /// ``ChatServerState/roomStateRead(_:seq:members:settings:now:)``.
+    case readRoomState(UInt64, room: String)
+    /// With a shared store: store a change that no room event announces (an invite, a server
+    /// ban or its lifting); a server ban is also told to the other nodes.
+    case writePolicy(PolicyChange)
+    /// With a shared store: take the peer id's lease for this connection (whoever held it) and
+    /// answer the previous holder through ``ChatServerState/peerClaimed(_:_:now:)``.
+    case claimPeer(UInt64, peer: String, client: ClientID)
+    /// With a shared store: take the first nick of `candidates` that no other device holds (one
+    /// held by the same peer id through another node is taken over); the answer comes back
+    /// through ``ChatServerState/nickClaimed(_:_:now:)``.
+    case claimNick(UInt64, candidates: [String], peer: String)
+    /// With a shared store: the peer id's lease now names this connection and nick.
+    case recordPeer(peer: String, client: ClientID, nick: String)
+    /// With a shared store: give up a nick's lease, and with `andPeer` the peer id's, if this
+    /// node still holds them for `peer`.
+    case releaseIdentity(peer: String, client: ClientID, nick: String, andPeer: Bool)
+    /// With a shared store: which node holds `nick`; through ``ChatServerState/nickLookedUp(_:_:now:)``.
+    case lookUpNick(UInt64, nick: String)
+    /// With a shared store: put a message in a node's inbox; with a token, whether it was stored
+    /// comes back through ``ChatServerState/nodeMessageSent(_:_:now:)``.
+    case sendToNode(UInt64?, node: String, NodeMessage)
+    /// With a shared store: a local user's record changed (its status, its account after a
+    /// register or login): for the other nodes and the records of its rooms.
+    case publishMember(MemberRecord, rooms: [String])
+    /// With a shared store: read these accounts (and their certificates) into the node's cache;
+    /// through ``ChatServerState/accountsLoaded(_:_:now:)``.
+    case loadAccounts(UInt64, names: [String])
+    /// With a shared store: change an account; through
+    /// ``ChatServerState/accountWritten(_:_:_:now:)``, and the other nodes are told.
+    case writeAccount(UInt64, AccountWrite)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

@@ -21,7 +21,9 @@ public final class Leases {
     public static func accountSession(_ account: String) -> String { "{account:\(account)}:session" }
     public static func holds(node: String) -> String { "{node:\(node)}:holds" }
 
-    /// KEYS[1] lease. ARGV[1] holder. Takes a free lease; a lease already the caller's is kept.
+    /// KEYS[1] lease. ARGV[1] holder, ARGV[2] "same-owner" to take it over from a holder with the
+    /// same owner (the part after the node: the same device reconnecting through another node).
+    /// Takes a free lease; a lease already the caller's is kept.
     static let takeScript = """
         local current = redis.call('GET', KEYS[1])
         if not current then
@@ -29,6 +31,10 @@ public final class Leases {
           return {1, ARGV[1]}
         end
         if current == ARGV[1] then return {1, current} end
+        if ARGV[2] == 'same-owner' and string.match(current, '/(.*)$') == string.match(ARGV[1], '/(.*)$') then
+          redis.call('SET', KEYS[1], ARGV[1])
+          return {1, current}
+        end
         return {0, current}
         """
 
@@ -43,9 +49,12 @@ public final class Leases {
         return 1
         """
 
-    /// Takes `key` for `holder` ("node/client") unless someone else holds it.
-    public func take(_ key: String, holder: String, node: String, _ completion: @escaping (Result<Take, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder), key: key) { [client] result in
+    /// Takes `key` for `holder` ("node/owner") unless someone else holds it; with `sameOwner`,
+    /// also from a holder of another node with the same owner.
+    public func take(_ key: String, holder: String, node: String, sameOwner: Bool = false,
+                     _ completion: @escaping (Result<Take, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder, sameOwner ? "same-owner" : "exact"), key: key) {
+            [client] result in
             switch RoomEventLog.storeResult(result) {
             case .failure(let failure):
                 completion(.failure(failure))

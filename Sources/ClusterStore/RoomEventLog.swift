@@ -37,8 +37,12 @@ public final class RoomEventLog {
     /// With `afterSeq`, the event stored and published is `event`, the seq in decimal, `afterSeq`:
     /// the encoding of an event whose seq only Redis knows (`{..."seq":` and `,"ts":...}`).
     /// `meta` (one token, no spaces) is stored and published with it (``RoomEvent/meta``).
+    /// `members` changes the room's members hash in the same step. An append with
+    /// ``RoomMembersChange/removeHeld(byPrefix:keys:)`` that finds none of them held stores
+    /// nothing and answers seq 0.
     public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, meta: [UInt8] = RoomEvent.noMeta,
-                       dedupe: String? = nil, _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
+                       members: RoomMembersChange? = nil, settings: RoomSettingsChange? = nil, dedupe: String? = nil,
+                       _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
         let size = event.count + (afterSeq?.count ?? 0)
         guard size <= Self.maxEventBytes else {
             return completion(.failure(.tooLarge("event of \(size) bytes, more than \(Self.maxEventBytes)")))
@@ -47,11 +51,13 @@ public final class RoomEventLog {
             return completion(.failure(.tooLarge("meta must be 1 to \(RoomEvent.maxMetaBytes) bytes without spaces")))
         }
         let keys = RoomKeys(room: room)
-        var keyNames = [keys.seq, keys.events]
+        var keyNames = [keys.seq, keys.events, keys.members, keys.settings]
         if let dedupe { keyNames.append(keys.sent(dedupe)) }
         var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
         arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
                       Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8), afterSeq ?? [], meta]
+        arguments += settings?.arguments ?? [[], [], []]
+        arguments += members.flatMap { $0.isEmpty ? nil : $0.arguments } ?? [[]]
         evaluate(arguments, key: keys.seq) { result in
             switch result {
             case .failure(let failure):
@@ -60,7 +66,8 @@ public final class RoomEventLog {
                 guard let fields = reply.elements, fields.count == 2, let seq = fields[0].integer, let flag = fields[1].integer else {
                     return completion(.failure(.rejected("room-event script answered \(reply)")))
                 }
-                completion(.success(RoomAppend(seq: seq, duplicate: flag == 1)))
+                // 1: a resend (dedupe key known); 3: a member moved here (nothing stored, the room's seq).
+                completion(.success(RoomAppend(seq: seq, duplicate: flag == 1 || flag == 3)))
             }
         }
     }
@@ -88,6 +95,47 @@ public final class RoomEventLog {
         client.send(RedisCommand("XREVRANGE", keys.events, end, start, "COUNT", String(count)), key: keys.events) { result in
             completion(Self.storeResult(result).flatMap(Self.parseEntries).map { $0.reversed() })
         }
+    }
+
+    /// A room's state with the room's seq at that moment, read atomically: its members on every
+    /// node and its settings; the events after that seq change them further.
+    public struct RoomState: Sendable {
+        public var seq: Int64
+        public var members: [String: [UInt8]]
+        public var settings: [String: [UInt8]]
+    }
+
+    /// The room's state (``RoomState``). At most `limit` members (a larger room answers `tooLarge`).
+    public func state(room: String, limit: Int = 100_000, _ completion: @escaping (Result<RoomState, RoomStoreError>) -> Void) {
+        let keys = RoomKeys(room: room)
+        let command = RedisCommand("EVAL", Self.stateScript, "3", keys.seq, keys.members, keys.settings, String(limit))
+        client.send(command, key: keys.seq) { result in
+            completion(Self.storeResult(result).flatMap { reply in
+                guard let parts = reply.elements, parts.count == 3, let seqText = parts[0].text, let seq = Int64(seqText),
+                      let members = Self.hash(parts[1]), let settings = Self.hash(parts[2]) else {
+                    return .failure(.rejected("room state answered \(reply)"))
+                }
+                return .success(RoomState(seq: seq, members: members, settings: settings))
+            })
+        }
+    }
+
+    static let stateScript = """
+        if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[1]) then return redis.error_reply('TOOLARGE room members') end
+        return {redis.call('GET', KEYS[1]) or '0', redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3])}
+        """
+
+    /// An HGETALL reply as a dictionary; nil when it is not one.
+    public static func hash(_ reply: RedisReply) -> [String: [UInt8]]? {
+        guard let flat = reply.elements, flat.count % 2 == 0 else { return nil }
+        var fields: [String: [UInt8]] = [:]
+        var index = 0
+        while index < flat.count {
+            guard let key = flat[index].text, let value = flat[index + 1].bytes else { return nil }
+            fields[key] = value
+            index += 2
+        }
+        return fields
     }
 
     /// The last seq assigned in `room` (0 when none was).
@@ -142,10 +190,11 @@ public final class RoomEventLog {
     /// in the middle of a migration. The caller answers `unavailable` and the client resends.
     static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
 
-    static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
+    public static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
         switch result {
         case .success(.error(let text)):
             let code = text.prefix { $0 != " " }
+            if code == "TOOLARGE" { return .failure(.tooLarge(text)) }
             return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
         case .success(let reply): return .success(reply)
         case .failure(let failure): return .failure(.unavailable(failure.description))

@@ -2,13 +2,22 @@
 /// seq, appends the event to the room's stream (trimmed) and publishes it, so that every node
 /// sees every event with its seq, in one order, and history and live traffic agree.
 ///
-/// KEYS: seq counter, stream, and optionally the dedupe key. ARGV: the event, the history length,
+/// KEYS: seq counter, stream, members, settings, and optionally the dedupe key. ARGV: the event, the history length,
 /// the channel, the publish command (PUBLISH, or SPUBLISH on a cluster), the dedupe key's
 /// lifetime in seconds, the rest of the event (the event is ARGV[1], the seq in decimal, ARGV[6]:
 /// the node encodes once, around the seq it does not know yet; empty when the event has no seq),
 /// and the event's meta (one token without spaces, opaque here: the node's kind and origin).
 /// The stream entry has the fields `e` (the event) and `m` (the meta); the publish is
-/// "seq meta event". Returns {seq, 1 if it was a duplicate else 0}.
+/// "seq meta event".
+///
+/// In the same step the event may change the room's settings hash (KEYS[4]): ARGV[8] `set`
+/// (field ARGV[9] = ARGV[10]), `del` (field ARGV[9]) or empty; and its members hash (KEYS[3]):
+/// ARGV[11] and on, `+ KEY RECORD` adds or replaces a member (when the record it replaces has the
+/// same owner, the device that was in the room through another node, no event is stored: the
+/// answer is {the room's seq, 3}), `- KEY...` removes members, `~ OLD NEW RECORD` renames one,
+/// `-? PREFIX KEY...` removes those whose record starts with PREFIX (a lost node's) and stores
+/// nothing at all (answers {0, 2}) when none does; empty: no change. KEYS[5] is the dedupe key,
+/// if any. Returns {seq, 1 if it was a duplicate else 0}.
 ///
 /// Trimming is `MAXLEN ~`: Redis drops whole stream nodes (100 entries by default), so a room
 /// keeps between N and N + 100 events. The protocol promises at least the last N; every read is
@@ -20,9 +29,37 @@
 /// goes back and is never reused.
 public enum RoomEventScript {
     public static let source = """
-        if #KEYS == 3 then
-          local known = redis.call('GET', KEYS[3])
+        local dedupe = KEYS[5]
+        if dedupe then
+          local known = redis.call('GET', dedupe)
           if known then return {tonumber(known), 1} end
+        end
+        local function owner(record) return string.match(record, '^[^/]*/(%S*)') end
+        local op = ARGV[11]
+        if op == '-?' then
+          local held = {}
+          for i = 13, #ARGV do
+            local record = redis.call('HGET', KEYS[3], ARGV[i])
+            if record and string.sub(record, 1, #ARGV[12]) == ARGV[12] then table.insert(held, ARGV[i]) end
+          end
+          if #held == 0 then return {0, 2} end
+          redis.call('HDEL', KEYS[3], unpack(held))
+        elseif op == '+' then
+          local current = redis.call('HGET', KEYS[3], ARGV[12])
+          redis.call('HSET', KEYS[3], ARGV[12], ARGV[13])
+          if current and owner(current) == owner(ARGV[13]) and owner(current) ~= '-' then
+            return {tonumber(redis.call('GET', KEYS[1]) or '0'), 3}
+          end
+        elseif op == '-' then
+          redis.call('HDEL', KEYS[3], unpack(ARGV, 12, #ARGV))
+        elseif op == '~' then
+          redis.call('HDEL', KEYS[3], ARGV[12])
+          redis.call('HSET', KEYS[3], ARGV[13], ARGV[14])
+        end
+        if ARGV[8] == 'set' then
+          redis.call('HSET', KEYS[4], ARGV[9], ARGV[10])
+        elseif ARGV[8] == 'del' then
+          redis.call('HDEL', KEYS[4], ARGV[9])
         end
         local seq = redis.call('INCR', KEYS[1])
         local function event() if ARGV[6] ~= '' then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end
@@ -36,7 +73,7 @@ public enum RoomEventScript {
           redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'e', event(), 'm', ARGV[7])
         end
         redis.call(ARGV[4], ARGV[3], seq .. ' ' .. ARGV[7] .. ' ' .. event())
-        if #KEYS == 3 then redis.call('SET', KEYS[3], seq, 'EX', ARGV[5]) end
+        if dedupe then redis.call('SET', dedupe, seq, 'EX', ARGV[5]) end
         return {seq, 0}
         """
 }

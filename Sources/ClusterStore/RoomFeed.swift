@@ -53,6 +53,9 @@ public final class RoomFeed {
         log.client.unsubscribe(subscription)
     }
 
+    /// The rooms followed.
+    public var followedRooms: [String] { Array(rooms.keys) }
+
     /// True once `room`'s delivery has its starting point (events after it are delivered).
     public func isLive(_ room: String) -> Bool { rooms[room]?.started == true }
 

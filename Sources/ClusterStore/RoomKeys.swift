@@ -15,8 +15,14 @@ public struct RoomKeys: Hashable, Sendable {
     public var seq: String { "\(tag):seq" }
     /// The room's events, entry IDs `seq-0`, one field `e` with the encoded event.
     public var events: String { "\(tag):events" }
-    /// Where the script publishes each event as "seq payload".
+    /// Where the script publishes each event as "seq meta payload".
     public var channel: String { "\(tag):live" }
+    /// The room's members on every node: nick key → the member's record (``RoomMember``), changed
+    /// by the script together with the event that changes it.
+    public var members: String { "\(tag):members" }
+    /// The room's settings (owner, operators, topic, modes, bans, invites), one field each,
+    /// changed by the script together with the event that announces the change.
+    public var settings: String { "\(tag):settings" }
     /// Remembers for a while which seq a client's message id got, so a resend after a lost
     /// reply is answered with the same seq instead of stored twice.
     public func sent(_ dedupe: String) -> String { "\(tag):sent:\(dedupe)" }

@@ -262,4 +262,198 @@ import Testing
         world.say("after", from: 2, on: "a")
         #expect(world.nodes["a"]!.chat(to: 2).last?.code == "not-joined")
     }
+
+    private func roster(_ world: SharedLogWorld, of client: ClientID, on node: String) -> [String]? {
+        world.nodes[node]!.outbox.presence(to: client).last { $0.type == "roster" }?.members
+    }
+
+    /// Rosters list the members of every node, kept up to date by the events of the room:
+    /// joins, departures and renames on other nodes.
+    @Test func rostersListEveryNode() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        #expect(roster(world, of: 2, on: "b") == ["alice", "bob"])
+        world.login(3, nick: "carol", on: "a")
+        world.send(ChatMessage(.nick, text: "alicia"), from: 1, on: "a")
+        world.settle()
+        world.login(4, nick: "dave", on: "b")
+        #expect(roster(world, of: 4, on: "b") == ["alicia", "bob", "carol", "dave"])
+        world.disconnect(3, on: "a")
+        world.settle()
+        world.login(5, nick: "erin", on: "b")
+        #expect(roster(world, of: 5, on: "b") == ["alicia", "bob", "dave", "erin"])
+        #expect(roster(world, of: 3, on: "a") == ["alice", "bob", "carol"], "carol saw bob of node b too")
+    }
+
+    /// Presence across nodes: a user of another node whom a member now shares a room with shows
+    /// its status; one that disconnects is `offline` to those who share no room with it any more.
+    @Test func presenceCrossesNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        #expect(world.nodes["a"]!.outbox.presence(to: 1).contains { $0.type == "status" && $0.sender == "bob" && $0.text == "online" })
+        world.disconnect(2, on: "b")
+        world.settle()
+        #expect(world.nodes["a"]!.outbox.presence(to: 1).last.map { [$0.type, $0.sender, $0.text] } == ["status", "bob", "offline"])
+    }
+
+    /// Nicks are unique across nodes: a second `alice` through another node is `alice_2`, a
+    /// rename to a nick another node holds is `nick-in-use`, and a nick is free again once its
+    /// holder left.
+    @Test func nicksAreUniqueAcrossNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "alice", on: "b")
+        #expect(world.nodes["b"]!.chat(to: 2).first { $0.type == "welcome" }?.sender == "alice_2")
+        world.send(ChatMessage(.nick, text: "ALICE", id: "n1"), from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.code, $0.id] } == ["error", "nick-in-use", "n1"])
+        world.disconnect(1, on: "a")
+        world.settle()
+        world.send(ChatMessage(.nick, text: "alice"), from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.sender, $0.text] } == ["nick", "alice_2", "alice"])
+    }
+
+    /// A `dm` to a user of another node goes through that node's inbox: the recipient gets it
+    /// with its own nick in `to`, the sender its `ack`; an unknown nick is `no-such-user`.
+    @Test func directMessagesCrossNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.send(ChatMessage(type: "dm", text: "psst", id: "d1", to: "BOB"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.text, $0.sender, $0.to] } == ["dm", "psst", "alice", "bob"])
+        #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.id] } == ["ack", "d1"])
+        world.send(ChatMessage(type: "dm", text: "?", id: "d2", to: "nobody"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.code] } == ["error", "no-such-user"])
+    }
+
+    /// The same device through another node: the old connection is closed with REPLACED, the new
+    /// one keeps the nick, and joining its room again there stores nothing (nobody sees it leave
+    /// or join); a room it does not join again there is left after the grace.
+    @Test func replacedThroughAnotherNode() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.send(.join(room: "dev"), from: 1, on: "a")
+        world.login(3, nick: "bob", on: "a")
+        world.settle()
+        let stored = (world.log["lobby"]!.count, world.log["dev"]!.count)
+        world.connect(2, on: "b")
+        world.send(.join(nick: "someone", peer: SharedLogWorld.peer(1), room: "lobby"), from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).first { $0.type == "welcome" }?.sender == "alice")
+        #expect(world.nodes["a"]!.outbox.closes.map(\.code) == [.replaced])
+        #expect(world.log["lobby"]!.count == stored.0, "no left, no joined in lobby")
+        #expect(world.nodes["b"]!.chat(to: 2).contains { $0.type == "joined" && $0.sender == "alice" })
+        #expect(!world.nodes["a"]!.chat(to: 3).contains { $0.sender == "alice" && ($0.type == "left" || $0.type == "joined") && $0.seq! > 2 })
+        world.now += SharedLogWorld.graceMilliseconds
+        world.absorb(world.nodes["a"]!.state.tick(now: world.now), on: "a")
+        world.settle()
+        #expect(world.log["lobby"]!.count == stored.0, "lobby was joined again")
+        #expect(world.log["dev"]!.count == stored.1 + 1 && world.log["dev"]!.last?.kind == .left, "dev was not: left")
+    }
+
+    /// A lost node's users leave their rooms with `node-lost`, seen on the other nodes; one that
+    /// reconnected elsewhere meanwhile stays.
+    @Test func lostNodeIsReaped() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.login(3, nick: "carol", on: "a")
+        // carol's device moved to node b before node a was found lost.
+        world.connect(4, on: "b")
+        world.send(.join(nick: "carol", peer: SharedLogWorld.peer(3), room: "lobby"), from: 4, on: "b")
+        world.settle()
+        let held = world.members["lobby"]!.values.filter { $0.node == "a" }.map(\.record)
+        world.absorb(world.nodes["b"]!.state.reapLostMembers(of: "a", in: "lobby", members: held, now: world.now), on: "b")
+        world.settle()
+        let lefts = world.nodes["b"]!.chat(to: 2).filter { $0.type == "left" }
+        #expect(lefts.map { [$0.sender, $0.text] } == [["alice", "node-lost"]])
+        #expect(roster(world, of: 2, on: "b") != nil)
+        world.login(5, nick: "dave", on: "b")
+        #expect(roster(world, of: 5, on: "b") == ["bob", "carol", "dave"])
+    }
+
+    /// A status change reaches room mates on other nodes.
+    @Test func statusCrossesNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.send(.status("away"), from: 1, on: "a", stream: .presence)
+        world.settle()
+        #expect(world.nodes["b"]!.outbox.presence(to: 2).last.map { [$0.type, $0.sender, $0.text] } == ["status", "alice", "away"])
+        world.login(3, nick: "carol", on: "b")
+        #expect(world.nodes["b"]!.outbox.presence(to: 3).contains { $0.type == "status" && $0.sender == "alice" && $0.text == "away" })
+    }
+
+    /// A room's settings are shared: a topic set through one node is stored with its event, shown
+    /// on the other, and in the roster of a later joiner there (read with the room's members).
+    @Test func settingsAreShared() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.send(ChatMessage(.topic, text: "clusters today", room: "lobby"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.text] } == ["topic", "clusters today"])
+        #expect(world.settings["lobby"]?.topic?.text == "clusters today")
+        world.login(3, nick: "carol", on: "b")
+        #expect(world.nodes["b"]!.outbox.presence(to: 3).last { $0.type == "roster" }?.topic == "clusters today")
+        // A node that did not follow the room reads its settings with its first member there.
+        world.disconnect(1, on: "a")
+        world.settle()
+        world.login(4, nick: "dave", on: "a")
+        #expect(world.nodes["a"]!.outbox.presence(to: 4).last { $0.type == "roster" }?.topic == "clusters today")
+    }
+
+    /// Accounts are shared: one registered through one node is a reserved nick on the other, a
+    /// login there works with its password, and a ban of the account in a room claimed through
+    /// one node takes its member of the other node out, and keeps it out.
+    @Test func accountsAndBansCrossNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.send(.register(password: "correct horse"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.text] } == ["account", "registered"])
+        world.login(2, nick: "bob", on: "b")
+        world.send(.register(password: "battery staple"), from: 2, on: "b")
+        world.settle()
+        world.login(3, nick: "alice", on: "b")
+        #expect(world.nodes["b"]!.chat(to: 3).first { $0.type == "welcome" }?.sender == "alice_2", "a registered nick is reserved")
+        world.send(.login(account: "alice", password: "wrong password"), from: 3, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 3).last?.code == "bad-login")
+        world.send(.login(account: "alice", password: "correct horse"), from: 3, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 3).contains { $0.type == "account" && $0.text == "logged-in" && $0.account == "alice" })
+
+        world.send(.claim(room: "lobby"), from: 1, on: "a")
+        world.settle()
+        world.send(.ban(room: "lobby", target: "bob", reason: "spam"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
+        world.say("still here?", from: 2, on: "b")
+        #expect(world.nodes["b"]!.chat(to: 2).last?.code == "not-joined")
+        world.send(.join(room: "lobby"), from: 2, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 2).last?.code == "banned")
+    }
+
+    /// Appends waiting for the store are bounded: past `pendingAppendLimit` a message is answered
+    /// `unavailable` at once with its id, and nothing more waits in memory.
+    @Test func waitingAppendsAreBounded() throws {
+        let world = SharedLogWorld()
+        var configuration = ChatServerConfiguration()
+        configuration.pendingAppendLimit = 3
+        configuration.floodBurst = 1_000
+        try world.node("a", configuration: configuration)
+        world.login(1, nick: "alice", on: "a")
+        for index in 0..<5 { world.say("m\(index)", from: 1, on: "a", id: "m\(index)") }
+        #expect(world.nodes["a"]!.state.pendingRoomAppends == 3)
+        #expect(world.nodes["a"]!.chat(to: 1).filter { $0.code == "unavailable" }.map(\.id) == ["m3", "m4"])
+        world.settle()
+        #expect(world.nodes["a"]!.chat(to: 1).filter { $0.type == "ack" }.map(\.id) == ["m0", "m1", "m2"])
+    }
 }

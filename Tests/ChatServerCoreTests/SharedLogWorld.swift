@@ -37,6 +37,18 @@ final class SharedLogWorld {
         case reply(node: String, token: UInt64, RoomAppendOutcome)
         case read(node: String, token: UInt64, [Entry]?)
         case deliver(node: String, room: String, Entry)
+        case members(node: String, token: UInt64, seq: Int64, [(node: String, record: MemberRecord)]?, RoomSettings?)
+        case serverBans(node: String, [Ban])
+        case accounts(node: String, token: UInt64, [String: LoadedAccount?])
+        case accountWritten(node: String, token: UInt64, AccountWriteOutcome, AccountWrite)
+        case accountChanged(node: String, String)
+        case password(node: String, ticket: UInt64, PasswordOutcome)
+        case peerClaimed(node: String, token: UInt64, PeerHolder?)
+        case nickClaimed(node: String, token: UInt64, String?)
+        case lookedUp(node: String, token: UInt64, NickHolder?)
+        case inbox(node: String, NodeMessage)
+        case sent(node: String, token: UInt64)
+        case status(node: String, MemberRecord)
 
         var isDelivery: Bool { if case .deliver = self { true } else { false } }
     }
@@ -44,6 +56,16 @@ final class SharedLogWorld {
     private(set) var nodes: [String: Node] = [:]
     /// Each room's events, in seq order (never trimmed here).
     private(set) var log: [String: [Entry]] = [:]
+    /// Each room's members hash: nick key → the record and the node whose client it is.
+    private(set) var members: [String: [String: (node: String, record: MemberRecord)]] = [:]
+    /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
+    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
+    private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
+    /// Each room's settings, and the server bans.
+    private(set) var settings: [String: RoomSettings] = [:]
+    private(set) var serverBans: [Ban] = []
+    /// Accounts by key.
+    private(set) var accounts: [String: LoadedAccount] = [:]
     private var dedupe: [String: Int64] = [:]
     /// What the nodes have yet to hear, in the order they will.
     private(set) var queue: [Step] = []
@@ -62,7 +84,8 @@ final class SharedLogWorld {
         var configuration = configuration
         configuration.nodeName = name
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
-                                                               roomLog: .shared))
+                                                               accounts: SharedAccountCache(), roomLog: .shared))
+        node.state.clusterReady(true)
         nodes[name] = node
         return node
     }
@@ -100,6 +123,8 @@ final class SharedLogWorld {
 
     static func peer(_ number: UInt64) -> String { Harness.peer(number) }
 
+    static let graceMilliseconds = ChatServerState.takeoverGraceMilliseconds
+
     func nextMessageID() -> String {
         messageCounter += 1
         return Harness.peer(0xBEE0_0000_0000 + messageCounter)
@@ -119,6 +144,36 @@ final class SharedLogWorld {
             let node = nodes[name]!
             take(node.state.roomEventsRead(token, entries.map { $0.map { event($0, room: readRooms[token] ?? "", for: node) } },
                                            now: now), on: name)
+        case .members(let name, let token, let seq, let records, let settings):
+            let node = nodes[name]!
+            let seen = records?.map { held in
+                MemberRecord(nick: held.record.nick, account: held.record.account, status: held.record.status,
+                             onThisNode: held.node == name)
+            }
+            take(node.state.roomStateRead(token, seq: seq, members: seen, settings: settings, now: now), on: name)
+        case .serverBans(let name, let bans):
+            take(nodes[name]!.state.serverBansChanged(bans, now: now), on: name)
+        case .accounts(let name, let token, let loaded):
+            take(nodes[name]!.state.accountsLoaded(token, unavailable ? nil : loaded, now: now), on: name)
+        case .accountWritten(let name, let token, let outcome, let write):
+            take(nodes[name]!.state.accountWritten(token, outcome, write, now: now), on: name)
+        case .accountChanged(let name, let account):
+            nodes[name]!.state.accountChanged(account)
+        case .password(let name, let ticket, let outcome):
+            take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
+        case .peerClaimed(let name, let token, let previous):
+            take(nodes[name]!.state.peerClaimed(token, unavailable ? .failed("down") : .answered(previous), now: now), on: name)
+        case .nickClaimed(let name, let token, let nick):
+            take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
+        case .lookedUp(let name, let token, let holder):
+            take(nodes[name]!.state.nickLookedUp(token, .answered(holder), now: now), on: name)
+        case .inbox(let name, let message):
+            take(nodes[name]!.state.nodeMessageDelivered(message, now: now), on: name)
+        case .sent(let name, let token):
+            take(nodes[name]!.state.nodeMessageSent(token, .answered(true), now: now), on: name)
+        case .status(let name, let record):
+            take(nodes[name]!.state.remoteStatusChanged(nick: record.nick, account: record.account, status: record.status, now: now),
+                 on: name)
         case .deliver(let name, let room, let entry):
             let node = nodes[name]!
             guard let delivered = node.follows[room], entry.seq > delivered else { break }
@@ -167,6 +222,82 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
+            case .claimPeer(let token, let peer, let client):
+                let previous = peerLeases[peer]
+                peerLeases[peer] = (name, client, previous?.nick ?? "")
+                queue.append(.peerClaimed(node: name, token: token, previous.map {
+                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, isThisNode: $0.node == name)
+                }))
+            case .claimNick(let token, let candidates, let peer):
+                let taken = candidates.first { candidate in
+                    guard let held = nickLeases[ChatValidation.nickKey(candidate)] else { return true }
+                    return held.peer == peer
+                }
+                if let taken, !unavailable { nickLeases[ChatValidation.nickKey(taken)] = (name, peer) }
+                queue.append(.nickClaimed(node: name, token: token, taken))
+            case .recordPeer(let peer, let client, let nick):
+                peerLeases[peer] = (name, client, nick)
+            case .releaseIdentity(let peer, _, let nick, let andPeer):
+                if let held = nickLeases[ChatValidation.nickKey(nick)], held.node == name, held.peer == peer {
+                    nickLeases[ChatValidation.nickKey(nick)] = nil
+                }
+                if andPeer, peerLeases[peer]?.node == name { peerLeases[peer] = nil }
+            case .lookUpNick(let token, let nick):
+                queue.append(.lookedUp(node: name, token: token, nickLeases[ChatValidation.nickKey(nick)].map {
+                    NickHolder(node: $0.node, isThisNode: $0.node == name)
+                }))
+            case .sendToNode(let token, let target, let message):
+                queue.append(.inbox(node: target, message))
+                if let token { queue.append(.sent(node: name, token: token)) }
+            case .publishMember(let record, let rooms):
+                for room in rooms where members[room]?[record.key] != nil {
+                    members[room]?[record.key]?.record.status = record.status
+                    members[room]?[record.key]?.record.account = record.account
+                }
+                for other in nodes.keys.sorted() where other != name { queue.append(.status(node: other, record)) }
+            case .readRoomState(let token, let room):
+                let records = readsFail ? nil : Array((members[room] ?? [:]).values)
+                queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records,
+                                      readsFail ? nil : settings[room] ?? RoomSettings()))
+            case .loadAccounts(let token, let names):
+                var loaded: [String: LoadedAccount?] = [:]
+                for name in names { loaded[name] = .some(accounts[ChatValidation.nickKey(name)]) }
+                queue.append(.accounts(node: name, token: token, loaded))
+            case .writeAccount(let token, let write):
+                let key = ChatValidation.nickKey(write.account)
+                var outcome = AccountWriteOutcome.written
+                switch write {
+                case .create(let account, let certificate):
+                    if accounts[key] != nil {
+                        outcome = .exists
+                    } else {
+                        accounts[key] = LoadedAccount(account: account, certificates: certificate.map { [$0] } ?? [])
+                    }
+                case .setPasswordHash(_, let hash): accounts[key]?.account.passwordHash = hash
+                case .bind(_, let certificate): accounts[key]?.certificates.append(certificate)
+                case .unbind(_, let certificate): accounts[key]?.certificates.removeAll { $0 == certificate }
+                }
+                queue.append(.accountWritten(node: name, token: token, outcome, write))
+                for other in nodes.keys.sorted() where other != name { queue.append(.accountChanged(node: other, key)) }
+            case .password(let task):
+                // A stand-in for argon2id: the hash of P is "H:P".
+                switch task.work {
+                case .hash: queue.append(.password(node: name, ticket: task.ticket, .hashed("H:" + task.password)))
+                case .verify(let stored): queue.append(.password(node: name, ticket: task.ticket, .verified(stored == "H:" + task.password)))
+                }
+            case .writePolicy(let change):
+                if let room = change.room {
+                    settings[room, default: RoomSettings()].apply(change)
+                } else {
+                    var list = BanList(serverBans)
+                    switch change {
+                    case .banAdded(_, let ban): list.insert(ban)
+                    case .banRemoved(_, let label): list.remove(label: label)
+                    default: break
+                    }
+                    serverBans = Array(list.byKey.values)
+                    for other in nodes.keys.sorted() where other != name { queue.append(.serverBans(node: other, serverBans)) }
+                }
             default:
                 kept.append(action)
             }
@@ -184,6 +315,36 @@ final class SharedLogWorld {
             queue.append(.reply(node: node.name, token: append.token, .stored(seq: seq, duplicate: true)))
             return
         }
+        switch append.membership {
+        case .add(let record)?:
+            if let held = members[append.room]?[record.key], held.record.peer == record.peer, record.peer != nil {
+                // The same device through another node: the record moves, nothing is stored.
+                members[append.room]?[record.key] = (node.name, record)
+                queue.append(.reply(node: node.name, token: append.token, .stored(seq: Int64(log[append.room]?.count ?? 0),
+                                                                                  duplicate: true)))
+                return
+            }
+            members[append.room, default: [:]][record.key] = (node.name, record)
+        case .removeIfHeld(let keys, let holder)?:
+            let held = keys.filter { key in
+                guard let member = members[append.room]?[key] else { return false }
+                switch holder {
+                case .node(let lost): return member.node == lost
+                case .thisNode(let peer): return member.node == node.name && member.record.peer == peer
+                }
+            }
+            guard !held.isEmpty else {
+                queue.append(.reply(node: node.name, token: append.token, .stored(seq: 0, duplicate: false)))
+                return
+            }
+            for key in held { members[append.room]?[key] = nil }
+        case .remove(let keys)?: for key in keys { members[append.room]?[key] = nil }
+        case .rename(let fromKey, let record)?:
+            members[append.room]?[fromKey] = nil
+            members[append.room, default: [:]][record.key] = (node.name, record)
+        case nil: break
+        }
+        if let change = append.policy { settings[append.room, default: RoomSettings()].apply(change) }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
         let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,
                           payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq)

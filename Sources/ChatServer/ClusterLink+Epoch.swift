@@ -1,0 +1,49 @@
+import ClusterStore
+import QuicEngine
+import RedisClient
+
+/// A Redis that lost its data (restarted without persistence, a failover to an empty replica)
+/// must not make seqs go back (PROTOCOL.md: seqs are never reused). `{meta}:epoch` is a random
+/// token written once; each node remembers the one it saw. When a node finds it missing or
+/// changed after reconnecting, it writes a new one and raises the seq counter of every room it
+/// follows above the last seq it delivered there (plus a margin for what other nodes may have
+/// delivered beyond it) before it stores anything again: clients' `since` stays meaningful.
+/// Rooms no node follows start again low; a client's `since` above their counter gets a replay
+/// that begins at the counter (the truncated-replay rule).
+extension ClusterLink {
+    static let epochKey = "{meta}:epoch"
+    /// How far above its own last delivered seq a node raises a room's counter after a loss.
+    static let epochSeqMargin: Int64 = 1_000
+
+    /// Checks the epoch (after every new connection to Redis); `done` once it is safe to write.
+    func checkEpoch(_ done: @escaping () -> Void) {
+        let candidate = SHA256.hex(of: RandomBytes().bytes(16))
+        // SET NX answers whether it wrote; GET the value in force either way.
+        client.send(RedisCommand("SET", Self.epochKey, candidate, "NX", "GET"), key: Self.epochKey) { [weak self] result in
+            guard let self, case .success(let reply) = RoomEventLog.storeResult(result) else { return done() }
+            let current = reply.text ?? candidate
+            defer { epoch = current }
+            guard let known = epoch, known != current || reply == .null else { return done() }
+            // The data this node knew is gone: seqs must go on above what it delivered.
+            metrics.epochChanges += 1
+            logger(.error, "redis lost its data: raising room seqs", ["rooms": String(feed.followedRooms.count)])
+            var remaining = feed.followedRooms.count
+            guard remaining > 0 else { return done() }
+            for room in feed.followedRooms {
+                let floor = (feed.delivered(room) ?? 0) + Self.epochSeqMargin
+                let key = RoomKeys(room: room).seq
+                client.send(RedisCommand("EVAL", Self.raiseSeqScript, "1", key, String(floor)), key: key) { _ in
+                    remaining -= 1
+                    if remaining == 0 { done() }
+                }
+            }
+        }
+    }
+
+    /// KEYS[1] a room's seq counter, ARGV[1] a floor: the counter is raised to it, never lowered.
+    static let raiseSeqScript = """
+        local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+        if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+        return 0
+        """
+}

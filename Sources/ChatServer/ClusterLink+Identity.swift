@@ -1,0 +1,138 @@
+import ChatProtocol
+import ChatServerCore
+import ClusterStore
+import QuicEngine
+import RedisClient
+
+/// Leases (peer ids and nicks), nick lookups, member records and statuses in Redis.
+///
+/// - `{peer:DIGEST}` = `NODE/CLIENT/NICK`: where a device is connected.
+/// - `{nick:KEY}` = `NODE/DIGEST`: who holds a nick (a device, through a node).
+/// - a room member's record = `NODE/DIGEST STATUS NICK ACCOUNT` (`-` for a guest).
+///
+/// DIGEST is the first 32 hex digits of the peer id's SHA-256: a peer id takes a session over
+/// (REPLACED), so it is never stored or logged as it is.
+extension ClusterLink {
+    static func digest(ofPeer peer: String) -> String {
+        let hash = SHA256()
+        hash.update(Array(peer.uppercased().utf8))
+        return String(hash.finishHex().prefix(32))
+    }
+
+    func memberRecordText(_ member: MemberRecord) -> String {
+        "\(options.node)/\(member.peer.map(Self.digest(ofPeer:)) ?? "-") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"
+    }
+
+    func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
+        let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
+        let node = fields[0].split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, onThisNode: node == options.node)
+    }
+
+    /// The node named by a member record.
+    static func node(ofRecord bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: " ") }, as: UTF8.self)
+    }
+
+    func membersChange(_ change: MembershipChange) -> RoomMembersChange {
+        switch change {
+        case .add(let member): return .add(key: member.key, record: memberRecordText(member))
+        case .remove(let keys): return .remove(keys)
+        case .rename(let fromKey, let member): return .rename(from: fromKey, to: member.key, record: memberRecordText(member))
+        case .removeIfHeld(let keys, .node(let node)): return .removeHeld(byPrefix: "\(node)/", keys: keys)
+        case .removeIfHeld(let keys, .thisNode(let peer)):
+            return .removeHeld(byPrefix: "\(options.node)/\(Self.digest(ofPeer: peer)) ", keys: keys)
+        }
+    }
+
+    // MARK: Leases
+
+    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID) {
+        leases.takeOver(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node) {
+            [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                report(.peerClaimed(token, .failed("\(error)")))
+            case .success(let previous):
+                let parts = previous?.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false) ?? []
+                var holder: PeerHolder?
+                if parts.count == 3, let client = ClientID(parts[1]) {
+                    holder = PeerHolder(node: String(parts[0]), client: client, nick: String(parts[2]),
+                                        isThisNode: parts[0] == options.node)
+                }
+                report(.peerClaimed(token, .answered(holder)))
+            }
+        }
+    }
+
+    /// The candidates in order, one round trip each, until one is taken (or held by others all).
+    func claimNick(_ token: UInt64, candidates: [String], peer: String) {
+        let holder = "\(options.node)/\(Self.digest(ofPeer: peer))"
+        func attempt(_ index: Int) {
+            guard index < candidates.count else { return report(.nickClaimed(token, .answered(nil))) }
+            let nick = candidates[index]
+            leases.take(Leases.nick(ChatValidation.nickKey(nick)), holder: holder, node: options.node, sameOwner: true) {
+                [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .failure(let error): report(.nickClaimed(token, .failed("\(error)")))
+                case .success(.taken): report(.nickClaimed(token, .answered(nick)))
+                case .success(.heldBy): attempt(index + 1)
+                }
+            }
+        }
+        attempt(0)
+    }
+
+    func recordPeer(_ peer: String, client connection: ClientID, nick: String) {
+        let key = Leases.peer(Self.digest(ofPeer: peer))
+        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)"), key: key) { _ in }
+    }
+
+    func releaseIdentity(peer: String, client connection: ClientID, nick: String, andPeer: Bool) {
+        leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: "\(options.node)/\(Self.digest(ofPeer: peer))",
+                       node: options.node) { _ in }
+        guard andPeer else { return }
+        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/\(nick)", node: options.node) { _ in }
+    }
+
+    func lookUpNick(_ token: UInt64, nick: String) {
+        let key = Leases.nick(ChatValidation.nickKey(nick))
+        client.send(RedisCommand("GET", key), key: key) { [weak self] result in
+            guard let self else { return }
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let error): report(.nickLookedUp(token, .failed("\(error)")))
+            case .success(let reply):
+                let holder = reply.text.flatMap { $0.split(separator: "/").first.map(String.init) }
+                report(.nickLookedUp(token, .answered(holder.map { NickHolder(node: $0, isThisNode: $0 == options.node) })))
+            }
+        }
+    }
+
+    // MARK: Status
+
+    /// A local user's status: to the other nodes, and into its records in its rooms' members.
+    func publishMember(_ member: MemberRecord, rooms: [String]) {
+        let text = memberRecordText(member)
+        let channel = Self.presenceChannel
+        client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, text), key: channel) { _ in }
+        for room in rooms {
+            let members = RoomKeys(room: room).members
+            client.send(RedisCommand("EVAL", Self.updateRecordScript, "1", members, member.key, text), key: members) { _ in }
+        }
+    }
+
+    /// KEYS[1] a room's members, ARGV[1] the member's key, ARGV[2] its record: replaced only
+    /// while the member is there (a status never brings a member back).
+    static let updateRecordScript = """
+        if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+        return 0
+        """
+
+    func receivedStatus(_ payload: [UInt8]) {
+        guard Self.node(ofRecord: payload) != options.node, let record = memberRecord(payload) else { return }
+        report(.remoteStatus(record))
+    }
+}

@@ -1,0 +1,46 @@
+import ChatServerCore
+import ClusterStore
+import QuicEngine
+import RedisClient
+
+/// A node's inbox: a stream with a channel, like a room's, that other nodes append to (a `dm`
+/// for one of this node's users, a REPLACED for one of its connections) and this node follows
+/// with the same sequencer, so a message is neither lost to a cut subscription nor seen twice.
+extension ClusterLink {
+    func send(_ message: NodeMessage, to node: String, token: UInt64?) {
+        let kind: String
+        let payload: [UInt8]
+        switch message {
+        case .dm(let to, let body):
+            kind = "dm/\(to)"
+            payload = body
+        case .replace(let client, let peer):
+            kind = "replace/\(client)"
+            // The digest of the device, so the receiver closes only the connection of that device.
+            payload = Array(Self.digest(ofPeer: peer).utf8)
+        }
+        inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
+            guard let self, let token else { return }
+            switch result {
+            case .success: report(.nodeMessageSent(token, .answered(true)))
+            case .failure(let error): report(.nodeMessageSent(token, .failed("\(error)")))
+            }
+        }
+    }
+
+    func receivedInboxMessage(_ event: RoomEvent) {
+        let meta = String(decoding: event.meta, as: UTF8.self)
+        let parts = meta.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return logger(.warning, "unknown inbox message", ["seq": String(event.seq)]) }
+        switch parts[0] {
+        case "dm":
+            report(.nodeMessage(.dm(to: String(parts[1]), payload: event.payload)))
+        case "replace":
+            guard let client = ClientID(parts[1]), let peer = peerOf(client),
+                  Array(Self.digest(ofPeer: peer).utf8) == event.payload else { return }
+            report(.nodeMessage(.replace(client: client, peer: peer)))
+        default:
+            logger(.warning, "unknown inbox message", ["kind": String(parts[0].prefix(32))])
+        }
+    }
+}

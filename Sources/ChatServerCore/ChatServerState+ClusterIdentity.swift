@@ -1,0 +1,256 @@
+import ChatProtocol
+
+/// With a shared store (`--cluster`): what must be unique across nodes. A hello takes the peer
+/// id's lease (learning whether the device is connected through another node, which is then told
+/// to close it with REPLACED) and then the first free nick's lease; a rename takes the new nick's.
+/// A `dm` to a nick of another node goes to that node's inbox. The connection's later messages
+/// wait meanwhile, as for a password.
+extension ChatServerState {
+    /// Nick candidates asked for at once; a hello tries `helloNickRounds` such batches.
+    static let nickCandidatesPerClaim = 8
+    static let helloNickRounds = 3
+
+    func beginClusterHello(_ join: ChatMessage, peer: String, account: String?, session: ClientSession, into out: inout [ServerAction]) {
+        guard sharedStoreReady else {
+            sendError(.unavailable, "this node is not ready yet; try again", id: join.id, to: session, into: &out)
+            return
+        }
+        session.awaitsRoomLog = true
+        let token = nextIdentityToken(.helloPeer(session.id, join: join, peer: peer, account: account))
+        out.append(.claimPeer(token, peer: peer, client: session.id))
+    }
+
+    /// The outcome of ``ServerAction/claimPeer(_:peer:client:)``: the previous holder, if any.
+    public func peerClaimed(_ token: UInt64, _ outcome: ClaimOutcome<PeerHolder?>, now: Int64) -> [ServerAction] {
+        guard case .helloPeer(let client, let join, let peer, let account)? = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown peer claim", ["token": String(token)])]
+        }
+        guard let session = clients[client] else { return [] }
+        var out: [ServerAction] = []
+        switch outcome {
+        case .failed(let why):
+            storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
+        case .answered(let previous):
+            var replaced: PeerHolder?
+            if let previous, !previous.isThisNode {
+                // The device is connected through another node: that node closes it (REPLACED),
+                // and this connection keeps its nick.
+                out.append(.sendToNode(nil, node: previous.node, .replace(client: previous.client, peer: peer)))
+                replaced = previous
+            }
+            claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: 0, session: session, into: &out)
+        }
+        return out
+    }
+
+    private func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
+                                session: ClientSession, into out: inout [ServerAction]) {
+        let wanted = account ?? join.sender
+        var candidates = ChatValidation.freeNickCandidates(
+            for: wanted, count: Self.nickCandidatesPerClaim, startingAt: 1 + round * Self.nickCandidatesPerClaim * 4
+        ) { candidate in
+            if activeSession(forNick: candidate) != nil { return true }
+            return isRegistered(candidate, toOtherThan: account.map(ChatValidation.nickKey), into: &out)
+        }
+        if let kept = replaced?.nick, round == 0 {
+            candidates.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(kept) }
+            candidates.insert(kept, at: 0)
+        }
+        let token = nextIdentityToken(.helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round))
+        out.append(.claimNick(token, candidates: candidates, peer: peer))
+    }
+
+    /// The outcome of ``ServerAction/claimNick(_:candidates:peer:)``: the nick now held, or nil
+    /// when every candidate is another device's.
+    public func nickClaimed(_ token: UInt64, _ outcome: ClaimOutcome<String?>, now: Int64) -> [ServerAction] {
+        guard let pending = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown nick claim", ["token": String(token)])]
+        }
+        var out: [ServerAction] = []
+        switch pending {
+        case .helloNick(let client, let join, let peer, let account, let replaced, let round):
+            guard let session = clients[client] else { return [] }
+            switch outcome {
+            case .failed(let why):
+                storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
+            case .answered(nil) where round + 1 < Self.helloNickRounds:
+                claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: round + 1, session: session, into: &out)
+            case .answered(nil):
+                session.awaitsRoomLog = false
+                sendError(.nickInUse, "no free nick like '\(ChatValidation.excerpt(join.sender))' right now; choose another",
+                          id: join.id, to: session, into: &out)
+                releaseHeldMessages(of: session, now: now, into: &out)
+            case .answered(let nick?):
+                session.awaitsRoomLog = false
+                finishHello(join, peer: peer, account: account, replacing: nil, nick: nick, session: session, now: now, into: &out)
+                releaseHeldMessages(of: session, now: now, into: &out)
+            }
+        case .rename(let client, let peer, let request, let candidates, let login):
+            guard let session = clients[client] else {
+                // Gone meanwhile: the lease it may have got is not used.
+                if case .answered(let nick?) = outcome { out.append(.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: false)) }
+                return out
+            }
+            session.awaitsRoomLog = false
+            switch outcome {
+            case .failed:
+                sendError(.unavailable, "the nick cannot be checked right now; try again", id: request.id, to: session, into: &out)
+            case .answered(nil):
+                if !login { sendError(.nickInUse, "nick '\(candidates.first ?? "")' is taken", id: request.id, to: session, into: &out) }
+            case .answered(let newNick?):
+                let old = session.nick
+                rename(session, to: newNick, now: now, into: &out)
+                out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
+                out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
+            }
+            releaseHeldMessages(of: session, now: now, into: &out)
+        case .helloPeer, .directMessage, .directMessageSent:
+            out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
+        }
+        return out
+    }
+
+    /// A rename with a shared store: the new nick's lease first (for a login, the first free of
+    /// `candidates`).
+    func beginClusterRename(_ request: ChatMessage, to candidates: [String], login: Bool = false, session: ClientSession,
+                            into out: inout [ServerAction]) {
+        session.awaitsRoomLog = true
+        let token = nextIdentityToken(.rename(session.id, peer: session.peer, request: request, candidates: candidates, login: login))
+        out.append(.claimNick(token, candidates: candidates, peer: session.peer))
+    }
+
+    // MARK: Direct messages to other nodes
+
+    /// A `dm` to a nick no connection of this node holds: where it is.
+    func beginRemoteDirectMessage(_ request: ChatMessage, text: String, session: ClientSession, into out: inout [ServerAction]) {
+        let token = nextIdentityToken(.directMessage(session.id, request: request, text: text))
+        out.append(.lookUpNick(token, nick: request.to ?? ""))
+    }
+
+    /// The answer to ``ServerAction/lookUpNick(_:nick:)``: the node holding the nick, if any.
+    public func nickLookedUp(_ token: UInt64, _ outcome: ClaimOutcome<NickHolder?>, now: Int64) -> [ServerAction] {
+        guard case .directMessage(let client, let request, let text)? = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown nick lookup", ["token": String(token)])]
+        }
+        guard let session = clients[client] else { return [] }
+        var out: [ServerAction] = []
+        let recipient = request.to ?? ""
+        switch outcome {
+        case .failed:
+            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, to: session, into: &out)
+        case .answered(let holder?) where !holder.isThisNode:
+            let delivered = ChatMessage(type: MessageType.dm.rawValue, text: text, sender: session.nick, id: request.id, ts: now,
+                                        to: recipient, account: session.account)
+            let sent = nextIdentityToken(.directMessageSent(session.id, id: request.id, room: nil))
+            out.append(.sendToNode(sent, node: holder.node, .dm(to: recipient, payload: delivered.encodedDatagram())))
+        case .answered:
+            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipient))' is connected", id: request.id, to: session, into: &out)
+        }
+        return out
+    }
+
+    /// Whether a ``ServerAction/sendToNode(_:node:_:)`` with a token was stored in the inbox.
+    public func nodeMessageSent(_ token: UInt64, _ outcome: ClaimOutcome<Bool>, now: Int64) -> [ServerAction] {
+        guard case .directMessageSent(let client, let id, _)? = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown node message", ["token": String(token)])]
+        }
+        guard let session = clients[client] else { return [] }
+        var out: [ServerAction] = []
+        guard case .answered(true) = outcome else {
+            sendError(.unavailable, "the message could not be sent; send it again", id: id, to: session, into: &out)
+            return out
+        }
+        if let id { _ = persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) }
+        sendChat(.ack(id: id, ts: now), to: session, into: &out)
+        return out
+    }
+
+    /// A message from this node's inbox.
+    public func nodeMessageDelivered(_ message: NodeMessage, now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        switch message {
+        case .dm(let to, let payload):
+            guard let recipient = activeSession(forNick: to), var delivered = try? ChatMessage.decode(payload),
+                  delivered.type == MessageType.dm.rawValue else {
+                return [.log(.info, "dm for a user no longer here", [:])]
+            }
+            delivered.to = recipient.nick
+            sendChat(delivered, to: recipient, into: &out)
+        case .replace(let client, let peer):
+            guard let session = clients[client], session.phase == .active, session.peer == peer.uppercased() else { return [] }
+            replacedElsewhere(session, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// The device connected through another node: this connection closes with REPLACED, quietly
+    /// (for everyone else the user never went away). The rooms it does not join again there
+    /// within `takeoverGraceMilliseconds` get its `left` then.
+    private func replacedElsewhere(_ session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        out.append(.close(session.id, .replaced, reason: "replaced by a newer connection"))
+        out.append(.log(.info, "close", logFields(session, ["code": CloseCode.replaced.name, "by": "another node"])))
+        clients[session.id] = nil
+        unregister(session)
+        for room in session.rooms {
+            rooms[room]?.members[session.id] = nil
+            rooms[room]?.catchingUp[session.id] = nil
+            settleRoom(room, into: &out)
+        }
+        if !session.rooms.isEmpty {
+            replacedLeftovers.append(ReplacedLeftover(deadline: now + Self.takeoverGraceMilliseconds, peer: session.peer,
+                                                      nick: session.nick, rooms: session.rooms.array))
+        }
+    }
+
+    /// How long rooms of a device that moved to another node wait for it to join them there.
+    static let takeoverGraceMilliseconds: Int64 = 10_000
+
+    /// Time passes (the glue calls this every second with a shared store): rooms left behind by
+    /// devices that moved get their `left`.
+    public func tick(now: Int64) -> [ServerAction] {
+        guard let first = replacedLeftovers.first, first.deadline <= now else { return [] }
+        var out: [ServerAction] = []
+        while let leftover = replacedLeftovers.first, leftover.deadline <= now {
+            replacedLeftovers.removeFirst()
+            let key = ChatValidation.nickKey(leftover.nick)
+            record(leftover.rooms.map { room in
+                RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: leftover.nick, text: "replaced"),
+                               purpose: .notice, membership: .removeIfHeld([key], by: .thisNode(peer: leftover.peer)))
+            }, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// The client is told `unavailable` and stays waiting for its hello.
+    private func storeUnavailable(for join: ChatMessage, session: ClientSession, why: String, now: Int64, into out: inout [ServerAction]) {
+        session.awaitsRoomLog = false
+        out.append(.log(.warning, "shared store unavailable", ["error": why]))
+        sendError(.unavailable, "the server cannot check names right now; try again", id: join.id, to: session, into: &out)
+        releaseHeldMessages(of: session, now: now, into: &out)
+    }
+
+    private func nextIdentityToken(_ pending: PendingIdentity) -> UInt64 {
+        nextSharedToken += 1
+        pendingIdentities[nextSharedToken] = pending
+        return nextSharedToken
+    }
+}
+
+/// Where a nick is held (``ChatServerState/nickLookedUp(_:_:now:)``).
+public struct NickHolder: Sendable, Equatable {
+    public let node: String
+    public let isThisNode: Bool
+
+    public init(node: String, isThisNode: Bool) {
+        self.node = node
+        self.isThisNode = isThisNode
+    }
+}
+
+/// The rooms of a connection replaced through another node, to leave if it does not join them there.
+struct ReplacedLeftover {
+    let deadline: Int64
+    let peer: String
+    let nick: String
+    let rooms: [String]
+}

@@ -1,0 +1,142 @@
+import ChatProtocol
+
+/// With a shared store: accounts read into this node's ``SharedAccountCache`` before the
+/// requests that check them, and written through actions, answered once stored.
+extension ChatServerState {
+    var sharedAccounts: SharedAccountCache? { accounts as? SharedAccountCache }
+
+    /// The accounts a chat-stream request checks (the nick a hello asks for and its first
+    /// suffixed forms, a login's account, a moderation target, ...).
+    private func accountsNeeded(by message: ChatMessage, from session: ClientSession) -> [String] {
+        if session.phase == .awaitingHello {
+            guard message.messageType == .join else { return [] }
+            return ChatValidation.freeNickCandidates(for: message.sender, count: Self.nickCandidatesPerClaim + 1) { _ in false }
+        }
+        switch message.messageType {
+        case .nick: return [message.text]
+        case .register: return [session.nick]
+        case .login: return [message.sender]
+        case .password, .certificate: return session.account.map { [$0] } ?? []
+        case .op, .deop, .ban, .unban, .invite, .whois, .kick: return message.to.map { [$0] } ?? []
+        default: return []
+        }
+    }
+
+    /// Reads the accounts `message` needs when this node has not: the message is handled again
+    /// once they are here (its connection's later messages wait). True when it waits.
+    func prefetchAccounts(for message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard let cache = sharedAccounts else { return false }
+        let names = accountsNeeded(by: message, from: session).filter { ChatValidation.isValidAccountName($0) && !cache.isKnown($0) }
+        guard !names.isEmpty else { return false }
+        session.awaitsRoomLog = true
+        session.heldMessages.insert(message, at: 0)
+        out.append(.loadAccounts(nextAccountsToken(.prefetch(session.id, message)), names: names))
+        return true
+    }
+
+    /// Accounts a check found unknown (an operator command, say): read in the background, so the
+    /// next try finds them. The glue asks after an operator command.
+    public func loadMissedAccounts() -> [ServerAction] {
+        guard let missed = sharedAccounts?.takeMissed(), !missed.isEmpty else { return [] }
+        return [.loadAccounts(nextAccountsToken(.background), names: missed.sorted())]
+    }
+
+    /// The answer to ``ServerAction/loadAccounts(_:names:)``: what the store has for each name
+    /// (nil for a name with no account), or nil when it could not be read.
+    public func accountsLoaded(_ token: UInt64, _ loaded: [String: LoadedAccount?]?, now: Int64) -> [ServerAction] {
+        guard let pending = pendingAccounts.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown account read", ["token": String(token)])]
+        }
+        for (name, entry) in loaded ?? [:] {
+            sharedAccounts?.remember(name, account: entry?.account, certificates: entry?.certificates ?? [])
+        }
+        var out: [ServerAction] = []
+        guard case .prefetch(let client, _) = pending, let session = clients[client] else { return out }
+        session.awaitsRoomLog = false
+        if loaded == nil, !session.heldMessages.isEmpty {
+            // Handled again it would only wait again: it is refused instead, and sent again later.
+            let refused = session.heldMessages.removeFirst()
+            sendError(.unavailable, "accounts cannot be read right now; try again", id: refused.id, to: session, into: &out)
+        }
+        releaseHeldMessages(of: session, now: now, into: &out)
+        return out
+    }
+
+    /// Another node changed this account: this node reads it again when next needed.
+    public func accountChanged(_ name: String) {
+        sharedAccounts?.forget(name)
+    }
+
+    /// Changes may have been missed (the subscription was lost): every account is read again.
+    public func accountChangesMissed() {
+        sharedAccounts?.forgetAll()
+    }
+
+    // MARK: Writes
+
+    /// Writes through the store; the request is answered once it is stored.
+    func writeAccount(_ write: AccountWrite, for pending: PendingAccounts, session: ClientSession, into out: inout [ServerAction]) {
+        session.awaitsRoomLog = true
+        out.append(.writeAccount(nextAccountsToken(pending), write))
+    }
+
+    /// The outcome of ``ServerAction/writeAccount(_:_:)``.
+    public func accountWritten(_ token: UInt64, _ outcome: AccountWriteOutcome, _ write: AccountWrite, now: Int64) -> [ServerAction] {
+        guard let pending = pendingAccounts.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown account write", ["token": String(token)])]
+        }
+        if outcome == .written { sharedAccounts?.apply(write) }
+        var out: [ServerAction] = []
+        let client: ClientID
+        let request: ChatMessage
+        switch pending {
+        case .register(let id, let message, _), .passwordChange(let id, let message), .certificate(let id, let message, _):
+            client = id
+            request = message
+        case .prefetch, .background:
+            return out
+        }
+        guard let session = clients[client] else { return out }
+        session.awaitsRoomLog = false
+        switch (outcome, pending) {
+        case (.written, .register(_, _, let nick)):
+            registered(session, nick: nick, into: &out)
+        case (.written, .passwordChange):
+            out.append(.log(.info, "password changed", logFields(session, ["account": write.account])))
+            sendChat(.accountNotice(nick: session.nick, account: write.account, text: "password-changed"), to: session, into: &out)
+        case (.written, .certificate(_, _, let adding)):
+            sendChat(.accountNotice(nick: session.nick, account: write.account, text: adding ? "certificate-added" : "certificate-removed"),
+                     to: session, into: &out)
+        case (.exists, _):
+            sendError(.accountExists, "'\(write.account)' is a registered account", id: request.id, to: session, into: &out)
+        default:
+            sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
+        }
+        releaseHeldMessages(of: session, now: now, into: &out)
+        return out
+    }
+
+    private func nextAccountsToken(_ pending: PendingAccounts) -> UInt64 {
+        nextSharedToken += 1
+        pendingAccounts[nextSharedToken] = pending
+        return nextSharedToken
+    }
+}
+
+/// An account as the shared store has it.
+public struct LoadedAccount: Sendable, Equatable {
+    public var account: StoredAccount
+    public var certificates: [String]
+
+    public init(account: StoredAccount, certificates: [String]) {
+        self.account = account
+        self.certificates = certificates
+    }
+}
+
+public enum AccountWriteOutcome: Sendable, Equatable {
+    case written
+    /// A create of a name that exists.
+    case exists
+    case failed(String)
+}

@@ -1,0 +1,48 @@
+import ChatProtocol
+
+/// Who held a peer id in the cluster before a connection took it over (``ChatServerState/peerClaimed(_:_:now:)``).
+public struct PeerHolder: Sendable, Equatable {
+    public let node: String
+    public let client: ClientID
+    public let nick: String
+    /// The holder is (was) a connection of this node.
+    public let isThisNode: Bool
+
+    public init(node: String, client: ClientID, nick: String, isThisNode: Bool) {
+        self.node = node
+        self.client = client
+        self.nick = nick
+        self.isThisNode = isThisNode
+    }
+}
+
+/// What became of a claim of a peer id, a nick or a lookup in the shared store.
+public enum ClaimOutcome<Value: Sendable & Equatable>: Sendable, Equatable {
+    case answered(Value)
+    /// The store could not be reached or refused: nothing is known to have changed.
+    case failed(String)
+}
+
+/// A message for one node (its inbox in the shared store).
+public enum NodeMessage: Sendable, Equatable {
+    /// A `dm` for a user of that node: `to` its nick, `payload` the `dm` as the recipient gets it
+    /// (a JSON object, no LF).
+    case dm(to: String, payload: [UInt8])
+    /// The same device (`peer`) connected through another node: close connection `client` with
+    /// REPLACED. The receiving glue hands this over only when that connection is that device's.
+    case replace(client: ClientID, peer: String)
+}
+
+/// A connection's hello or rename waiting for the shared store (peer and nick leases).
+enum PendingIdentity {
+    /// Claiming the peer id of a hello; then its nick.
+    case helloPeer(ClientID, join: ChatMessage, peer: String, account: String?)
+    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
+    /// A `nick` request's new nick, or (`login`) the first free of the account's nick and its
+    /// suffixed forms: a login whose candidates are all taken keeps its nick.
+    case rename(ClientID, peer: String, request: ChatMessage, candidates: [String], login: Bool)
+    /// A `dm` to a nick not on this node: where it is.
+    case directMessage(ClientID, request: ChatMessage, text: String)
+    /// A `dm` handed to the recipient's node.
+    case directMessageSent(ClientID, id: String?, room: String?)
+}

@@ -1,0 +1,14 @@
+/// How a room event changes one field of the room's settings hash (``RoomKeys/settings``), in the
+/// same atomic step as the event.
+public enum RoomSettingsChange: Hashable, Sendable {
+    case set(field: String, value: String)
+    case delete(field: String)
+
+    /// ARGV[8...10] of ``RoomEventScript``.
+    var arguments: [[UInt8]] {
+        switch self {
+        case .set(let field, let value): return [Array("set".utf8), Array(field.utf8), Array(value.utf8)]
+        case .delete(let field): return [Array("del".utf8), Array(field.utf8), []]
+        }
+    }
+}

@@ -115,7 +115,7 @@ struct ClusterFaultTests {
                 }
             }
             outcome.acks = acked()
-            outcome.steps.append("resent \(outcome.ok)")
+            outcome.steps.append("resent in \(outcome.resentRounds) rounds \(outcome.ok)")
             // Each gets the other's messages, those stored before the crash and after.
             let aliceIDs = Set(all.filter { $0.hasPrefix("a-") }), bobIDs = Set(all.filter { $0.hasPrefix("b-") })
             outcome.ok = outcome.ok && world.run(seconds: 20) {

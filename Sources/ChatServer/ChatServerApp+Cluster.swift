@@ -32,6 +32,7 @@ extension ChatServerApp {
         case .unfollowRoom(let room): cluster.unfollow(room)
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
+        case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
         case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
@@ -69,6 +70,8 @@ extension ChatServerApp {
             state.accountChanged(name)
         case .accountChangesMissed:
             state.accountChangesMissed()
+        case .typing(let room, let payload):
+            perform(state.remoteTyping(room: room, payload: payload, now: now))
         case .peerClaimed(let token, let outcome):
             perform(state.peerClaimed(token, outcome, now: now))
         case .nickClaimed(let token, let outcome):

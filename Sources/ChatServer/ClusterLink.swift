@@ -29,6 +29,8 @@ final class ClusterLink {
     var epoch: String?
     var epochChecked = false
     var joining = false
+    /// The typing channels subscribed to, with their rooms.
+    var typingRooms: [[UInt8]: String] = [:]
     /// Nodes this one is reaping now.
     var reaping: Set<String> = []
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
@@ -52,6 +54,7 @@ final class ClusterLink {
         case accountChanged(String)
         /// Account changes may have been missed: every account must be read again.
         case accountChangesMissed
+        case typing(room: String, [UInt8])
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
@@ -111,6 +114,8 @@ final class ClusterLink {
             epochChecked = false
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+        case .subscriber(.message(let push)) where typingRooms[push.subscription.channel] != nil:
+            receivedTyping(push)
         case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
             receivedStatus(push.payload)
         case .subscriber(.message(let push)) where push.subscription == serverSubscription:
@@ -185,11 +190,28 @@ final class ClusterLink {
 
     func follow(_ room: String, after: Int64) {
         feed.follow(room, after: after)
+        typingRooms[typingSubscription(room).channel] = room
+        client.subscribe(typingSubscription(room))
         // So that whoever reaps this node finds the rooms its users were in.
         client.send(RedisCommand("SADD", Self.roomsKey(of: options.node), room), key: Self.roomsKey(of: options.node)) { _ in }
     }
 
-    func unfollow(_ room: String) { feed.unfollow(room) }
+    func unfollow(_ room: String) {
+        feed.unfollow(room)
+        typingRooms[typingSubscription(room).channel] = nil
+        client.unsubscribe(typingSubscription(room))
+    }
+
+    /// A room's typing channel: indicators are published there (`NODE JSON`), never stored.
+    func typingSubscription(_ room: String) -> RedisSubscription {
+        RedisSubscription(client.isCluster ? .shard : .channel, RoomKeys(room: room).typing)
+    }
+
+    func publishTyping(room: String, _ payload: [UInt8]) {
+        let channel = RoomKeys(room: room).typing
+        client.send(RedisCommand(arguments: [Array((client.isCluster ? "SPUBLISH" : "PUBLISH").utf8), Array(channel.utf8),
+                                             Array("\(options.node) ".utf8) + payload]), key: channel) { _ in }
+    }
 
     /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
     /// client only when this node's connection made it.
@@ -199,6 +221,12 @@ final class ClusterLink {
         var origin: ClientID?
         if parts[1].elementsEqual(options.node.utf8) { origin = ClientID(String(decoding: parts[2], as: UTF8.self)) }
         return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload)
+    }
+
+    private func receivedTyping(_ push: RedisPush) {
+        guard let room = typingRooms[push.subscription.channel], let space = push.payload.firstIndex(of: UInt8(ascii: " ")),
+              !push.payload[..<space].elementsEqual(options.node.utf8) else { return }
+        report(.typing(room: room, Array(push.payload[(space + 1)...])))
     }
 
     // MARK: Names in Redis

@@ -23,7 +23,7 @@ extension ChatServerState {
         let text = isLegacyPresence ? "start" : message.text
         guard text == "start" || text == "stop",
             let room = ChatValidation.normalizeRoom(roomName), session.isMember(of: room),
-            let members = rooms[room]?.members, members.count > 1
+            let entry = rooms[room], entry.members.count > 1 || !entry.remote.records.isEmpty
         else { return }
         guard session.typingBucket.take(now: now) else {
             statistics.typingDropped += 1
@@ -31,9 +31,25 @@ extension ChatServerState {
         }
 
         let relayed = ChatMessage.typing(room: room, isTyping: text == "start", sender: session.nick)
+        // Members of other nodes get it through Redis (published, never stored: best effort).
+        if !entry.remote.records.isEmpty { out.append(.publishTyping(room: room, SharedPayload(datagram: relayed))) }
+        relayTypingLocally(relayed, in: room, except: session.id, into: &out)
+    }
+
+    /// A typing indicator of a user of another node (a shared store), for this node's members.
+    public func remoteTyping(room: String, payload: [UInt8], now: Int64) -> [ServerAction] {
+        guard rooms[room] != nil, let message = try? ChatMessage.decode(payload), message.type == MessageType.typing.rawValue,
+              message.room == room, !isLocalMember(ChatValidation.nickKey(message.sender), of: room) else { return [] }
+        var out: [ServerAction] = []
+        relayTypingLocally(message, in: room, except: nil, into: &out)
+        return out
+    }
+
+    private func relayTypingLocally(_ relayed: ChatMessage, in room: String, except sender: ClientID?, into out: inout [ServerAction]) {
+        guard let members = rooms[room]?.members else { return }
         var datagram: SharedPayload?
         var line: SharedPayload?
-        for (member, other) in members where member != session.id {
+        for (member, other) in members where member != sender {
             if other.acceptsDatagrams {
                 let payload = datagram ?? SharedPayload(datagram: relayed)
                 datagram = payload

@@ -74,6 +74,9 @@ public enum ServerAction: Sendable {
     /// With a shared store: change an account; through
     /// ``ChatServerState/accountWritten(_:_:_:now:)``, and the other nodes are told.
     case writeAccount(UInt64, AccountWrite)
+    /// With a shared store: a typing indicator (a datagram's JSON) for the room's members on other
+    /// nodes; published, never stored.
+    case publishTyping(room: String, SharedPayload)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

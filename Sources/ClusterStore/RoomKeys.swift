@@ -23,6 +23,8 @@ public struct RoomKeys: Hashable, Sendable {
     /// The room's settings (owner, operators, topic, modes, bans, invites), one field each,
     /// changed by the script together with the event that announces the change.
     public var settings: String { "\(tag):settings" }
+    /// Typing indicators of the room's members, published (never stored) for the other nodes.
+    public var typing: String { "\(tag):typing" }
     /// Remembers for a while which seq a client's message id got, so a resend after a lost
     /// reply is answered with the same seq instead of stored twice.
     public func sent(_ dedupe: String) -> String { "\(tag):sent:\(dedupe)" }

@@ -456,4 +456,17 @@ import Testing
         world.settle()
         #expect(world.nodes["a"]!.chat(to: 1).filter { $0.type == "ack" }.map(\.id) == ["m0", "m1", "m2"])
     }
+
+    /// Typing crosses nodes (published, never stored): a member of the other node gets it as a
+    /// datagram, within the sender's typing rate.
+    @Test func typingCrossesNodes() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.take(world.nodes["a"]!.state.receivedDatagram(ChatMessage.typing(room: "lobby", isTyping: true).encodedDatagram(),
+                                                             from: 1, now: world.now), on: "a")
+        world.settle()
+        #expect(world.nodes["b"]!.outbox.datagrams(to: 2).map { [$0.type, $0.sender, $0.text] } == [["typing", "alice", "start"]])
+        #expect(world.log["lobby"]!.allSatisfy { $0.kind != .msg }, "nothing stored")
+    }
 }

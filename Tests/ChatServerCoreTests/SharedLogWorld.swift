@@ -43,6 +43,7 @@ final class SharedLogWorld {
         case accountWritten(node: String, token: UInt64, AccountWriteOutcome, AccountWrite)
         case accountChanged(node: String, String)
         case password(node: String, ticket: UInt64, PasswordOutcome)
+        case typing(node: String, room: String, [UInt8])
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
@@ -159,6 +160,8 @@ final class SharedLogWorld {
             take(nodes[name]!.state.accountWritten(token, outcome, write, now: now), on: name)
         case .accountChanged(let name, let account):
             nodes[name]!.state.accountChanged(account)
+        case .typing(let name, let room, let payload):
+            take(nodes[name]!.state.remoteTyping(room: room, payload: payload, now: now), on: name)
         case .password(let name, let ticket, let outcome):
             take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
         case .peerClaimed(let name, let token, let previous):
@@ -204,7 +207,7 @@ final class SharedLogWorld {
 
     /// Keeps a node's non-log actions and carries out its room-log actions.
     @discardableResult
-    private func take(_ actions: [ServerAction], on name: String) -> Outbox {
+    func take(_ actions: [ServerAction], on name: String) -> Outbox {
         let node = nodes[name]!
         var kept: [ServerAction] = []
         for action in actions {
@@ -259,6 +262,10 @@ final class SharedLogWorld {
                 let records = readsFail ? nil : Array((members[room] ?? [:]).values)
                 queue.append(.members(node: name, token: token, seq: Int64(log[room]?.count ?? 0), records,
                                       readsFail ? nil : settings[room] ?? RoomSettings()))
+            case .publishTyping(let room, let payload):
+                for other in nodes.values.sorted(by: { $0.name < $1.name }) where other.name != name && other.follows[room] != nil {
+                    queue.append(.typing(node: other.name, room: room, payload.bytes))
+                }
             case .loadAccounts(let token, let names):
                 var loaded: [String: LoadedAccount?] = [:]
                 for name in names { loaded[name] = .some(accounts[ChatValidation.nickKey(name)]) }

@@ -15,13 +15,14 @@ struct AccountsEndToEndTests {
         world.messages(session, type: type).first(where: predicate)
     }
 
-    /// Connects with an identity (and a hello password) and waits for the welcome or an error.
+    /// Connects with an identity (and a hello password) and waits for its own `joined` (after the
+    /// welcome: on a node of several, once the join is stored) or an error.
     @discardableResult
     static func connect(_ world: ChatTestWorld, _ nick: String, identity: TestIdentity? = nil, password: String? = nil,
                         room: String = "lobby") throws -> ChatSession {
         let session = try world.connect(nick, room: room) { configuration in identity?.apply(to: &configuration) }
         session.helloPassword = password
-        world.run { world.has(session, type: "welcome") || world.has(session, type: "error") || world.closes[session.connection.id] != nil }
+        world.run { world.joined(session, room: room) || world.has(session, type: "error") || world.closes[session.connection.id] != nil }
         return session
     }
 

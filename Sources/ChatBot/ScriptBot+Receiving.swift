@@ -22,7 +22,8 @@ extension ScriptBot {
         case "file" where message.file != nil && message.replay != true:
             lastSharedFile = message
             remember(message)
-        case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms":
+        case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms",
+             "joined", "left":
             if message.replay != true { remember(message) }
         default:
             break

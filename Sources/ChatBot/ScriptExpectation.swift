@@ -17,6 +17,9 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         case account, topic, kicked, banned, unbanned, op, deop, mode, invite, whois, rooms
         /// A shared file (section 9); the pattern sees its name.
         case file
+        /// Someone joined or left a room (the pattern sees the room, and for `left` the reason:
+        /// `lobby node-lost`).
+        case joined, left
     }
 
     static let defaultTimeoutMilliseconds: UInt64 = 5000
@@ -49,6 +52,8 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         case .invite: message.room ?? ""
         case .account: "\(message.account ?? "") \(message.text)"
         case .rooms: (message.rooms ?? []).map(\.room).joined(separator: " ")
+        case .joined: message.room ?? ""
+        case .left: "\(message.room ?? "") \(message.text)"
         default: message.text
         }
     }

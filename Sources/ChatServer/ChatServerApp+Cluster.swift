@@ -33,6 +33,8 @@ extension ChatServerApp {
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
+        case .loadFiles(let token, let query): cluster.loadFiles(token, query)
+        case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
         case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
@@ -70,6 +72,10 @@ extension ChatServerApp {
             state.accountChanged(name)
         case .accountChangesMissed:
             state.accountChangesMissed()
+        case .filesLoaded(let token, let loaded):
+            perform(state.filesLoaded(token, loaded, now: now))
+        case .fileRecordStored(let token, let outcome):
+            perform(state.fileRecordStored(token, outcome, now: now))
         case .typing(let room, let payload):
             perform(state.remoteTyping(room: room, payload: payload, now: now))
         case .peerClaimed(let token, let outcome):

@@ -33,13 +33,15 @@ extension ChatServerApp {
             }
             connection.releaseReceiveCredit(stream, count: bodyStart)
             body = bytes[bodyStart...]
-            file.phase = .done
+            file.phase = .deciding(held: [], finished: false)
             perform(state.fileStreamHeader(event, on: key, now: now))
         }
         switch file.phase {
         case .receiving:
             if !body.isEmpty { fileWorker.write(Array(body), to: key) }
             if fin { fileWorker.finishUpload(key) }
+        case .deciding(let held, let finished):
+            file.phase = .deciding(held: held + body, finished: finished || fin)
         case .header, .sending, .done:
             // Nothing reads it: its credit goes back at once.
             connection.releaseReceiveCredit(stream, count: body.count)
@@ -59,7 +61,7 @@ extension ChatServerApp {
         switch file.phase {
         case .receiving: fileWorker.interruptUpload(key)
         case .sending: fileWorker.finishDownload(key)
-        case .header, .done: break
+        case .header, .deciding, .done: break
         }
     }
 
@@ -72,6 +74,7 @@ extension ChatServerApp {
         switch action {
         case .endFileStream(let key, let payload, let stopSending):
             guard let (link, file) = fileStream(key) else { return }
+            if case .deciding(let held, _) = file.phase { link.connection.releaseReceiveCredit(key.stream, count: held.count) }
             file.phase = .done
             _ = try? link.connection.write(payload.bytes, to: key.stream, fin: true)
             if stopSending { link.connection.stopSending(key.stream, errorCode: 0x1) }
@@ -81,8 +84,14 @@ extension ChatServerApp {
                 metrics.noteUploadEnded(.interrupted(held: job.offset))
                 return perform(state.uploadEnded(key, .interrupted(held: job.offset), now: unixMilliseconds()))
             }
+            let waiting: (held: [UInt8], finished: Bool)? = if case .deciding(let held, let finished) = file.phase { (held, finished) } else { nil }
             file.phase = .receiving
             fileWorker.startUpload(key, job)
+            // What arrived while the core decided (a node of several reads records first).
+            if let waiting {
+                if !waiting.held.isEmpty { fileWorker.write(waiting.held, to: key) }
+                if waiting.finished { fileWorker.finishUpload(key) }
+            }
         case .abandonUpload(let key):
             fileWorker.abandonUpload(key)
             guard let (link, file) = fileStream(key) else { return }

@@ -131,7 +131,7 @@ extension ChatServerApp {
                 switch file.phase {
                 case .receiving: uploading += 1
                 case .sending: downloading += 1
-                case .header, .done: break
+                case .header, .deciding, .done: break
                 }
             }
         }

@@ -7,7 +7,9 @@ import RedisClient
 /// token written once; each node remembers the one it saw. When a node finds it missing or
 /// changed after reconnecting, it writes a new one and raises the seq counter of every room it
 /// follows above the last seq it delivered there (plus a margin for what other nodes may have
-/// delivered beyond it) before it stores anything again: clients' `since` stays meaningful.
+/// delivered beyond it) before it stores anything again: clients' `since` stays meaningful. Its
+/// users' leases and memberships are gone with the data, so it then closes its connections (as a
+/// node declared lost does: they reconnect and resume) and joins the cluster again.
 /// Rooms no node follows start again low; a client's `since` above their counter gets a replay
 /// that begins at the counter (the truncated-replay rule).
 extension ClusterLink {
@@ -27,9 +29,16 @@ extension ClusterLink {
             // The data this node knew is gone: seqs must go on above what it delivered.
             metrics.epochChanges += 1
             logger(.error, "redis lost its data: raising room seqs", ["rooms": String(feed.followedRooms.count)])
-            var remaining = feed.followedRooms.count
+            // The users' leases and memberships went with the data: like a node declared lost,
+            // this one closes its connections (they reconnect and resume) and joins again.
+            let rooms = feed.followedRooms
+            if isReady {
+                isReady = false
+                report(.membershipLost)
+            }
+            var remaining = rooms.count
             guard remaining > 0 else { return done() }
-            for room in feed.followedRooms {
+            for room in rooms {
                 let floor = (feed.delivered(room) ?? 0) + Self.epochSeqMargin
                 let key = RoomKeys(room: room).seq
                 client.send(RedisCommand("EVAL", Self.raiseSeqScript, "1", key, String(floor)), key: key) { _ in

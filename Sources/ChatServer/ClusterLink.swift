@@ -55,6 +55,8 @@ final class ClusterLink {
         /// Account changes may have been missed: every account must be read again.
         case accountChangesMissed
         case typing(room: String, [UInt8])
+        case filesLoaded(UInt64, LoadedFiles?)
+        case fileRecordStored(UInt64, FileRecordOutcome)
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)

@@ -6,6 +6,9 @@ final class FileStreamLink {
     enum Phase {
         /// Reading the header line (at most one stream message).
         case header
+        /// The header is with the core, which answers later (a node of several reads file records
+        /// first): body bytes wait here, their stream credit not returned (bounded by the window).
+        case deciding(held: [UInt8], finished: Bool)
         /// The body goes to the file worker; credit comes back as it is written.
         case receiving
         /// A download: bytes `next` to `end` of `sha256` still to go; `pending` is what the

@@ -17,6 +17,11 @@ extension ChatServerState {
             refuseFileStream(key, error.errorCode, error.reason, id: id, into: &out)
         case .message(let message):
             guard admitFileStream(of: session, on: key, id: message.id, now: now, into: &out) else { break }
+            // With a shared store the records a header is checked against are read first.
+            if let catalog = files as? SharedFileCatalog, message.messageType == .upload || message.messageType == .download {
+                loadFiles(for: message, on: key, session: session, catalog: catalog, into: &out)
+                return out
+            }
             switch message.messageType {
             case .upload: handleUploadHeader(message, on: key, from: session, now: now, into: &out)
             case .download: handleDownload(message, on: key, from: session, into: &out)
@@ -58,7 +63,7 @@ extension ChatServerState {
 
     // MARK: Downloads
 
-    private func handleDownload(_ message: ChatMessage, on key: FileStreamKey, from session: ClientSession,
+    func handleDownload(_ message: ChatMessage, on key: FileStreamKey, from session: ClientSession,
                                 into out: inout [ServerAction]) {
         guard let fileID = message.file, !fileID.isEmpty, fileID.utf8.count <= ChatLimits.maxMessageIDBytes else {
             refuseFileStream(key, .badField, "download needs 'file'", id: nil, into: &out)

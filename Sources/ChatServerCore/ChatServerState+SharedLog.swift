@@ -13,6 +13,8 @@ extension ChatServerState {
         let origin = pending.origin.flatMap { clients[$0] }
         switch outcome {
         case .stored(let seq, let duplicate):
+            // Seq 0: a conditional `left` whose member was no longer there (it moved): nothing stored.
+            if seq == 0 { out.append(.log(.debug, "room event not needed", ["room": pending.room])) }
             appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin, now: now,
                          into: &out)
         case .failed(let reason):

@@ -61,7 +61,7 @@ extension ChatServerState {
     private func storeUpload(_ upload: ActiveUpload, on key: FileStreamKey, now: Int64, into out: inout [ServerAction]) {
         let partial = upload.partial
         let sender = clients[key.client].flatMap { $0.phase == .active ? $0.nick : nil } ?? upload.senderNick
-        evictForRoom(partial.size, sha256: partial.sha256, into: &out)
+        if roomLog == .local { evictForRoom(partial.size, sha256: partial.sha256, into: &out) }
         var event: StoredEvent?
         if let room = partial.room {
             // With a shared log the event gets its seq there, after the record is stored.
@@ -74,6 +74,13 @@ extension ChatServerState {
             room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
             uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipientNick,
             recipientAccount: upload.recipientAccount, recipientPeer: upload.recipientPeer)
+        if files is SharedFileCatalog {
+            // The record (and eviction) in the shared store first; then its room event.
+            nextSharedToken += 1
+            pendingFiles[nextSharedToken] = .store(key, upload, file, event)
+            out.append(.storeFileRecord(nextSharedToken, file, maxBytes: configuration.filesMaxBytes))
+            return
+        }
         do {
             try files.storeFile(file, event: roomLog == .local ? event : nil, retainPerRoom: configuration.historyPerRoom)
         } catch {
@@ -84,6 +91,14 @@ extension ChatServerState {
             if !((try? files.hasContent(partial.sha256)) ?? true) { out.append(.discardFileBytes(.content(partial.sha256))) }
             return
         }
+        announceUpload(file, event: event, upload: upload, on: key, now: now, into: &out)
+    }
+
+    /// The record is stored: the upload's `ack`, and the room event or the recipient's notice.
+    func announceUpload(_ file: StoredFile, event: StoredEvent?, upload: ActiveUpload, on key: FileStreamKey, now: Int64,
+                        into out: inout [ServerAction]) {
+        let partial = upload.partial
+        let sender = file.sender
         if roomLog == .shared, let event {
             record([RoomEventDraft(event: event, origin: clients[key.client], purpose: .upload(key, file))], now: now, into: &out)
             return

@@ -58,6 +58,8 @@ public final class ChatServerState {
     var nextSharedToken: UInt64 = 0
     /// Rooms this node follows (asked the glue to deliver), with the last seq delivered in each.
     var deliveredSequence: [String: Int64] = [:]
+    /// File record reads and writes waiting for the shared store, by token.
+    var pendingFiles: [UInt64: PendingFiles] = [:]
     /// Account reads and writes waiting for the shared store, by token.
     var pendingAccounts: [UInt64: PendingAccounts] = [:]
     /// A room change ``save`` took with a shared store, for the ``announce`` that follows it.

@@ -77,6 +77,12 @@ public enum ServerAction: Sendable {
     /// With a shared store: a typing indicator (a datagram's JSON) for the room's members on other
     /// nodes; published, never stored.
     case publishTyping(room: String, SharedPayload)
+    /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
+    /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
+    case loadFiles(UInt64, FileQuery)
+    /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
+    /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
+    case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

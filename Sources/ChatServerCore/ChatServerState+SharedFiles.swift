@@ -1,0 +1,70 @@
+import ChatProtocol
+
+/// With a shared store: file records read before a file stream's header is checked, and stored
+/// (with the eviction of the oldest) before an upload is acknowledged (``SharedFileCatalog``).
+extension ChatServerState {
+    /// Reads what the header needs (the upload's earlier record, its owner's stored bytes; the
+    /// file to download) and handles it once they are here.
+    func loadFiles(for message: ChatMessage, on key: FileStreamKey, session: ClientSession, catalog: SharedFileCatalog,
+                   into out: inout [ServerAction]) {
+        var query = FileQuery()
+        if message.messageType == .download {
+            guard let file = message.file, !file.isEmpty else { return handleDownload(message, on: key, from: session, into: &out) }
+            query.files = [file]
+        } else {
+            if let id = message.id { query.uploads = [(session.peer, id)] }
+            query.owners = [FileOwner.key(account: session.account, peer: session.peer)]
+        }
+        nextSharedToken += 1
+        pendingFiles[nextSharedToken] = .header(key, message)
+        out.append(.loadFiles(nextSharedToken, query))
+    }
+
+    /// The answer to ``ServerAction/loadFiles(_:_:)``; nil when the store could not be read.
+    public func filesLoaded(_ token: UInt64, _ loaded: LoadedFiles?, now: Int64) -> [ServerAction] {
+        guard case .header(let key, let message)? = pendingFiles.removeValue(forKey: token),
+              let catalog = files as? SharedFileCatalog else {
+            return [.log(.warning, "unknown file read", ["token": String(token)])]
+        }
+        guard let session = clients[key.client] else { return [] }
+        var out: [ServerAction] = []
+        guard let loaded else {
+            refuseFileStream(key, .unavailable, "the file store cannot be read now", id: message.id, into: &out)
+            return out
+        }
+        catalog.remember(loaded)
+        defer { catalog.clear() }
+        if message.messageType == .download {
+            handleDownload(message, on: key, from: session, into: &out)
+        } else {
+            handleUploadHeader(message, on: key, from: session, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// The outcome of ``ServerAction/storeFileRecord(_:_:maxBytes:)``.
+    public func fileRecordStored(_ token: UInt64, _ outcome: FileRecordOutcome, now: Int64) -> [ServerAction] {
+        guard case .store(let key, let upload, let file, let event)? = pendingFiles.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown file record", ["token": String(token)])]
+        }
+        var out: [ServerAction] = []
+        switch outcome {
+        case .failed(let why):
+            out.append(.log(.error, "file record not stored", ["error": why]))
+            out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: upload.partial.id),
+                                      stopSending: false))
+        case .stored(let stored, let unused):
+            for sha256 in unused where !activeUploads.values.contains(where: { $0.partial.sha256 == sha256 }) {
+                out.append(.discardFileBytes(.content(sha256)))
+            }
+            if stored.id != file.id {
+                // The same upload was stored before (a resend after a lost answer): its record stands.
+                out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: stored.uploadID, file: stored.id, seq: stored.seq,
+                                                                             ts: stored.ts)), stopSending: false))
+                return out
+            }
+            announceUpload(file, event: event, upload: upload, on: key, now: now, into: &out)
+        }
+        return out
+    }
+}

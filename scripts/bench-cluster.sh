@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# What clustering costs (issue 15, docs/PERFORMANCE.md "Several nodes on Redis"): server CPU per
+# delivery of one chat-server alone (history in memory), of one node on Redis, and of three nodes
+# on Redis, with Redis's own CPU per message, and the latency every delivery saw, for the cells
+# CLIENTS/ROOMS@RATE of CELLS. chat-bot load spreads its clients over the nodes (--server, round
+# robin), so with three nodes two thirds of each room's members are on other nodes than the
+# sender. CPU comes from /proc/PID/stat over the stretch from "connected" to "drained" (warm-up,
+# run and drain), summed over the nodes. Release builds; a 2-core machine cannot pin three nodes,
+# Redis and the bots apart, so the rows are CPU accounting, not saturation figures.
+#
+#   CELLS="50/1@200" DURATION=2 WARMUP=1 scripts/bench-cluster.sh     # a quick smoke run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CELLS=${CELLS:-"50/1@200 50/1@1000 1000/50@1000"}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+SIZE=${SIZE:-100}
+PORT=${BENCH_PORT:-4490}
+REDIS_PORT=${BENCH_REDIS_PORT:-6490}
+source scripts/bench-lib.sh
+build_release_binaries
+bench_workspace
+
+node_pids=()
+redis_pid=""
+stop_all() {
+    for pid in "${node_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    node_pids=()
+    if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; redis_pid=""; fi
+}
+trap 'stop_all; rm -rf "$work"' EXIT
+
+start_redis() {
+    if tcp_port_listening "$REDIS_PORT"; then echo "TCP port $REDIS_PORT is in use; set BENCH_REDIS_PORT" >&2; exit 1; fi
+    # No persistence: the figures are Redis's CPU for the commands, not for its disk.
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" > "$work/redis.log" 2>&1 &
+    redis_pid=$!
+    for _ in $(seq 200); do tcp_port_listening "$REDIS_PORT" && return 0; sleep 0.05; done
+    echo "redis-server did not start: $(cat "$work/redis.log")" >&2
+    exit 1
+}
+
+# start_nodes N [--cluster]: N chat-servers on PORT, PORT+1, ...; with a cluster flag each is a
+# node on the Redis above.
+start_nodes() {
+    local count=$1 clustered=${2:-}
+    for index in $(seq 0 $((count - 1))); do
+        local port=$((PORT + index)) flags=()
+        if udp_port_bound "$port"; then echo "UDP port $port is in use; set BENCH_PORT" >&2; exit 1; fi
+        [ -n "$clustered" ] && flags=(--cluster "redis://127.0.0.1:$REDIS_PORT" --node "bench$index")
+        "$SERVER" --port "$port" --cert "$C/server.pem" --key "$C/server.key" --log-level warning --flood-burst 1000000 \
+            --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "${flags[@]}" > "$work/node$index.log" 2>&1 &
+        node_pids+=($!)
+        for _ in $(seq 600); do udp_port_bound "$port" && break; sleep 0.05; done
+        if [ -n "$clustered" ]; then
+            for _ in $(seq 200); do grep -q "cluster node ready" "$work/node$index.log" && break; sleep 0.05; done
+        fi
+    done
+}
+
+nodes_ticks() { local sum=0; for pid in "${node_pids[@]}"; do sum=$((sum + $(cpu_ticks "$pid"))); done; echo "$sum"; }
+redis_ticks() { if [ -n "$redis_pid" ]; then cpu_ticks "$redis_pid"; else echo 0; fi; }
+
+# run_cell CLIENTS ROOMS RATE: chat-bot load over the running nodes; sets the row's figures.
+run_cell() {
+    local clients=$1 rooms=$2 rate=$3 servers=()
+    for index in $(seq 0 $((${#node_pids[@]} - 1))); do servers+=(--server "127.0.0.1:$((PORT + index))"); done
+    report="$work/report.json"
+    rm -f "$report" "$work/bot.err"
+    "$BOT" load "${servers[@]}" --ca "$C/ca.pem" --clients "$clients" --rooms "$rooms" --rate "$rate" --size "$SIZE" \
+        --duration "$DURATION" --warmup "$WARMUP" --json "$report" > "$work/bot.out" 2> "$work/bot.err" &
+    local bot=$! before="" after="" redis_before="" redis_after=""
+    while kill -0 "$bot" 2>/dev/null; do
+        if [ -z "$before" ] && grep -q "connected" "$work/bot.err" 2>/dev/null; then before=$(nodes_ticks); redis_before=$(redis_ticks); fi
+        if [ -z "$after" ] && grep -q "drained" "$work/bot.err" 2>/dev/null; then after=$(nodes_ticks); redis_after=$(redis_ticks); fi
+        sleep 0.05
+    done
+    wait "$bot" || true
+    if [ ! -s "$report" ]; then echo "chat-bot load failed: $(tail -3 "$work/bot.err")" >&2; exit 1; fi
+    [ -n "$after" ] || { after=$(nodes_ticks); redis_after=$(redis_ticks); }
+    [ -n "$before" ] || { before=$after; redis_before=$redis_after; }
+    local delivered sent
+    delivered=$(json "$report" deliveries.delivered)
+    sent=$(json "$report" messages.sent)
+    server_us=$(per_unit_us $((after - before)) "$delivered")
+    redis_us=$(per_unit_us $((redis_after - redis_before)) "$sent")
+    figures="p50 $(json "$report" deliveries.latency_ms.p50) / p99 $(json "$report" deliveries.latency_ms.p99) ms; lost $(json "$report" deliveries.lost), dup $(json "$report" deliveries.duplicated), reordered $(json "$report" deliveries.out_of_order); $delivered deliveries"
+}
+
+echo "## Several nodes on Redis ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo))"
+echo
+echo "chat-bot load, ${DURATION} s measured after ${WARMUP} s warm-up, ${SIZE}-byte messages; server CPU per delivery summed"
+echo "over the nodes (/proc/PID/stat, 1/${HZ} s ticks, from connected to drained); Redis CPU per message sent; Redis"
+echo "$(redis-server --version | awk '{print $3}') without persistence on loopback."
+echo
+echo "| cell | setup | server CPU µs per delivery | Redis CPU µs per message | figures |"
+echo "|---|---|---|---|---|"
+for cell in $CELLS; do
+    clients=${cell%%/*}; rest=${cell#*/}; rooms=${rest%@*}; rate=${cell#*@}
+    for setup in standalone "1 node" "3 nodes"; do
+        case "$setup" in
+            standalone) start_nodes 1 ;;
+            "1 node") start_redis; start_nodes 1 --cluster ;;
+            "3 nodes") start_redis; start_nodes 3 --cluster ;;
+        esac
+        run_cell "$clients" "$rooms" "$rate"
+        redis_column=$([ "$setup" = standalone ] && echo "—" || echo "$redis_us")
+        echo "| $clients clients / $rooms room(s) @ $rate msgs/s | $setup | $server_us | $redis_column | $figures |"
+        stop_all
+        sleep 1
+    done
+done

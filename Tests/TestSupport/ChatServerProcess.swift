@@ -22,14 +22,16 @@ public final class ChatServerProcess: Sendable {
     private let ownsRedis: Bool
 
     /// On a free port with the test certificates, logging at debug, plus `extra`; as
-    /// `ClusterMode.nodes` nodes when the environment asks for a cluster.
+    /// `ClusterMode.nodes` nodes when the environment asks for a cluster, unless `extra` makes the
+    /// process a node of a cluster of the test's own (`--cluster`).
     public convenience init(_ extra: [String] = []) throws {
-        try self.init(extra, nodes: ClusterMode.nodes)
+        try self.init(extra, nodes: extra.contains("--cluster") ? 1 : ClusterMode.nodes)
     }
 
     /// `nodes` processes with the same arguments plus `--cluster redis://127.0.0.1:PORT --node nK`
-    /// on `redis` (a fresh redis-server when nil); one node without a `redis` is one server
-    /// without `--cluster`.
+    /// on `redis` (a fresh redis-server when nil), each ready (it has joined the node directory
+    /// and takes hellos) when this returns; one node without a `redis` is one server without
+    /// `--cluster`.
     public convenience init(_ extra: [String] = [], nodes: Int, redis: RedisServerProcess? = nil) throws {
         let arguments = ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
                          "--log-level", "debug"] + extra
@@ -46,6 +48,13 @@ public final class ChatServerProcess: Sendable {
                 others.append(try ChatServerProcess(exactly: cluster(node)))
             }
             first = try Launched(cluster(1), executable: BuildPaths.product("chat-server"))
+            // Until it has joined the directory a node answers a hello `unavailable`.
+            for process in [first.process] + others.map(\.process)
+            where process.waitForLine(timeout: 20, where: { $0.contains(" cluster node ready ") }) == nil {
+                let errors = process.finish(timeout: 1).errors
+                first.process.terminate()
+                throw ServerDidNotStart(output: errors)
+            }
         } catch {
             for other in others { other.stop() }
             throw error

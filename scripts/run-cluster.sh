@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make run-cluster`: one chat system of three chat-server nodes (PORTS, default 4433 4434 4435)
 # on a local redis-server (REDIS_PORT, default 6390) with AOF on and `appendfsync always`, its
-# data in STATE (default .build/run-cluster). Every line of output is prefixed with the process it
-# comes from. Ctrl-C (or any node exiting) stops the nodes first, so that their users' `left`
-# events are stored, then Redis with a clean SHUTDOWN. docs/CLUSTER.md; README "Running several nodes".
+# data in STATE/redis (default .build/run-cluster), the shared files' bytes in STATE/files (one
+# folder for all nodes; the files' records are in Redis). Every line of output is prefixed with
+# the process it comes from. Ctrl-C (or any node exiting) stops the nodes first, so that their
+# users' `left` events are stored, then Redis with a clean SHUTDOWN. docs/CLUSTER.md; README
+# "Running several nodes".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HOST=${HOST:-127.0.0.1}
@@ -28,7 +30,7 @@ for port in $PORTS; do
         exit 1
     fi
 done
-mkdir -p "$STATE/redis"
+mkdir -p "$STATE/redis" "$STATE/files"
 
 redis_pid=""
 node_pids=()
@@ -68,7 +70,7 @@ for port in $PORTS; do
     name="node$index"
     # stdin from /dev/null: three operator consoles must not share the terminal.
     "$BIN/chat-server" --host "$HOST" --port "$port" --cert certs/server.pem --key certs/server.key \
-        --cluster "redis://127.0.0.1:$REDIS_PORT" --node "$name" \
+        --cluster "redis://127.0.0.1:$REDIS_PORT" --node "$name" --files "$STATE/files" \
         > >(prefixed "$name") 2>&1 < /dev/null &
     node_pids+=($!)
 done

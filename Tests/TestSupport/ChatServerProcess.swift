@@ -20,6 +20,8 @@ public final class ChatServerProcess: Sendable {
     public let redis: RedisServerProcess?
     /// Whether ``stop()`` stops ``redis`` too (it was made here, not given).
     private let ownsRedis: Bool
+    /// The files folder the nodes share, made here (removed by ``stop()``).
+    private let sharedFiles: String?
 
     /// On a free port with the test certificates, logging at debug, plus `extra`; as
     /// `ClusterMode.nodes` nodes when the environment asks for a cluster, unless `extra` makes the
@@ -29,7 +31,8 @@ public final class ChatServerProcess: Sendable {
     }
 
     /// `nodes` processes with the same arguments plus `--cluster redis://127.0.0.1:PORT --node nK`
-    /// on `redis` (a fresh redis-server when nil), each ready (it has joined the node directory
+    /// (and `--files` in a temporary folder they share, unless `extra` names one: a file shared
+    /// through one node is read through another) on `redis` (a fresh redis-server when nil), each ready (it has joined the node directory
     /// and takes hellos) when this returns; one node without a `redis` is one server without
     /// `--cluster`.
     public convenience init(_ extra: [String] = [], nodes: Int, redis: RedisServerProcess? = nil) throws {
@@ -40,7 +43,15 @@ public final class ChatServerProcess: Sendable {
             return
         }
         let store = try redis ?? RedisServerProcess()
-        let cluster = { (node: Int) in arguments + ["--cluster", "redis://127.0.0.1:\(store.port)", "--node", "n\(node)"] }
+        var shared = arguments
+        var files: String?
+        if !extra.contains("--files") {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-node-files-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            shared += ["--files", folder]
+            files = folder
+        }
+        let cluster = { (node: Int) in shared + ["--cluster", "redis://127.0.0.1:\(store.port)", "--node", "n\(node)"] }
         var others: [ChatServerProcess] = []
         let first: Launched
         do {
@@ -57,9 +68,10 @@ public final class ChatServerProcess: Sendable {
             }
         } catch {
             for other in others { other.stop() }
+            if let files { try? FileManager.default.removeItem(atPath: files) }
             throw error
         }
-        self.init(first, otherNodes: others, redis: store, ownsRedis: redis == nil)
+        self.init(first, otherNodes: others, redis: store, ownsRedis: redis == nil, sharedFiles: files)
         clusterPorts.withLock { $0[port] = ports }
     }
 
@@ -67,16 +79,18 @@ public final class ChatServerProcess: Sendable {
     /// whatever ``ClusterMode`` says; `executable` may be a program that runs chat-server
     /// (prlimit, say).
     public convenience init(exactly arguments: [String], executable: String = BuildPaths.product("chat-server")) throws {
-        self.init(try Launched(arguments, executable: executable), otherNodes: [], redis: nil, ownsRedis: false)
+        self.init(try Launched(arguments, executable: executable), otherNodes: [], redis: nil, ownsRedis: false, sharedFiles: nil)
     }
 
-    private init(_ launched: Launched, otherNodes: [ChatServerProcess], redis: RedisServerProcess?, ownsRedis: Bool) {
+    private init(_ launched: Launched, otherNodes: [ChatServerProcess], redis: RedisServerProcess?, ownsRedis: Bool,
+                 sharedFiles: String?) {
         process = launched.process
         port = launched.port
         metricsPort = launched.metricsPort
         self.otherNodes = otherNodes
         self.redis = redis
         self.ownsRedis = ownsRedis
+        self.sharedFiles = sharedFiles
         // A port an earlier cluster had is this server's now.
         _ = clusterPorts.withLock { $0.removeValue(forKey: port) }
     }
@@ -113,13 +127,14 @@ public final class ChatServerProcess: Sendable {
         clusterPorts.withLock { $0[port] } ?? [port]
     }
 
-    /// Stops every node (all told at once, so their shutdowns overlap), then their Redis if it
-    /// was made for them.
+    /// Stops every node (all told at once, so their shutdowns overlap), then their Redis and files
+    /// folder if they were made for them.
     public func stop() {
         if !otherNodes.isEmpty { _ = clusterPorts.withLock { $0.removeValue(forKey: port) } }
         for node in nodes where node.process.isRunning { node.process.signal(SIGTERM) }
         for node in nodes { node.process.terminate() }
         if ownsRedis { redis?.stop() }
+        if let sharedFiles { try? FileManager.default.removeItem(atPath: sharedFiles) }
     }
 
     public struct ServerDidNotStart: Error { public let output: String }

@@ -60,6 +60,12 @@ start_nodes() {
 
 nodes_ticks() { local sum=0; for pid in "${node_pids[@]}"; do sum=$((sum + $(cpu_ticks "$pid"))); done; echo "$sum"; }
 redis_ticks() { if [ -n "$redis_pid" ]; then cpu_ticks "$redis_pid"; else echo 0; fi; }
+# Microseconds Redis spent executing commands since the last CONFIG RESETSTAT (INFO commandstats:
+# the commands alone, without its event loop, its timers and the idle connections' pings).
+redis_command_us() {
+    [ -n "$redis_pid" ] || { echo 0; return; }
+    redis-cli -p "$REDIS_PORT" INFO commandstats | awk -F'usec=' '/^cmdstat_/ {split($2, a, ","); sum += a[1]} END {print sum + 0}'
+}
 
 # run_cell CLIENTS ROOMS RATE: chat-bot load over the running nodes; sets the row's figures.
 run_cell() {
@@ -69,10 +75,15 @@ run_cell() {
     rm -f "$report" "$work/bot.err"
     "$BOT" load "${servers[@]}" --ca "$C/ca.pem" --clients "$clients" --rooms "$rooms" --rate "$rate" --size "$SIZE" \
         --duration "$DURATION" --warmup "$WARMUP" --json "$report" > "$work/bot.out" 2> "$work/bot.err" &
-    local bot=$! before="" after="" redis_before="" redis_after=""
+    local bot=$! before="" after="" redis_before="" redis_after="" command_us=0
     while kill -0 "$bot" 2>/dev/null; do
-        if [ -z "$before" ] && grep -q "connected" "$work/bot.err" 2>/dev/null; then before=$(nodes_ticks); redis_before=$(redis_ticks); fi
-        if [ -z "$after" ] && grep -q "drained" "$work/bot.err" 2>/dev/null; then after=$(nodes_ticks); redis_after=$(redis_ticks); fi
+        if [ -z "$before" ] && grep -q "connected" "$work/bot.err" 2>/dev/null; then
+            before=$(nodes_ticks); redis_before=$(redis_ticks)
+            [ -n "$redis_pid" ] && redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT > /dev/null
+        fi
+        if [ -z "$after" ] && grep -q "drained" "$work/bot.err" 2>/dev/null; then
+            after=$(nodes_ticks); redis_after=$(redis_ticks); command_us=$(redis_command_us)
+        fi
         sleep 0.05
     done
     wait "$bot" || true
@@ -83,15 +94,16 @@ run_cell() {
     delivered=$(json "$report" deliveries.delivered)
     sent=$(json "$report" messages.sent)
     server_us=$(per_unit_us $((after - before)) "$delivered")
-    redis_us=$(per_unit_us $((redis_after - redis_before)) "$sent")
+    redis_us="$(per_unit_us $((redis_after - redis_before)) "$sent") ($(awk -v u="$command_us" -v n="$sent" 'BEGIN {if (n > 0) printf "%.1f", u / n; else print "n/a"}') in commands)"
     figures="p50 $(json "$report" deliveries.latency_ms.p50) / p99 $(json "$report" deliveries.latency_ms.p99) ms; lost $(json "$report" deliveries.lost), dup $(json "$report" deliveries.duplicated), reordered $(json "$report" deliveries.out_of_order); $delivered deliveries"
 }
 
 echo "## Several nodes on Redis ($(date -u +%Y-%m-%d), $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo))"
 echo
 echo "chat-bot load, ${DURATION} s measured after ${WARMUP} s warm-up, ${SIZE}-byte messages; server CPU per delivery summed"
-echo "over the nodes (/proc/PID/stat, 1/${HZ} s ticks, from connected to drained); Redis CPU per message sent; Redis"
-echo "$(redis-server --version | awk '{print $3}') without persistence on loopback."
+echo "over the nodes (/proc/PID/stat, 1/${HZ} s ticks, from connected to drained); Redis CPU per message sent, the"
+echo "process's (with its idle timers and the nodes' pings) and, in brackets, its commands' own (INFO commandstats);"
+echo "Redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) without persistence on loopback."
 echo
 echo "| cell | setup | server CPU µs per delivery | Redis CPU µs per message | figures |"
 echo "|---|---|---|---|---|"

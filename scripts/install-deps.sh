@@ -8,7 +8,7 @@ packages=(
     libargon2-dev
     redis-server redis-tools libhiredis-dev
     ngtcp2-server ngtcp2-client
-    iproute2 procps util-linux
+    iproute2 procps util-linux curl
     python3 python3-venv
     prometheus lintian dpkg-dev fakeroot man-db systemd patchelf
     avahi-daemon avahi-utils libavahi-client-dev dbus

@@ -1,11 +1,14 @@
 /// A configuration file of `key = value` lines: a line starting with `#` is a comment (only a
-/// whole line: `rooms = #dev` means the room `#dev`), blank lines are ignored, keys are case-insensitive, a later line wins over an earlier one. A
+/// whole line: `rooms = #dev` means the room `#dev`), blank lines are ignored, keys are case-insensitive, a later line wins over an earlier one
+/// (unless the program reads the key with ``lists(_:)``, which adds the lines up). A
 /// program declares the keys it reads, so a misspelled one is an error with its line number, as
 /// an unknown flag is.
 public struct SettingsFile: Sendable, Equatable {
     /// The file's name as messages show it.
     public let name: String
     private var values: [String: (value: String, line: Int)] = [:]
+    /// Every line of each key, in file order (``lists(_:)``).
+    private var allValues: [String: [String]] = [:]
 
     public init(text: String, name: String, keys: Set<String>) throws(UsageError) {
         self.name = name
@@ -21,6 +24,7 @@ public struct SettingsFile: Sendable, Equatable {
                 throw UsageError("\(name) line \(number): unknown setting '\(key)' (known: \(keys.sorted().joined(separator: ", ")))")
             }
             values[key] = (line[line.index(after: equals)...].trimmingWhitespace(), number)
+            allValues[key, default: []].append(values[key]!.value)
         }
     }
 
@@ -33,6 +37,12 @@ public struct SettingsFile: Sendable, Equatable {
     /// A comma-separated list, each item trimmed, empty items dropped.
     public func list(_ key: String) -> [String]? {
         string(key).map { $0.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty } }
+    }
+
+    /// A key that may repeat: the comma-separated items of all its lines, in file order (for a key
+    /// whose lines add up instead of the later one winning).
+    public func lists(_ key: String) -> [String]? {
+        allValues[key].map { $0.flatMap { $0.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty } } }
     }
 
     /// `on`/`off` (also `yes`/`no`, `true`/`false`, `1`/`0`).

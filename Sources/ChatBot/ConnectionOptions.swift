@@ -4,9 +4,16 @@ import Glibc
 import QuicEngine
 
 /// Where and how every bot of a process connects: the flags `chat-client` has, with its defaults.
-struct ConnectionOptions {
+struct ConnectionOptions: ServerListOptions {
     static let valuedFlags: Set<String> = ["host", "port", "ca", "handshake-timeout", "session-file"]
     static let switchFlags: Set<String> = ["insecure", "no-resume"]
+    /// `--server HOST:PORT`, repeatable: the commands that spread their bots over several servers.
+    static let serverFlag: Set<String> = ["server"]
+    static let serverUsage = """
+          --server HOST:PORT  a server (a DNS name, an IPv4 address or [IPv6]), repeatable instead of --host and
+                          --port; a name with several addresses counts as several servers. The bots are spread
+                          over them round robin, in the order given (bot or client N on server N mod count)
+        """
     static let usage = """
           --host H        server (default 127.0.0.1)
           --port P        UDP port (default 4433)
@@ -18,8 +25,8 @@ struct ConnectionOptions {
                           newest session ticket an earlier one received)
         """
 
-    var host = "127.0.0.1"
-    var port: UInt16 = 4433
+    /// The servers as given (one: --host and --port).
+    var servers = [ServerSpec(host: "127.0.0.1", port: 4433)]
     var ca: String?
     var insecure = false
     var handshakeTimeout = 10.0
@@ -33,16 +40,40 @@ struct ConnectionOptions {
         resumes = !options.flag("no-resume")
         host = options.string("host", default: host)
         port = UInt16(try options.integer("port", default: defaultPort, in: 1...65535))
+        let given = options.strings("server")
+        if !given.isEmpty {
+            guard options.string("host") == nil, options.string("port") == nil else {
+                throw UsageError("--server HOST:PORT names the servers itself: not with --host or --port")
+            }
+            let (addresses, names): ([ServerSpec], [String])
+            do {
+                (addresses, names) = try ServerSpec.sort(given)
+            } catch {
+                throw UsageError(error.text)
+            }
+            if let name = names.first {
+                throw UsageError("--server takes HOST:PORT (a DNS name, an IPv4 address or [IPv6], and a port), not '\(name)'")
+            }
+            servers = addresses
+        }
         insecure = options.flag("insecure")
         ca = options.string("ca") ?? (insecure ? nil : "certs/ca.pem")
         if let ca, access(ca, R_OK) != 0 { throw UsageError("cannot read CA file \(ca) (run 'make certs' or pass --ca)") }
     }
 
-    /// A session pool on its own driver on `loop`: every bot of the process shares it.
+    /// Every address of every server, in order (a name with several addresses is several
+    /// servers); a name that does not resolve is an error.
+    func resolvedServers() throws(UsageError) -> [ServerAddress] {
+        let (addresses, unresolved) = ServerSpec.resolve(servers)
+        if let server = unresolved.first { throw UsageError(servers.count > 1 ? "cannot resolve \(server)" : "cannot resolve --host \(host)") }
+        return addresses
+    }
+
+
+    /// A session pool on its own driver on `loop`: every bot of the process shares it. Its own
+    /// server is the first; ``ChatSessionPool/connect(nick:peer:room:since:to:)`` reaches the others.
     func makePool(on loop: EventLoop, datagrams: Bool = true) throws -> ChatSessionPool {
-        guard let server = SocketAddress.resolve(host: host, port: port) else {
-            throw UsageError("cannot resolve --host \(host)")
-        }
+        let server = try resolvedServers()[0].address
         let tls = QuicTLSConfiguration(trustedCAPath: ca, insecureSkipVerification: insecure, serverName: host, alpn: ["qchat/1"])
         var configuration = QuicConfiguration(tls: tls)
         // PROTOCOL.md section 1: a connected client keeps the connection alive at least every 10 s.

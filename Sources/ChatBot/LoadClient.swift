@@ -24,6 +24,8 @@ final class LoadClient {
     let room: String
     let session: ChatSession
     let connectStarted: QuicTime
+    /// The server it connects to, as the report names it.
+    let server: String
     var state = State.connecting
     /// The seq of its own `joined` and `left` in its room.
     var joinedSeq: Int64?
@@ -40,8 +42,9 @@ final class LoadClient {
     let files = FileTransfers()
     var lastTyping: [Bool: TypingSent] = [:]
 
-    init(id: Int, slot: Int, room: String, session: ChatSession, connectStarted: QuicTime) {
+    init(id: Int, slot: Int, room: String, session: ChatSession, connectStarted: QuicTime, server: String) {
         self.id = id
+        self.server = server
         self.slot = slot
         self.room = room
         self.session = session

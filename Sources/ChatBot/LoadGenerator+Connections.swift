@@ -7,15 +7,17 @@ import QuicEngine
 extension LoadGenerator {
     func startClient(slot: Int, firstAttempt: QuicTime = .now()) {
         let room = roomName(forSlot: slot)
+        let server = servers[slot % servers.count]
         let session: ChatSession
         do {
-            session = try pool.connect(nick: "\(options.nickPrefix)\(slot)", room: room)
+            session = try pool.connect(nick: "\(options.nickPrefix)\(slot)", room: room, to: server)
         } catch {
             Console.error("chat-bot load: cannot connect: \(error)")
             if phase == .connecting { firstConnectionEnded(joined: false) }
             return
         }
-        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: firstAttempt)
+        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: firstAttempt,
+                                server: servers.count > 1 ? server.label : server.spec.description)
         clients.append(client)
         current[slot] = client
         session.onMessage = { [unowned self, unowned client] message, _ in receive(message, for: client) }
@@ -34,6 +36,7 @@ extension LoadGenerator {
         joinedPerRoom[client.room, default: 0] += 1
         stats.connectTime.record((QuicTime.now() - client.connectStarted).nanoseconds)
         if phase == .connecting {
+            stats.joinedPerServer[client.server, default: 0] += 1
             firstConnectionEnded(joined: true)
         } else {
             stats.churnConnects += 1

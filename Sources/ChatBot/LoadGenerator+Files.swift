@@ -25,12 +25,14 @@ extension LoadGenerator {
 
     func fileTransferred(_ event: FileTransfers.Event) {
         switch event {
-        case .progress, .resumed:
+        case .progress, .resumed, .restored, .abandoned, .hashed:
             break
         case .finished(let transfer, _):
             stats.filesCompleted += 1
             stats.fileBytes += transfer.size
             stats.lastFileEnd = .now()
+        case .cancelled:
+            stats.filesFailed += 1
         case .failed(_, let reason):
             stats.filesFailed += 1
             Console.error("chat-bot load: an upload failed: \(reason)")

@@ -9,6 +9,8 @@ import QuicEngine
 /// the phases, schedule and statistics are `LoadRun`'s.
 final class LoadGenerator: LoadRun {
     let pool: ChatSessionPool
+    /// Every address of every `--server`: slot N connects to server N mod their count.
+    let servers: [ServerAddress]
     /// Every client of the run, churned ones included (they are receivers for a while).
     var clients: [LoadClient] = []
     /// The client that fills each slot now.
@@ -32,9 +34,11 @@ final class LoadGenerator: LoadRun {
     init(options: LoadOptions) throws {
         let loop = try EventLoop()
         pool = try options.connection.makePool(on: loop, datagrams: !options.typingOnStream)
+        servers = try options.connection.resolvedServers()
         current = [LoadClient?](repeating: nil, count: options.clients)
         nextSenderSeq = [Int](repeating: 0, count: options.clients)
         try super.init(options: options, name: "chat-bot load", loop: loop)
+        if servers.count > 1 { serverLabels = servers.map(\.label) }
         if options.fileRate > 0 && options.fileSize > 0 {
             let source = try ScriptBot.randomFile(options.fileSize)
             uploadSource = source

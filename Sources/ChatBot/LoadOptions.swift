@@ -25,6 +25,7 @@ struct LoadOptions {
           --nick-prefix P      nicks are P0, P1, ... (default load)
           --room-prefix P      rooms are P0, P1, ... (default load)
         \(ConnectionOptions.usage)
+        \(ConnectionOptions.serverUsage)
         Senders take turns (round-robin over the clients); each message's latency is measured at every
         receiver from its intended send time. The server's default flood limits (burst 20, 5/s per
         client) and typing limit (2/s) stop a load test: run chat-server with --flood-burst,
@@ -100,7 +101,8 @@ struct LoadOptions {
     init(_ arguments: [String], irc: Bool = false) throws(UsageError) {
         let options = try Options(
             arguments,
-            valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(LoadOptions.sharedFlags).union(["typing", "churn", "file-size", "file-rate"]),
+            valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(ConnectionOptions.serverFlag).union(LoadOptions.sharedFlags)
+                .union(["typing", "churn", "file-size", "file-rate"]),
             flags: ConnectionOptions.switchFlags.union(irc ? ["help"] : ["help", "typing-on-stream"]))
         if options.flag("help") { throw UsageError(irc ? LoadOptions.ircUsage : LoadOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }

@@ -4,7 +4,7 @@ extension LoadReport {
         JSONValue.object([
             ("ok", .bool(passed)),
             ("parameters", .object([
-                ("server", .string("\(options.connection.host):\(options.connection.port)")),
+                ("server", .string(options.connection.serverList)),
                 ("clients", .integer(options.clients)), ("rooms", .integer(options.rooms)),
                 ("rate", .number(options.rate)), ("arrivals", .string(options.arrivals.rawValue)),
                 ("size", .integer(options.size)), ("typing_rate", .number(options.typingRate)),
@@ -14,6 +14,7 @@ extension LoadReport {
             ("connect", .object([
                 ("started", .integer(connectsStarted)), ("joined", .integer(joined)), ("failed", .integer(connectFailures)),
                 ("seconds", .number(connectSeconds)), ("churn_connects", .integer(churnConnects)), ("connect_retries", .integer(connectRetries)),
+                ("joined_per_server", .object(joinedPerServer.map { ($0.server, .integer($0.joined)) })),
                 ("ms", Self.json(connect)),
             ])),
             ("messages", .object([

@@ -13,6 +13,9 @@ extension LoadReport {
             "| connected | \(joined) of \(options.clients) in \(connectSeconds) s (\(connectFailures) failed, \(connectRetries) retried), \(churnConnects) churn reconnects |",
             "| messages sent (measured / all) | \(sentMeasured) / \(sent), acked \(acknowledged), unacked \(unacknowledgedMeasured) |",
         ]
+        if joinedPerServer.count > 1 {
+            lines.append("| joined per server | \(joinedPerServer.map { "\($0.server) \($0.joined)" }.joined(separator: ", ")) |")
+        }
         if !options.irc {
             lines.append("| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |")
         }

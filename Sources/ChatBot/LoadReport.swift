@@ -30,6 +30,8 @@ struct LoadReport {
     var connectSeconds: Double
     var churnConnects: Int
     var connectRetries: Int
+    /// First connections that joined, per server, in the servers' order.
+    var joinedPerServer: [(server: String, joined: Int)]
     var closedUnexpectedly: Int
     var closeReasons: [String]
 
@@ -76,6 +78,7 @@ struct LoadReport {
         connectSeconds = LoadReport.seconds((run.connectsDone ?? .now()) - run.started)
         churnConnects = stats.churnConnects
         connectRetries = stats.connectRetries
+        joinedPerServer = run.serverLabels.map { ($0, stats.joinedPerServer[$0] ?? 0) }
         closedUnexpectedly = stats.closedUnexpectedly
         closeReasons = stats.firstCloseReasons
         sent = stats.sent

@@ -28,11 +28,14 @@ class LoadRun {
     var drainDeadline = QuicTime.now()
     let progress = ProgressLine()
     var status: Int32 = 0
+    /// The servers the clients are spread over, as the report names them.
+    var serverLabels: [String]
 
     init(options: LoadOptions, name: String, loop: EventLoop) throws {
         self.options = options
         self.name = name
         self.loop = loop
+        serverLabels = options.connection.servers.map(\.description)
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in interrupted() }
     }
 
@@ -112,7 +115,7 @@ class LoadRun {
         progress.finish("\(name): connected \(joined)/\(options.clients) clients in "
                         + "\(LoadReport.seconds(now - started)) s (connect p99 \(LoadReport.milliseconds(stats.connectTime.percentile(99))) ms)")
         guard joined > 0 else {
-            Console.error("\(name): no client could connect; is a server running at \(options.connection.host):\(options.connection.port)?")
+            Console.error("\(name): no client could connect; is a server running at \(options.connection.serverList)?")
             status = 1
             return stop()
         }

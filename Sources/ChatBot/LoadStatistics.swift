@@ -6,6 +6,8 @@ struct LoadStatistics {
     var connectTime = LatencyHistogram()
     var connectsStarted = 0
     var initialJoined = 0
+    /// First connections that joined, by the server they reached (its label).
+    var joinedPerServer: [String: Int] = [:]
     var initialFailed = 0
     var churnConnects = 0
     var churnStarted = 0

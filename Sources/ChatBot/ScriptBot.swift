@@ -43,6 +43,9 @@ final class ScriptBot {
     let files = FileTransfers()
     /// The newest file shared with the bot, for `download`.
     var lastSharedFile: ChatMessage?
+    /// SHA-256 of the files this bot uploaded, by path, with the size and modification time they
+    /// had when hashed: an `upload` of the same unchanged file in a `repeat` starts at once.
+    var uploadDigests: [String: (stamp: FileStamp, sha256: String)] = [:]
 
     init(definition: ScriptBotDefinition, session: ChatSession, runner: ScriptRunner) {
         self.definition = definition

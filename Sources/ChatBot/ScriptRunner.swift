@@ -12,6 +12,9 @@ final class ScriptRunner {
 
     let loop: EventLoop
     private let pool: ChatSessionPool
+    /// Every address of every `--server`: bot N (in the script's order) connects to server N mod
+    /// their count.
+    private let servers: [ServerAddress]
     private let script: Script
     private let source: String
     private let verbose: Bool
@@ -29,13 +32,14 @@ final class ScriptRunner {
         self.verbose = verbose
         loop = try EventLoop()
         pool = try connection.makePool(on: loop)
+        servers = try connection.resolvedServers()
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in end(status: 130) }
     }
 
     func run() -> Int32 {
         do {
-            for definition in script.bots {
-                let session = try pool.connect(nick: definition.name, room: definition.room)
+            for (index, definition) in script.bots.enumerated() {
+                let session = try pool.connect(nick: definition.name, room: definition.room, to: servers[index % servers.count])
                 session.helloPassword = definition.password
                 bots.append(ScriptBot(definition: definition, session: session, runner: self))
             }

@@ -2,16 +2,19 @@ import CLIOptions
 import ChatClientKit
 import QuicEngine
 
-/// The QUIC side every client mode shares: an endpoint on the loop, and one session to the
-/// server that reconnects by itself (started by the caller).
+/// The QUIC side every client mode shares: an endpoint on the loop, and one session that
+/// reconnects by itself (started by the caller), to the server or, with several (`--server
+/// HOST:PORT` repeated, a name with several addresses), to each in turn (PROTOCOL.md section 10).
 enum ClientConnection {
-    static func open(_ options: ClientOptions, nick: String, policy: ServerCertificatePolicy, on loop: EventLoop) throws -> ResilientSession {
-        guard let server = SocketAddress.resolve(host: options.host, port: options.port) else {
-            throw UsageError("cannot resolve --host \(options.host)")
+    static func open(_ options: ClientOptions, nick: String, trust: ServerTrust, on loop: EventLoop) throws -> ResilientSession {
+        let (servers, unresolved) = ServerSpec.resolve(options.servers) { trust.policy(for: $0, options) }
+        guard let first = servers.first else {
+            throw UsageError(options.servers.count > 1 ? "cannot resolve any of the servers (\(options.serverList))" : "cannot resolve \(options.host)")
         }
+        for server in unresolved { Console.error("chat-client: cannot resolve \(server); not using it") }
         var tls = QuicTLSConfiguration(trustedCAPath: options.ca, insecureSkipVerification: options.insecure,
-                                       serverName: options.host, alpn: ["qchat/1"])
-        tls.serverCertificatePolicy = policy
+                                       serverName: first.host, alpn: ["qchat/1"])
+        tls.serverCertificatePolicy = first.policy
         tls.certificateChainPath = options.certificate
         tls.privateKeyPath = options.key
         if let identity = options.identity {
@@ -27,7 +30,15 @@ enum ClientConnection {
         var configuration = QuicConfiguration(tls: tls)
         configuration.keepAliveInterval = .seconds(10)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
-                                       server: server, configuration: configuration)
-        return ResilientSession(pool: pool, loop: loop, nick: nick, rooms: options.rooms)
+                                       server: first.address, configuration: configuration)
+        let session = ResilientSession(pool: pool, loop: loop, nick: nick, rooms: options.rooms, servers: servers)
+        // A server met only after the first welcome (the session moved to it) is never asked about:
+        // `--trust-on-first-use` takes it (and lists it), otherwise it is left out.
+        session.trustsUnknownServer = { server, fingerprint in
+            guard options.trustOnFirstUse, trust.refusalWithoutAsking(fingerprint, server: server.spec) == nil else { return false }
+            _ = trust.accept(fingerprint, for: server.spec)
+            return true
+        }
+        return session
     }
 }

@@ -1,4 +1,5 @@
 import CLIOptions
+import ChatClientKit
 import ChatProtocol
 import Glibc
 import QuicEngine
@@ -6,10 +7,10 @@ import QuicEngine
 /// What `chat-client` takes from its command line and its configuration file
 /// (`$XDG_CONFIG_HOME/qchat/client.conf`); a flag wins over the file. The defaults reach
 /// `make run`'s server.
-struct ClientOptions {
+struct ClientOptions: ServerListOptions {
     static var version: String { ProgramVersion.line(program: "chat-client", libraries: QuicLibraryVersions.all) }
     static let usage = """
-        usage: chat-client [--host H] [--port P | --server NAME] [--nick NICK] [--room ROOM ...]
+        usage: chat-client [--host H] [--port P | --server HOST:PORT ... | --server NAME] [--nick NICK] [--room ROOM ...]
                            [--ca FILE | --insecure | --trust-on-first-use]
                            [--identity FILE | --no-identity | --cert FILE --key FILE] [--plain] [--json]
                            [--config FILE] [--logs] [--no-color]
@@ -19,7 +20,12 @@ struct ClientOptions {
           --discover        list the qchat servers on the local network (DNS-SD _qchat._udp through
                             avahi-daemon) as they appear and go, and pick one to connect to; line mode
                             prints one line per server for --wait seconds (0: until interrupted)
-          --server NAME     connect to the server advertised on the local network as NAME
+          --server HOST:PORT  a server, repeatable instead of --host and --port: HOST a DNS name, an IPv4
+                            address or an IPv6 address in brackets ([::1]:4433); a name with several
+                            addresses counts as several servers. They are tried in order; a lost
+                            connection moves to the next (the nodes of one chat system)
+          --server NAME     connect to the server advertised on the local network as NAME (a value that
+                            is not HOST:PORT is a name)
           --wait S          how long --server and --discover look before saying nothing was found
                             (default 5)
           --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
@@ -44,7 +50,8 @@ struct ClientOptions {
           --logs            write each room to $XDG_STATE_HOME/qchat/logs/, one file per room and day
           --no-color        no colours (so does NO_COLOR)
           --version, -h/--help
-        Configuration file: key = value lines, # comments; keys host, port, nick, rooms (comma-separated),
+        Configuration file: key = value lines, # comments; keys host, port, server (HOST:PORT, comma-separated
+        and repeatable: the lines add up), nick, rooms (comma-separated),
         ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
         Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
         use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
@@ -54,11 +61,12 @@ struct ClientOptions {
     /// `--help` or `--version`: printed on standard output, status 0.
     struct Information: Error { let text: String }
 
-    static let settingKeys: Set<String> = ["host", "port", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
+    static let settingKeys: Set<String> = ["host", "port", "server", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
                                            "colors", "logs", "bell"]
 
-    var host = "127.0.0.1"
-    var port: UInt16 = 4433
+    /// The servers, in the order they are tried: `--server HOST:PORT` (repeatable) or `server =`,
+    /// else `--host`/`--port` (`host =`/`port =`).
+    var servers = [ServerSpec(host: "127.0.0.1", port: 4433)]
     /// As given; the modes check it (line mode refuses an invalid one, the full-screen UI asks).
     var nick: String?
     var rooms = [ChatLimits.defaultRoom]
@@ -101,6 +109,11 @@ struct ClientOptions {
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
         let file = try Self.settings(named: options.string("config"), paths: paths)
 
+        let onCommandLine = !options.strings("server").isEmpty || options.string("host") != nil || options.string("port") != nil
+        if !onCommandLine, file?.lists("server") != nil, file?.string("host") != nil || file?.string("port") != nil {
+            throw UsageError("\(file?.name ?? "the configuration"): server = names the servers itself: not with host = or port =")
+        }
+        let wantedServers = onCommandLine ? options.strings("server") : (file?.lists("server") ?? [])
         host = options.string("host") ?? file?.string("host") ?? host
         port = UInt16(try options.string("port") != nil
             ? options.integer("port", default: 4433, in: 1...65535)
@@ -115,12 +128,8 @@ struct ClientOptions {
             throw UsageError("--trust-on-first-use is for a server no CA signs: not with --ca or --insecure")
         }
         discover = options.flag("discover")
-        serverName = options.string("server")
         waitSeconds = try options.integer("wait", default: 5, in: 0...3600)
-        if serverName != nil && (discover || options.string("host") != nil || options.string("port") != nil) {
-            throw UsageError("--server NAME finds the host and port itself: not with --discover, --host or --port")
-        }
-        if let name = serverName, name.isEmpty || name.utf8.count > 63 { throw UsageError("--server takes an instance name of 1 to 63 bytes") }
+        try takeServers(wantedServers, hostOrPortGiven: options.string("host") != nil || options.string("port") != nil)
         certificate = options.string("cert") ?? file?.string("cert")
         key = options.string("key") ?? file?.string("key")
         if (certificate == nil) != (key == nil) { throw UsageError("--cert and --key go together") }
@@ -149,6 +158,41 @@ struct ClientOptions {
             }
         }
     }
+
+    /// Sorts the `--server` values into addresses (``servers``) and a name on the local network
+    /// (``serverName``), which exclude each other.
+    private mutating func takeServers(_ values: [String], hostOrPortGiven: Bool) throws(UsageError) {
+        let (addresses, names): ([ServerSpec], [String])
+        do {
+            (addresses, names) = try ServerSpec.sort(values)
+        } catch {
+            throw UsageError(error.text)
+        }
+        guard names.count <= 1, names.isEmpty || addresses.isEmpty else {
+            throw UsageError("--server takes HOST:PORT (repeatable) or the one NAME of a server on the local network, not both")
+        }
+        serverName = names.first
+        if serverName != nil && (discover || hostOrPortGiven) {
+            throw UsageError("--server NAME finds the host and port itself: not with --discover, --host or --port")
+        }
+        if let name = serverName, name.isEmpty || name.utf8.count > 63 || name.contains("\n") {
+            throw UsageError("--server takes an instance name of 1 to 63 bytes, or HOST:PORT")
+        }
+        guard !addresses.isEmpty else { return }
+        if discover || hostOrPortGiven { throw UsageError("--server HOST:PORT names the servers itself: not with --discover, --host or --port") }
+        servers = addresses
+    }
+
+    /// The server as the client's local state names it (private messages, session slots):
+    /// `HOST-PORT`; for several servers, all of them in order of their names.
+    var serverKey: String {
+        guard servers.count > 1 else { return "\(host)-\(port)" }
+        let key = servers.map { "\($0.host)-\($0.port)" }.sorted().joined(separator: "+")
+        guard key.utf8.count > 120 else { return key }
+        // Too long for a file name: a readable start and a digest of the whole.
+        return String(key.prefix(80)) + "+" + String(SHA256.hex(of: Array(key.utf8)).prefix(16))
+    }
+
 
     /// The configuration file: the one named (which must exist), else the default if there is one.
     static func settings(named name: String?, paths: ClientPaths) throws(UsageError) -> SettingsFile? {

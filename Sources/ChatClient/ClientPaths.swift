@@ -1,3 +1,4 @@
+import ChatClientKit
 import Glibc
 
 /// Where chat-client keeps its files, after the XDG base directory specification: the
@@ -23,6 +24,8 @@ struct ClientPaths {
     var knownServersFile: String { configDirectory + "/known_servers" }
     var logDirectory: String { stateDirectory + "/logs" }
     var privateMessageDirectory: String { stateDirectory + "/private" }
+    /// Session slots (``SessionSlot``): `sessions/<server>/<nick>/`.
+    var sessionDirectory: String { stateDirectory + "/sessions" }
 
     /// Where a CA is looked for when neither --ca nor the configuration names one, in order.
     func caCandidates() -> [String] {
@@ -74,12 +77,5 @@ struct ClientPaths {
 
     /// Creates a directory and its parents (mode 0700: private messages and logs are personal).
     @discardableResult
-    static func makeDirectory(_ path: String) -> Bool {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o700) != 0 && errno != EEXIST { return false }
-        }
-        return true
-    }
+    static func makeDirectory(_ path: String) -> Bool { PrivateDirectory.make(path) }
 }

@@ -43,6 +43,8 @@ final class LineMode {
     private var awaitedTrust: String?
     /// Input is not read before the server's certificate is trusted or asked about.
     private var inputHeld = false
+    /// Where this run keeps its peer id and unfinished transfers (held while it runs).
+    private var slot: SessionSlot?
 
     enum SecretPurpose {
         case register
@@ -59,8 +61,7 @@ final class LineMode {
                                    utcOffsetSeconds: localUTCOffset())
         loop = try EventLoop()
         trust = try ServerTrust(options: options)
-        let policy = trust.policy(options)
-        session = try ClientConnection.open(options, nick: nick, policy: policy, on: loop)
+        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
@@ -68,7 +69,7 @@ final class LineMode {
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         // A server that may be unknown is asked about first, and the first line read answers:
         // until then no line is read, so a script's lines are never taken for the answer.
-        if policy == .firstUse && !options.trustOnFirstUse {
+        if session.servers.contains(where: { $0.policy == .firstUse }) && !options.trustOnFirstUse {
             inputHeld = true
         } else {
             watchInput()
@@ -76,7 +77,7 @@ final class LineMode {
     }
 
     func run() throws -> Int32 {
-        try session.start()
+        slot = try KeptSession.start(session, options: options, nick: session.nick) { [unowned self] note in complain(note) }
         loop.run()
         return status
     }
@@ -192,7 +193,7 @@ final class LineMode {
         case .send(let nick, let path):
             do {
                 let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
-                complain("sending \(path) as [transfer \(number)]")
+                started(number, "sending \(path) as [transfer \(number)]")
             } catch {
                 status = 1
                 complain("cannot send \(path): \(error)")
@@ -203,7 +204,7 @@ final class LineMode {
             ClientPaths.makeDirectory(target)
             do {
                 let transfer = try session.files.download(shared, into: target)
-                complain("getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
+                started(transfer, "getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
             } catch {
                 status = 1
                 complain("cannot download into \(target): \(error)")
@@ -337,24 +338,48 @@ final class LineMode {
         if inputEnded { settle() }
     }
 
-    /// Transfers report on standard error: progress, the end, a failure (then status 1).
+    /// Transfers report on standard error: progress, the end, a failure (then status 1); with
+    /// `--json`, as objects on standard output (``TransferEventJSON``).
     private func transferred(_ event: FileTransfers.Event) {
         lastProgress = .now()
-        switch event {
-        case .progress(let transfer):
-            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))")
-        case .resumed(let transfer):
-            complain("[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))")
-        case .finished(let transfer, _):
-            switch transfer.direction {
-            case .upload: complain("[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))")
-            case .download(_, let destination): complain("[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)")
-            }
-        case .failed(let transfer, let reason):
-            status = 1
-            complain("[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))")
+        if case .failed = event { status = 1 }
+        if options.json {
+            Console.line(TransferEventJSON.line(event, now: .now()))
+        } else {
+            complain(transferText(event))
         }
         if inputEnded { settle() }
+    }
+
+    private func transferText(_ event: FileTransfers.Event) -> String {
+        switch event {
+        case .progress(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) \(transfer.progressText(now: .now()))"
+        case .resumed(let transfer):
+            return "[transfer \(transfer.number)] resuming \(formatter.single(transfer.name)) from \(FileTransfer.bytes(transfer.done))"
+        case .finished(let transfer, _):
+            switch transfer.direction {
+            case .upload: return "[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))"
+            case .download(_, let destination): return "[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)"
+            }
+        case .failed(let transfer, let reason):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))"
+        case .cancelled(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) cancelled"
+        case .hashed(let transfer):
+            return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) hashed (SHA-256 \(transfer.sha256)), sending"
+        case .restored(let transfer):
+            return "[transfer \(transfer.number)] \(transfer.isUpload ? "sending" : "getting") \(formatter.single(transfer.name)) again: "
+                + "left unfinished by the last run"
+        case .abandoned(let transfer, let reason):
+            return "\(formatter.single(transfer.name)), left unfinished by the last run, cannot go on: \(formatter.single(reason))"
+        }
+    }
+
+    /// `/send` and `/get` accepted a transfer.
+    private func started(_ number: Int, _ text: String) {
+        guard options.json else { return complain(text) }
+        if let transfer = session.files.transfers[number] { Console.line(TransferEventJSON.started(transfer)) }
     }
 
     private func show(_ lines: [String]) {
@@ -368,7 +393,7 @@ final class LineMode {
         inputEnded = true
         if awaitedTrust != nil {
             awaitedTrust = nil
-            return giveUp("chat-client: not trusted (no answer: the input ended); nothing was sent to \(trust.server)")
+            return giveUp("chat-client: not trusted (no answer: the input ended); nothing was sent to \(ServerTrust.name(session.currentServer.spec))")
         }
         lastProgress = .now()
         settle()
@@ -396,19 +421,27 @@ final class LineMode {
 
     private func changed(_ state: ResilientSession.State) {
         lastProgress = .now()
-        let server = "\(options.host):\(options.port)"
+        let several = session.servers.count > 1
+        let server = several ? "any of \(options.serverList)" : "\(options.host):\(options.port)"
+        let next = several ? " to \(session.currentServer.label)" : ""
         switch state {
+        case .reconnecting(_, let reason) where !session.everConnected:
+            complain("\(reason); trying\(next)")
         case .reconnecting(attempt: 1, let reason):
-            complain("connection lost (\(reason)); reconnecting")
+            complain("connection lost (\(reason)); reconnecting\(next)")
         case .reconnecting(let attempt, let reason):
-            complain("reconnect attempt \(attempt - 1) failed (\(reason)); trying again")
+            complain("reconnect attempt \(attempt - 1) failed (\(reason)); trying again\(next)")
         case .connected:
-            if hasBeenConnected { complain("reconnected") }
+            if hasBeenConnected {
+                complain("reconnected\(next)")
+            } else if several {
+                complain("connected\(next)")
+            }
             hasBeenConnected = true
             releaseInput()
             if inputEnded { settle() }
         case .refused(let code, let text):
-            complain("\(server) refused the nick or room (\(code)): \(text)")
+            complain("\(several ? session.currentServer.label : server) refused the nick or room (\(code)): \(text)")
             status = 1
             stop()
         case .stopped(let ending):
@@ -416,7 +449,8 @@ final class LineMode {
             case .quit: return
             case .unreachable: complain("could not reach \(server) (\(ending.reason))")
             case .untrusted: complain("cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)")
-            case .certificateChanged(let pinned, let presented): Console.error(trust.changedMessage(pinned: pinned, presented: presented))
+            case .certificateChanged(let pinned, let presented):
+                Console.error(trust.changedMessage(pinned: pinned, presented: presented, server: session.currentServer.spec))
             case .closed: complain("connection closed: \(ending.reason)")
             }
             status = 1
@@ -436,10 +470,10 @@ final class LineMode {
     /// answers by itself.
     private func unknownServer(_ fingerprint: String) {
         if options.trustOnFirstUse {
-            if let refusal = trust.refusalWithoutAsking(fingerprint) { return giveUp("chat-client: \(refusal)") }
+            if let refusal = trust.refusalWithoutAsking(fingerprint, server: session.currentServer.spec) { return giveUp("chat-client: \(refusal)") }
             return trusted(fingerprint)
         }
-        for line in trust.question(for: fingerprint) { Console.error("chat-client: \(line)") }
+        for line in trust.question(for: fingerprint, server: session.currentServer.spec) { Console.error("chat-client: \(line)") }
         awaitedTrust = fingerprint
         releaseInput()
     }
@@ -452,12 +486,12 @@ final class LineMode {
 
     private func answered(trust answer: String, _ fingerprint: String) {
         awaitedTrust = nil
-        guard ServerTrust.isYes(answer) else { return giveUp("chat-client: not trusted; nothing was sent to \(trust.server)") }
+        guard ServerTrust.isYes(answer) else { return giveUp("chat-client: not trusted; nothing was sent to \(ServerTrust.name(session.currentServer.spec))") }
         trusted(fingerprint)
     }
 
     private func trusted(_ fingerprint: String) {
-        Console.error("chat-client: \(trust.accept(fingerprint))")
+        Console.error("chat-client: \(trust.accept(fingerprint, for: session.currentServer.spec))")
         session.trust(fingerprint: fingerprint)
     }
 

@@ -9,44 +9,46 @@ import QuicEngine
 /// present the very certificate listed; an unlisted one is asked about once (or taken, with
 /// `--trust-on-first-use`) and then listed. The fingerprint the server advertised on the local
 /// network, when it was discovered, is shown and compared.
-struct ServerTrust {
-    let host: String
-    let port: UInt16
+final class ServerTrust {
     let path: String
-    let known: KnownServers
-    /// `fp` of the discovered service, as advertised (nil when connecting by --host).
+    private(set) var known: KnownServers
+    /// `fp` of the discovered service, as advertised (nil when connecting by --host or --server
+    /// HOST:PORT).
     let advertised: String?
 
     /// Reads known_servers; a damaged file is an error, never an empty list.
     init(options: ClientOptions) throws {
-        host = options.host
-        port = options.port
         path = options.paths.knownServersFile
         advertised = options.advertisedFingerprint
+        known = try Self.read(path)
+    }
+
+    private static func read(_ path: String) throws -> KnownServers {
         switch TextFile.read(path, byteLimit: KnownServers.byteLimit) {
         case .success(let text):
             do {
-                known = try KnownServers(text: text, name: path)
+                return try KnownServers(text: text, name: path)
             } catch {
                 throw UsageError("\(error)")
             }
         case .failure(.system(ENOENT)):
-            known = KnownServers()
+            return KnownServers()
         case .failure(let failure):
             throw UsageError("cannot read \(path): \(failure.text) (no server is trusted from a file that cannot be read)")
         }
     }
 
-    var entry: KnownServers.Entry? { known.entry(host: host, port: port) }
+    func entry(_ server: ServerSpec) -> KnownServers.Entry? { known.entry(host: server.host, port: server.port) }
 
-    /// The engine's policy for this server.
-    func policy(_ options: ClientOptions) -> ServerCertificatePolicy {
+    /// The engine's policy for a server.
+    func policy(for server: ServerSpec, _ options: ClientOptions) -> ServerCertificatePolicy {
         if options.caRequired { return .certificateAuthority }
-        if let entry { return .pinned(entry.fingerprint) }
+        if let entry = entry(server) { return .pinned(entry.fingerprint) }
         return .firstUse
     }
 
-    var server: String { "\(host):\(port)" }
+    /// How the server is named in what the person reads.
+    static func name(_ server: ServerSpec) -> String { "\(server.host):\(server.port)" }
 
     /// How the advertised fingerprint compares with the presented one.
     enum Advertisement: Equatable {
@@ -61,8 +63,8 @@ struct ServerTrust {
     }
 
     /// The question, line by line; the answer is `yes` to trust.
-    func question(for presented: String) -> [String] {
-        var lines = ["The server \(server) is not known, and no CA you trust signed its certificate.",
+    func question(for presented: String, server: ServerSpec) -> [String] {
+        var lines = ["The server \(Self.name(server)) is not known, and no CA you trust signed its certificate.",
                      "Its certificate's SHA-256 fingerprint is sha256:\(presented)"]
         switch advertisement(comparedWith: presented) {
         case .none: break
@@ -76,7 +78,7 @@ struct ServerTrust {
     }
 
     /// Adds the server to known_servers (the directory 0700, the file 0600); returns its line.
-    func remember(_ fingerprint: String) throws -> Int {
+    func remember(_ fingerprint: String, for server: ServerSpec) throws -> Int {
         if let slash = path.lastIndex(of: "/") { ClientPaths.makeDirectory(String(path[..<slash])) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -87,19 +89,21 @@ struct ServerTrust {
             text = KnownServers.header
             lines = 2
         }
-        text += KnownServers.line(host: host, port: port, fingerprint: fingerprint)
+        text += KnownServers.line(host: server.host, port: server.port, fingerprint: fingerprint)
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        // Read back, so a second server trusted in this run is numbered right.
+        if let again = try? Self.read(path) { known = again }
         return lines + 1
     }
 
     /// The refusal of a certificate that is not the one listed: loud, both fingerprints, the file
     /// and line to edit, and no way to go on.
-    func changedMessage(pinned: String, presented: String) -> String {
-        let line = entry.map { "line \($0.line) of " } ?? ""
+    func changedMessage(pinned: String, presented: String, server: ServerSpec) -> String {
+        let line = entry(server).map { "line \($0.line) of " } ?? ""
         return """
-            chat-client: WARNING: THE CERTIFICATE OF \(server) HAS CHANGED. Not connecting.
+            chat-client: WARNING: THE CERTIFICATE OF \(Self.name(server)) HAS CHANGED. Not connecting.
               known:     sha256:\(pinned) (\(line)\(path))
               presented: sha256:\(presented)
               Someone may be intercepting the connection, or the server has a new certificate.
@@ -107,23 +111,23 @@ struct ServerTrust {
             """
     }
 
-    /// An answer to ``question(for:)``: only `yes` trusts.
+    /// An answer to ``question(for:server:)``: only `yes` trusts.
     static func isYes(_ answer: String) -> Bool { answer.trimmingWhitespace().lowercased() == "yes" }
 
     /// Trusts the certificate: lists it in known_servers when the file can be written, and says
     /// what was done (the line, or why it holds for this run only).
-    func accept(_ fingerprint: String) -> String {
+    func accept(_ fingerprint: String, for server: ServerSpec) -> String {
         do {
-            let line = try remember(fingerprint)
-            return "trusting \(server) (sha256:\(fingerprint)), kept on line \(line) of \(path)"
+            let line = try remember(fingerprint, for: server)
+            return "trusting \(Self.name(server)) (sha256:\(fingerprint)), kept on line \(line) of \(path)"
         } catch {
-            return "trusting \(server) (sha256:\(fingerprint)) for this run only: \(error)"
+            return "trusting \(Self.name(server)) (sha256:\(fingerprint)) for this run only: \(error)"
         }
     }
 
     /// `--trust-on-first-use`: taken without asking, unless it contradicts what was advertised.
-    func refusalWithoutAsking(_ presented: String) -> String? {
+    func refusalWithoutAsking(_ presented: String, server: ServerSpec) -> String? {
         guard case .differs(let other) = advertisement(comparedWith: presented) else { return nil }
-        return "not trusting \(server): it presents sha256:\(presented) but advertised \(other) on the local network"
+        return "not trusting \(Self.name(server)): it presents sha256:\(presented) but advertised \(other) on the local network"
     }
 }

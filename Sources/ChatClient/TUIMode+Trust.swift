@@ -5,11 +5,11 @@ import ChatClientKit
 extension TUIMode {
     func unknownServer(_ fingerprint: String) {
         if options.trustOnFirstUse {
-            if let refusal = trust.refusalWithoutAsking(fingerprint) { return giveUpTrust(refusal) }
+            if let refusal = trust.refusalWithoutAsking(fingerprint, server: session.currentServer.spec) { return giveUpTrust(refusal) }
             return trusted(fingerprint)
         }
         model.connection = .disconnected(reason: "unknown server certificate")
-        for line in trust.question(for: fingerprint) { note(line, in: currentRoomName) }
+        for line in trust.question(for: fingerprint, server: session.currentServer.spec) { note(line, in: currentRoomName) }
         awaitingTrust = fingerprint
     }
 
@@ -17,12 +17,12 @@ extension TUIMode {
     func answered(trust answer: String) {
         guard let fingerprint = awaitingTrust else { return }
         awaitingTrust = nil
-        guard ServerTrust.isYes(answer) else { return giveUpTrust("not trusted; nothing was sent to \(trust.server)") }
+        guard ServerTrust.isYes(answer) else { return giveUpTrust("not trusted; nothing was sent to \(ServerTrust.name(session.currentServer.spec))") }
         trusted(fingerprint)
     }
 
     private func trusted(_ fingerprint: String) {
-        note(trust.accept(fingerprint), in: currentRoomName)
+        note(trust.accept(fingerprint, for: session.currentServer.spec), in: currentRoomName)
         model.connection = .connecting
         session.trust(fingerprint: fingerprint)
     }

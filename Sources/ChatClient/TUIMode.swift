@@ -49,6 +49,8 @@ final class TUIMode {
     var exitMessage: String?
     /// Shared files seen, by the number their line shows (`/get N`).
     var sharedFiles = SharedFiles()
+    /// Where this run keeps its peer id and unfinished transfers (held while it runs).
+    var slot: SessionSlot?
 
     init(options: ClientOptions) throws {
         self.options = options
@@ -56,13 +58,13 @@ final class TUIMode {
         keys = TerminalKeys(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
-        session = try ClientConnection.open(options, nick: nick, policy: trust.policy(options), on: loop)
+        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
                                                    timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.minutes.pattern)))
         highlights = HighlightMatcher(nick: nick, words: options.highlightWords)
-        let server = "\(options.host)-\(options.port)"
+        let server = options.serverKey
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
@@ -122,7 +124,7 @@ final class TUIMode {
         if let problem {
             askForNick(because: problem)
         } else {
-            try session.start()
+            try startSession(nick: session.nick)
         }
         updateTitle()
         scheduleStatusRefresh()
@@ -161,12 +163,17 @@ final class TUIMode {
             return
         }
         do {
-            try session.start(nick: wanted)
+            try startSession(nick: wanted)
         } catch {
             exitMessage = "chat-client: \(error)"
             status = 1
             loop.stop()
         }
+    }
+
+    /// The first connection, as the peer this client's session slot keeps for `nick`.
+    func startSession(nick: String) throws {
+        slot = try KeptSession.start(session, options: options, nick: nick) { [unowned self] text in note(text, in: currentRoomName) }
     }
 
     // MARK: Drawing
@@ -276,25 +283,32 @@ final class TUIMode {
 
     /// The status bar follows the connection; only a final ending closes the UI.
     private func changed(_ state: ResilientSession.State) {
-        let server = "\(options.host):\(options.port)"
+        let several = session.servers.count > 1
+        let server = several ? "any of \(options.serverList)" : "\(options.host):\(options.port)"
         switch state {
         case .connecting:
             model.connection = .connecting
         case .connected:
             model.connection = .connected
             model.serverName = session.serverName ?? model.serverName
+            if several { note("connected to \(session.currentServer.label)", in: currentRoomName) }
         case .reconnecting(let attempt, let reason):
             model.connection = .reconnecting(attempt: attempt)
-            if attempt == 1 { note("connection lost (\(reason)); reconnecting", in: currentRoomName) }
+            if !session.everConnected {
+                note("\(reason); trying \(session.currentServer.label)", in: currentRoomName)
+            } else if attempt == 1 {
+                note("connection lost (\(reason)); reconnecting\(several ? " to \(session.currentServer.label)" : "")", in: currentRoomName)
+            }
         case .refused(let code, let text):
-            askForNick(because: "\(server) refused the nick \(session.nick) (\(code): \(text))")
+            askForNick(because: "\(several ? session.currentServer.label : server) refused the nick \(session.nick) (\(code): \(text))")
         case .stopped(let ending):
             model.connection = .disconnected(reason: ending.reason)
             switch ending.kind {
             case .quit: return
             case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
             case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
-            case .certificateChanged(let pinned, let presented): exitMessage = trust.changedMessage(pinned: pinned, presented: presented)
+            case .certificateChanged(let pinned, let presented):
+                exitMessage = trust.changedMessage(pinned: pinned, presented: presented, server: session.currentServer.spec)
             case .closed: exitMessage = "chat-client: connection closed: \(ending.reason)"
             }
             status = 1

@@ -16,7 +16,8 @@ public struct FileTransfer: Sendable, Equatable {
     /// The file's name as the protocol carries it, its size and SHA-256.
     public let name: String
     public let size: Int64
-    public let sha256: String
+    /// Empty while an upload's file is being hashed.
+    public internal(set) var sha256: String
     /// The upload's `id` (also used to resume it).
     public let id: String
     /// Bytes sent (upload) or written (download) so far.
@@ -25,6 +26,9 @@ public struct FileTransfer: Sendable, Equatable {
     public let started: QuicTime
     /// Bytes done when it (re)started on the current connection, for the rate.
     var doneAtStart: Int64 = 0
+    /// An upload's source as it was hashed (size and modification time), so a transfer resumed by
+    /// a later run can tell the file changed since.
+    public internal(set) var source: FileStamp?
 
     public var isUpload: Bool { if case .upload = direction { true } else { false } }
 
@@ -44,12 +48,26 @@ public struct FileTransfer: Sendable, Equatable {
     /// the name, neutralised for its display).
     public func progressText(now: QuicTime) -> String {
         let percent = size > 0 ? Int(done * 100 / size) : 100
-        var text = "\(Self.bytes(done))/\(Self.bytes(size)) \(percent)%"
-        let rate = rate(now: now)
-        if rate > 0 { text += " \(Self.bytes(Int64(rate)))/s" }
-        if let left = secondsLeft(now: now) { text += " \(Int(left.rounded(.up))) s left" }
-        return text
+        return ([amountsText, "\(percent)%", rateText(now: now), timeLeftText(now: now)] as [String?]).compactMap { $0 }
+            .joined(separator: " ")
     }
+
+    /// `12.3 MiB/100.0 MiB`.
+    public var amountsText: String { "\(Self.bytes(done))/\(Self.bytes(size))" }
+
+    /// `8.1 MiB/s`, nil before the rate is known.
+    public func rateText(now: QuicTime) -> String? {
+        let rate = rate(now: now)
+        return rate > 0 ? "\(Self.bytes(Int64(rate)))/s" : nil
+    }
+
+    /// `11 s left`, nil before the rate is known.
+    public func timeLeftText(now: QuicTime) -> String? {
+        secondsLeft(now: now).map { "\(Int($0.rounded(.up))) s left" }
+    }
+
+    /// Done over size, 1 for an empty file.
+    public var fraction: Double { size > 0 ? Double(done) / Double(size) : 1 }
 
     /// 1,536 → `1.5 KiB`.
     public static func bytes(_ count: Int64) -> String {
@@ -63,5 +81,17 @@ public struct FileTransfer: Sendable, Equatable {
         if unit == 0 { return "\(count) B" }
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}
+
+/// What tells a local file changed: its size and its modification time (nanoseconds since the
+/// Unix epoch).
+public struct FileStamp: Sendable, Equatable {
+    public let size: Int64
+    public let modified: Int64
+
+    public init(size: Int64, modified: Int64) {
+        self.size = size
+        self.modified = modified
     }
 }

@@ -16,9 +16,21 @@ public final class FileTransfers {
         /// An upload's `ack`, or a download complete and verified at `destination`.
         case finished(FileTransfer, ack: ChatMessage?)
         case failed(FileTransfer, reason: String)
+        /// An upload's file is hashed (``FileTransfer/sha256`` is set): sending starts.
+        case hashed(FileTransfer)
+        /// Stopped by ``cancel(_:)``.
+        case cancelled(FileTransfer)
+        /// Taken up from an earlier run (``restore(_:)``), under a new number.
+        case restored(FileTransfer)
+        /// Left unfinished by an earlier run and not taken up: the file changed or is gone, the
+        /// download's name was taken meanwhile. Not a failure of this run.
+        case abandoned(FileTransfer, reason: String)
     }
 
     public var onEvent: (Event) -> Void = { _ in }
+    /// The transfers not finished, each time one starts or ends and when a connection is lost:
+    /// kept by the client (``SessionSlot``) so that a later run resumes them.
+    public var onUnfinishedChanged: ([FileTransfer]) -> Void = { _ in }
     /// Transfers not finished, by number.
     public private(set) var transfers: [Int: FileTransfer] = [:]
 
@@ -32,6 +44,9 @@ public final class FileTransfers {
         var hasher = SHA256()
         /// Upload: the offset the current stream's body starts at.
         var offset: Int64 = 0
+        /// Upload resumed from an earlier run: its next header carries `offset` even when it is
+        /// 0, so the server says (`bad-offset`) how many bytes it holds.
+        var probesOffset = false
 
         init(_ transfer: FileTransfer, descriptor: Int32) {
             self.transfer = transfer
@@ -47,31 +62,109 @@ public final class FileTransfers {
     private var lastProgress: [Int: QuicTime] = [:]
     static let chunk = 64 << 10
 
-    public init() {}
+    /// Uploads being hashed (``FileHasher``): their open file, by number. Listed in ``transfers``
+    /// (with an empty `sha256`), started once their digest is in.
+    private(set) var hashing: [Int: Int32] = [:]
+    private let loop: EventLoop?
+    private lazy var hasher: FileHasher? = loop.map { loop in FileHasher(loop: loop) { [unowned self] result in hashed(result) } }
+
+    /// With a loop, files to upload are hashed on a worker thread and the loop goes on meanwhile;
+    /// without one (load generators that give the digest), on the caller's thread.
+    public init(loop: EventLoop? = nil) {
+        self.loop = loop
+    }
 
     // MARK: Starting
 
     /// Hashes `path` (unless its `sha256` is given: a load generator sending one file many times)
-    /// and uploads it to `room` or, with `to`, to one user; returns its number.
+    /// and uploads it to `room` or, with `to`, to one user; returns its number at once. With a
+    /// loop the hash is made on the worker (``Event/hashed(_:)`` when it is in) and the upload
+    /// starts after it; a file that cannot be opened throws here, one that cannot be read is a
+    /// ``Event/failed(_:reason:)`` later.
     @discardableResult
     public func upload(_ path: String, room: String?, to recipient: String?, sha256 known: String? = nil) throws -> Int {
         let descriptor = try LocalFile.openForReading(path)
-        let size = LocalFile.size(descriptor)
-        var digest = known
-        if digest == nil {
-            let hasher = SHA256Sink()
+        let stamp = LocalFile.stamp(descriptor)
+        let name = ChatValidation.safeFileName(LocalFile.baseName(path))
+        var transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name,
+                                    size: stamp.size, sha256: known ?? "", id: ChatSession.randomPeerID(), started: .now())
+        transfer.source = stamp
+        if known == nil, let hasher {
+            nextNumber += 1
+            hashing[transfer.number] = descriptor
+            transfers[transfer.number] = transfer
+            hasher.hash(descriptor, size: stamp.size, number: transfer.number)
+            return transfer.number
+        }
+        if known == nil {
+            let sink = SHA256Sink()
             do {
-                try LocalFile.sha256(descriptor, upTo: size, into: hasher)
+                try LocalFile.sha256(descriptor, upTo: stamp.size, into: sink)
             } catch {
                 close(descriptor)
                 throw error
             }
-            digest = hasher.hex
+            transfer.sha256 = sink.hex
         }
-        let name = ChatValidation.safeFileName(LocalFile.baseName(path))
-        let transfer = FileTransfer(number: nextNumber, direction: .upload(path: path, room: room, to: recipient), name: name, size: size,
-                                    sha256: digest ?? "", id: ChatSession.randomPeerID(), started: .now())
         return begin(Job(transfer, descriptor: descriptor))
+    }
+
+    /// The worker's digest of an upload: it starts; or the file could not be read; or it was
+    /// cancelled meanwhile (only its descriptor is left to close).
+    private func hashed(_ result: FileHasher.Result) {
+        hasher?.received(result.number)
+        guard let descriptor = hashing.removeValue(forKey: result.number) else { return }
+        guard var transfer = transfers[result.number], let outcome = result.outcome else {
+            close(descriptor)
+            return
+        }
+        switch outcome {
+        case .success(let digest):
+            transfer.sha256 = digest
+            onEvent(.hashed(transfer))
+            begin(Job(transfer, descriptor: descriptor))
+        case .failure(let failure):
+            transfers[result.number] = nil
+            close(descriptor)
+            onEvent(.failed(transfer, reason: failure.description))
+        }
+    }
+
+    /// Takes up a transfer an earlier run left unfinished (``SessionSlot/unfinished``), under a
+    /// new number: an upload whose file is unchanged since it was hashed asks the server how much
+    /// it holds and goes on from there; a download goes on from its `.part` file. Nothing starts
+    /// (``Event/abandoned(_:reason:)``) when the file changed or is gone, or the download's name
+    /// was taken meanwhile.
+    public func restore(_ unfinished: FileTransfer) {
+        do {
+            let job = try take(unfinished)
+            onEvent(.restored(job.transfer))
+            begin(job)
+        } catch {
+            onEvent(.abandoned(unfinished, reason: error.description))
+        }
+    }
+
+    private func take(_ unfinished: FileTransfer) throws(LocalFile.Failure) -> Job {
+        var transfer = FileTransfer(number: nextNumber, direction: unfinished.direction, name: unfinished.name, size: unfinished.size,
+                                    sha256: unfinished.sha256, id: unfinished.id, started: .now())
+        transfer.source = unfinished.source
+        let descriptor: Int32
+        switch unfinished.direction {
+        case .upload(let path, _, _):
+            descriptor = try LocalFile.openForReading(path)
+            guard LocalFile.stamp(descriptor) == unfinished.source, unfinished.source?.size == unfinished.size else {
+                close(descriptor)
+                throw LocalFile.Failure("\(path) changed since it was hashed", ESTALE)
+            }
+            transfer.done = unfinished.done
+        case .download(_, let destination):
+            guard !LocalFile.exists(destination) else { throw LocalFile.Failure("\(destination) exists now", EEXIST) }
+            descriptor = try LocalFile.openForAppending(destination + ".part")
+        }
+        let job = Job(transfer, descriptor: descriptor)
+        job.probesOffset = transfer.isUpload
+        return job
     }
 
     /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own.
@@ -87,23 +180,35 @@ public final class FileTransfers {
         return begin(Job(transfer, descriptor: descriptor))
     }
 
+    @discardableResult
     private func begin(_ job: Job) -> Int {
         let number = job.transfer.number
-        nextNumber += 1
+        nextNumber = max(nextNumber, number + 1)
         jobs[number] = job
         transfers[number] = job.transfer
+        unfinishedChanged()
         if connection != nil { open(job) }
         return number
     }
 
+    private func unfinishedChanged() {
+        onUnfinishedChanged(transfers.values.filter { hashing[$0.number] == nil }.sorted { $0.number < $1.number })
+    }
+
     /// Stops a transfer: its stream is reset, a download's `.part` file removed.
     public func cancel(_ number: Int) -> Bool {
+        if hashing[number] != nil, let transfer = transfers.removeValue(forKey: number) {
+            // The worker stops; its result closes the file.
+            hasher?.cancel(number)
+            onEvent(.cancelled(transfer))
+            return true
+        }
         guard let job = jobs[number] else { return false }
         if let stream = job.stream, let connection {
             connection.resetStream(stream, errorCode: 0x1)
             connection.stopSending(stream, errorCode: 0x1)
         }
-        finish(job, with: .failed(job.transfer, reason: "cancelled"))
+        finish(job, with: .cancelled(job.transfer))
         return true
     }
 
@@ -129,6 +234,7 @@ public final class FileTransfers {
         connection = nil
         byStream.removeAll()
         for job in jobs.values { job.stream = nil }
+        if !jobs.isEmpty { unfinishedChanged() }
     }
 
     private func open(_ job: Job) {
@@ -142,7 +248,8 @@ public final class FileTransfers {
         case .upload(_, let room, let recipient):
             job.offset = transfer.done
             let header = ChatMessage.upload(id: transfer.id, room: recipient == nil ? room : nil, to: recipient, name: transfer.name,
-                                            size: transfer.size, sha256: transfer.sha256, offset: transfer.done > 0 ? transfer.done : nil)
+                                            size: transfer.size, sha256: transfer.sha256,
+                                            offset: transfer.done > 0 || job.probesOffset ? transfer.done : nil)
             _ = try? connection.write(header.encodedLine(), to: stream, fin: transfer.done == transfer.size)
             job.transfer = transfer
             pump(job)
@@ -233,6 +340,7 @@ public final class FileTransfers {
         case .error where answer.code == ErrorCode.badOffset.rawValue && job.transfer.isUpload:
             // Start again from what the server holds, on a new stream.
             job.transfer.done = answer.offset ?? 0
+            job.probesOffset = false
             if let stream = job.stream { byStream[stream] = nil }
             job.stream = nil
             open(job)
@@ -276,7 +384,13 @@ public final class FileTransfers {
         lastProgress[number] = nil
         if let stream = job.stream { byStream[stream] = nil }
         close(job.descriptor)
-        if case .failed = event, case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        switch event {
+        case .failed, .cancelled:
+            if case .download(_, let destination) = job.transfer.direction { unlink(destination + ".part") }
+        default:
+            break
+        }
+        unfinishedChanged()
         onEvent(event)
     }
 }

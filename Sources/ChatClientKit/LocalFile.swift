@@ -5,9 +5,12 @@ import QuicEngine
 enum LocalFile {
     struct Failure: Error, CustomStringConvertible {
         let description: String
+        /// The errno it ended on.
+        let code: Int32
 
         init(_ what: String, _ code: Int32 = errno) {
             description = "\(what): \(String(cString: strerror(code)))"
+            self.code = code
         }
     }
 
@@ -34,6 +37,13 @@ enum LocalFile {
         return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : 0
     }
 
+    /// Size and modification time of an open file.
+    static func stamp(_ descriptor: Int32) -> FileStamp {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return FileStamp(size: 0, modified: 0) }
+        return FileStamp(size: Int64(status.st_size), modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    }
+
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     /// Up to `count` bytes from `offset`.
@@ -50,10 +60,12 @@ enum LocalFile {
         }
     }
 
-    /// The SHA-256 of bytes `0..<count` of an open file, read a megabyte at a time.
-    static func sha256(_ descriptor: Int32, upTo count: Int64, into hasher: SHA256Feeding) throws(Failure) {
+    /// The SHA-256 of bytes `0..<count` of an open file, read a megabyte at a time; `stops` is
+    /// asked before each megabyte (true: the hash throws `ECANCELED`).
+    static func sha256(_ descriptor: Int32, upTo count: Int64, into hasher: SHA256Feeding, stops: () -> Bool = { false }) throws(Failure) {
         var done: Int64 = 0
         while done < count {
+            if stops() { throw Failure("hashing stopped", ECANCELED) }
             let chunk = try read(descriptor, at: done, count: Int(min(1 << 20, count - done)))
             guard !chunk.isEmpty else { throw Failure("the file got shorter", EIO) }
             hasher.feed(chunk)

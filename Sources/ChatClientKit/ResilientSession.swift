@@ -11,9 +11,13 @@ import QuicEngine
 /// limit: what the server refuses with `rate-limited` is sent again, never lost. It also keeps
 /// each room's member list as the server's roster says (``RoomMembers``).
 ///
-/// A failure before the first `welcome` is not retried: the person gets one clear ending
-/// (unreachable, untrusted certificate) or, when the server refuses the hello's nick or room,
-/// the ``State/refused(code:text:)`` state to pick another (``retry(nick:)``).
+/// With several servers (``servers``, the nodes of one chat system) a lost connection moves to
+/// the next one and resumes there the same way (PROTOCOL.md section 10).
+///
+/// A failure before the first `welcome` is not retried (each server is tried once, in order):
+/// the person gets one clear ending (unreachable, untrusted certificate) or, when the server
+/// refuses the hello's nick or room, the ``State/refused(code:text:)`` state to pick another
+/// (``retry(nick:)``).
 public final class ResilientSession {
     public enum State: Equatable, Sendable {
         /// The first connection, before its `welcome`.
@@ -59,7 +63,9 @@ public final class ResilientSession {
     }
 
     public let pool: ChatSessionPool
-    public let peer: String
+    /// The peer id every connection of the session says hello with: random, or one the client
+    /// kept from an earlier run (``SessionSlot``), given to ``start(nick:peer:)``.
+    public private(set) var peer: String
     public private(set) var state: State = .connecting
     public private(set) var current: ChatSession?
     public private(set) var nick: String
@@ -84,14 +90,30 @@ public final class ResilientSession {
 
     public var onMessage: (ChatMessage, ChatSession.Channel) -> Void = { _, _ in }
     /// Uploads and downloads, resumed on every new connection (PROTOCOL.md section 9).
-    public let files = FileTransfers()
+    public let files: FileTransfers
     public var onState: (State) -> Void = { _ in }
     public var onProblem: (String) -> Void = { _ in }
     /// A room's member list changed (read it from ``members``).
     public var onMembersChanged: (String) -> Void = { _ in }
 
+    /// The servers the session connects to, in the order it tries them (PROTOCOL.md section 10:
+    /// the nodes of one chat system): a lost connection moves it to the next one.
+    public private(set) var servers: [ServerAddress]
+    /// Index in ``servers`` of the current connection's server, or of the next one tried.
+    public private(set) var serverIndex = 0
+    public var currentServer: ServerAddress { servers[serverIndex] }
+    /// Asked when, after the first `welcome`, the session moves to a server whose certificate no
+    /// CA signs and no pin names (`--trust-on-first-use` says yes and remembers it): true pins it
+    /// and connects to it; false leaves that server out for the rest of the run. Before the first
+    /// `welcome` the session stops in ``State/unknownServer(fingerprint:)`` instead, to ask.
+    public var trustsUnknownServer: (ServerAddress, String) -> Bool = { _, _ in false }
+
     private let loop: EventLoop
     private var attempt = 0
+    /// Servers left out for this run (not trusted), by index.
+    private var skipped: Set<Int> = []
+    /// Why each server failed before the first `welcome`, in the order tried.
+    private var firstRoundFailures: [String] = []
     private var quitting = false
     private var random = SystemRandomNumberGenerator()
     private var sendTimer: LoopTimerID?
@@ -99,11 +121,18 @@ public final class ResilientSession {
     /// joins one): left again after the `welcome`.
     private var unwantedHelloRoom: String?
 
-    /// `rooms`: the rooms to be in, the first joined by the hello. Nothing happens before ``start()``.
-    public init(pool: ChatSessionPool, loop: EventLoop, nick: String, rooms wanted: [String]) {
+    /// `rooms`: the rooms to be in, the first joined by the hello. `servers`: the servers to use,
+    /// in order; none: the pool's own server with the pool's TLS settings. Nothing happens before
+    /// ``start()``.
+    public init(pool: ChatSessionPool, loop: EventLoop, nick: String, rooms wanted: [String], servers: [ServerAddress] = []) {
         self.pool = pool
         self.loop = loop
         self.nick = nick
+        self.servers = servers.isEmpty
+            ? [ServerAddress(host: pool.configuration.tls.serverName ?? pool.server.host, port: pool.server.port, address: pool.server,
+                             policy: pool.configuration.tls.serverCertificatePolicy)]
+            : servers
+        files = FileTransfers(loop: loop)
         peer = ChatSession.randomPeerID()
         outbox = Outbox(now: .now())
         let names = wanted.map { ChatValidation.normalizeRoom($0) ?? $0 }
@@ -112,9 +141,10 @@ public final class ResilientSession {
     }
 
     /// Connects (the first connection; later ones are made by the session itself), as `nick`
-    /// when given.
-    public func start(nick wanted: String? = nil) throws {
+    /// and `peer` when given.
+    public func start(nick wanted: String? = nil, peer kept: String? = nil) throws {
         if let wanted { nick = wanted }
+        if let kept { peer = kept }
         try connect()
     }
 
@@ -164,7 +194,7 @@ public final class ResilientSession {
     /// that certificate. Every connection from now on pins it.
     public func trust(fingerprint: String) {
         guard case .unknownServer(let presented) = state, presented == fingerprint else { return }
-        pool.configuration.tls.serverCertificatePolicy = .pinned(fingerprint)
+        servers[serverIndex].policy = .pinned(fingerprint)
         setState(.connecting)
         do {
             try connect()
@@ -220,7 +250,7 @@ public final class ResilientSession {
     private func connect() throws {
         let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
-        let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq)
+        let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq, to: servers[serverIndex])
         session.initialStatus = status
         session.helloPassword = helloPassword
         current = session
@@ -371,28 +401,79 @@ public final class ResilientSession {
         outbox.connectionLost { !isRedundant($0) }
         outbox.removeWaiting(where: isRedundant)
         members.connectionLost()
-        if case .unknown(let presented)? = verdict, !everConnected {
-            setState(.unknownServer(fingerprint: presented))
-            return
+        if case .unknown(let presented)? = verdict {
+            if !everConnected {
+                setState(.unknownServer(fingerprint: presented))
+                return
+            }
+            if trustsUnknownServer(currentServer, presented) {
+                servers[serverIndex].policy = .pinned(presented)
+                return retry(reason, delay: 0)
+            }
+            return leaveOut(reason: "\(currentServer.label) is not trusted (its certificate sha256:\(presented) is not known)",
+                            lost: reason)
         }
         if case .changed(let pinned, let presented)? = verdict {
             setState(.stopped(Ending(.certificateChanged(pinned: pinned, presented: presented), reason.description)))
             return
         }
-        if let ending = Self.finalEnding(reason, everConnected: everConnected, state: state) {
+        if let ending = Self.finalEnding(reason, state: state) {
+            // Several servers: one that fails TLS is left out, the others still serve.
+            if ending.kind == .untrusted, servers.count > 1 { return leaveOut(reason: "\(currentServer.label): \(ending.reason)", lost: reason) }
             setState(.stopped(ending))
             return
         }
+        if !everConnected {
+            // The first round: each server once, in order, at once; the end only when none answered.
+            firstRoundFailures.append(servers.count > 1 ? "\(currentServer.label): \(reason.description)" : reason.description)
+            guard firstRoundFailures.count + skipped.count < servers.count, moveToNextServer() else {
+                setState(.stopped(Ending(.unreachable, firstRoundFailures.joined(separator: "; "))))
+                return
+            }
+            return retry(reason, delay: 0)
+        }
+        moveToNextServer()
         attempt += 1
-        setState(.reconnecting(attempt: attempt, reason: reason.description))
         // 0.5 s doubling to 10 s, times 0.5-1.5 so a restarted server is not hit by everyone at once.
         let base = min(10_000.0, 500.0 * Double(1 << min(attempt - 1, 5)))
-        let delay = base * Double.random(in: 0.5...1.5, using: &random)
+        retry(reason, delay: base * Double.random(in: 0.5...1.5, using: &random))
+    }
+
+    /// Connects again after `delay` milliseconds, to ``currentServer``.
+    private func retry(_ reason: QuicCloseReason, delay: Double) {
+        setState(.reconnecting(attempt: max(1, attempt), reason: reason.description))
         loop.schedule(at: .now() + .milliseconds(UInt64(delay))) { [weak self] in self?.reconnect() }
     }
 
-    /// The closes that end the session instead of a reconnect.
-    static func finalEnding(_ reason: QuicCloseReason, everConnected: Bool, state: State) -> Ending? {
+    /// The current server is left out for the rest of the run (said through ``onProblem``); the
+    /// session goes on with the next one, or ends, untrusted, when none is left.
+    private func leaveOut(reason: String, lost: QuicCloseReason) {
+        skipped.insert(serverIndex)
+        onProblem(reason + "; not using it")
+        guard moveToNextServer() else {
+            setState(.stopped(Ending(.untrusted, servers.count > 1 ? "no server left that is trusted (\(reason))" : reason)))
+            return
+        }
+        if everConnected { attempt += 1 }
+        retry(lost, delay: everConnected ? 500 : 0)
+    }
+
+    /// The next server not left out, after the current one; false when there is none.
+    @discardableResult
+    private func moveToNextServer() -> Bool {
+        for step in 1...servers.count {
+            let index = (serverIndex + step) % servers.count
+            if !skipped.contains(index) {
+                serverIndex = index
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The closes that end the session instead of a reconnect (a first connection that never got
+    /// its `welcome` ends it too, once every server was tried: ``connectionLost(_:verdict:)``).
+    static func finalEnding(_ reason: QuicCloseReason, state: State) -> Ending? {
         switch reason.kind {
         case .tlsFailure:
             return Ending(.untrusted, reason.description)
@@ -407,7 +488,6 @@ public final class ResilientSession {
             return Ending(.closed, reason.description)
         }
         if case .refused(let code, let text) = state { return Ending(.closed, "\(code): \(text)") }
-        if !everConnected { return Ending(.unreachable, reason.description) }
         return nil
     }
 

@@ -38,7 +38,12 @@ extension ChatServerApp {
         }
         switch file.phase {
         case .receiving:
-            if !body.isEmpty { fileWorker.write(Array(body), to: key) }
+            file.unwritten.append(contentsOf: body)
+            if !file.listedForHandOver && !fin {
+                file.listedForHandOver = true
+                uploadsWithUnwrittenBytes.append(key)
+            }
+            if file.unwritten.count >= FileStreamLink.handOverSize || fin { handOverUnwritten(file, key) }
             if fin { fileWorker.finishUpload(key) }
         case .deciding(let held, let finished):
             file.phase = .deciding(held: held + body, finished: finished || fin)
@@ -48,10 +53,15 @@ extension ChatServerApp {
         }
     }
 
-    /// RESET_STREAM from the client: an upload in progress is interrupted (kept for a resume).
+    /// RESET_STREAM from the client: an upload in progress is interrupted (kept for a resume,
+    /// with every byte that arrived).
     func fileStreamReset(_ stream: QuicStreamID, link: ClientLink) {
         guard let file = link.fileStreams[stream] else { return }
-        if case .receiving = file.phase { fileWorker.interruptUpload(FileStreamKey(client: link.connection.id, stream: stream)) }
+        if case .receiving = file.phase {
+            let key = FileStreamKey(client: link.connection.id, stream: stream)
+            handOverUnwritten(file, key)
+            fileWorker.interruptUpload(key)
+        }
         file.phase = .done
     }
 
@@ -59,7 +69,9 @@ extension ChatServerApp {
         guard let file = link.fileStreams.removeValue(forKey: stream) else { return }
         let key = FileStreamKey(client: link.connection.id, stream: stream)
         switch file.phase {
-        case .receiving: fileWorker.interruptUpload(key)
+        case .receiving:
+            handOverUnwritten(file, key)
+            fileWorker.interruptUpload(key)
         case .sending: fileWorker.finishDownload(key)
         case .header, .deciding, .done: break
         }
@@ -76,6 +88,7 @@ extension ChatServerApp {
             guard let (link, file) = fileStream(key) else { return }
             if case .deciding(let held, _) = file.phase { link.connection.releaseReceiveCredit(key.stream, count: held.count) }
             file.phase = .done
+            file.unwritten = []
             _ = try? link.connection.write(payload.bytes, to: key.stream, fin: true)
             if stopSending { link.connection.stopSending(key.stream, errorCode: 0x1) }
         case .receiveUpload(let key, let job):
@@ -93,6 +106,9 @@ extension ChatServerApp {
                 if waiting.finished { fileWorker.finishUpload(key) }
             }
         case .abandonUpload(let key):
+            // What the old stream received is written before its file closes: the resume on
+            // the new stream then starts from every byte that arrived.
+            if let (_, file) = fileStream(key), case .receiving = file.phase { handOverUnwritten(file, key) }
             fileWorker.abandonUpload(key)
             guard let (link, file) = fileStream(key) else { return }
             file.phase = .done
@@ -154,6 +170,24 @@ extension ChatServerApp {
         guard !file.reading else { return }
         file.reading = true
         fileWorker.read(sha256, at: next, count: Int(min(Int64(FileWorker.chunkSize), end - next)), for: key)
+    }
+
+    /// An upload's body bytes received so far go to the worker as one job.
+    func handOverUnwritten(_ file: FileStreamLink, _ key: FileStreamKey) {
+        guard !file.unwritten.isEmpty else { return }
+        fileWorker.write(file.takeUnwritten(), to: key)
+    }
+
+    /// At the end of a loop round: what uploads received in it goes to the worker, so the bytes
+    /// that wait for a full job never hold the stream's credit longer than the round.
+    func handOverUnwrittenUploads() {
+        guard !uploadsWithUnwrittenBytes.isEmpty else { return }
+        for key in uploadsWithUnwrittenBytes {
+            guard let (_, file) = fileStream(key) else { continue }
+            file.listedForHandOver = false
+            if case .receiving = file.phase { handOverUnwritten(file, key) } else { file.unwritten = [] }
+        }
+        uploadsWithUnwrittenBytes.removeAll(keepingCapacity: true)
     }
 
     private func fileStream(_ key: FileStreamKey) -> (ClientLink, FileStreamLink)? {

@@ -28,6 +28,8 @@ final class ChatServerApp {
     var passwordWorkers: PasswordWorkers!
     /// The disk work of file streams, off the loop (PROTOCOL.md section 9).
     var fileWorker: FileWorker!
+    /// Uploads holding body bytes for the worker, handed over at the end of the loop round.
+    var uploadsWithUnwrittenBytes: [FileStreamKey] = []
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
     /// `--cluster`: the shared store this node's room events live in.
@@ -78,12 +80,14 @@ final class ChatServerApp {
             if signal == SIGHUP { reload() } else { shutdown(signal: signal) }
         }
         // After the driver's tick: the round's packets have just been flushed.
-        loop.addTick {
+        loop.addTick { [unowned self] in
             metrics.recordFlush()
+            handOverUnwrittenUploads()
             return (nil, false)
         }
         if let clusterOptions = options.cluster { startCluster(clusterOptions) }
         OperatorConsole.attach(to: self)
+        sweepStrayFileBytes()
         expireInterruptedUploads()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
                       "files": fileWorker.directory.path,
@@ -259,6 +263,15 @@ final class ChatServerApp {
             return
         }
         loop.schedule(at: .now() + .milliseconds(10)) { [unowned self] in stopWhenStored(giveUpAt: giveUpAt) }
+    }
+
+    /// Files a crash left in the file folder without a record go, before any upload can begin
+    /// (the loop is not running yet, so no upload races the listing). Not on a node of several:
+    /// the folder is shared with the other nodes and the records are in Redis.
+    private func sweepStrayFileBytes() {
+        guard options.cluster == nil else { return }
+        let names = fileWorker.directory.storedNames()
+        perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
     }
 
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.

@@ -101,15 +101,26 @@ struct FileDirectory: Sendable {
     func removeIfTemporary() {
         guard isTemporary else { return }
         for folder in [path + "/content", path + "/partial"] {
-            if let directory = opendir(folder) {
-                while let entry = readdir(directory) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                    if name != "." && name != ".." { unlink(folder + "/" + name) }
-                }
-                closedir(directory)
-            }
+            for name in Self.fileNames(in: folder) { unlink(folder + "/" + name) }
             rmdir(folder)
         }
         rmdir(path)
+    }
+
+    /// The names of the files in `content/` and in `partial/`, for the sweep at start.
+    func storedNames() -> (content: [String], partials: [String]) {
+        (Self.fileNames(in: path + "/content"), Self.fileNames(in: path + "/partial"))
+    }
+
+    /// The entries of a folder but `.` and `..`; none when it cannot be read.
+    private static func fileNames(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -22,4 +22,22 @@ final class FileStreamLink {
     var reader = FileStreamHeaderReader()
     var pending: [UInt8] = []
     var reading = false
+    /// An upload's body bytes received and not yet handed to the file worker: the engine
+    /// delivers a STREAM frame (about 1.4 KB) at a time, and a worker job, a `write` and a
+    /// credit report per frame cost the server more than the bytes do. Handed over once
+    /// ``handOverSize`` bytes are here, at FIN or reset, and at the end of the loop round.
+    var unwritten: [UInt8] = []
+    /// In the glue's list of uploads to hand over at the end of the round.
+    var listedForHandOver = false
+
+    /// Bytes of an upload per worker job (one `write`, one hash update, one credit report).
+    static let handOverSize = 64 << 10
+
+    /// Takes the unwritten bytes, leaving room for the next job's.
+    func takeUnwritten() -> [UInt8] {
+        var taken: [UInt8] = []
+        taken.reserveCapacity(Self.handOverSize + 2048)
+        swap(&taken, &unwritten)
+        return taken
+    }
 }

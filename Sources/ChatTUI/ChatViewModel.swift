@@ -8,9 +8,9 @@ public struct ChatViewModel: Sendable, Equatable {
     public var connection: ConnectionState = .connecting
     /// The QUIC connection's smoothed RTT, when known.
     public var roundTripMilliseconds: Int?
-    /// The file transfer in progress as the status bar shows it (`↑ notes.txt 45% 8.1 MiB/s 11 s
-    /// left`), nil when none runs; already single-line and neutralised by the client.
-    public var transferText: String?
+    /// The file transfer in progress the status bar shows (`↑ notes.txt [████▌     ] 45% 4.5
+    /// MiB/10.0 MiB 8.1 MiB/s 1 s left`), nil when none runs.
+    public var transfer: TransferProgress?
     public internal(set) var rooms: [ChatRoom] = []
     /// Index into `rooms` of the room shown; 0 when there are none.
     public internal(set) var currentRoomIndex = 0

@@ -1,6 +1,6 @@
 extension Renderer {
-    /// ` server | nick | 1:lobby [2:dev] 3:@bob(2) ` on the left, `[a transfer |] connected | rtt 23 ms ` on the
-    /// right, in reverse video. The right part takes at most half the bar (without the RTT if need
+    /// ` server | nick | 1:lobby [2:dev] 3:@bob(2) ` on the left, `[a transfer's bar and figures |]
+    /// connected | rtt 23 ms ` on the right, in reverse video. The right part takes at most half the bar (without the RTT if need
     /// be). The room list always shows the current room: when not all fit, it shows the rooms
     /// around it, with `<N`/`N>` for how many are hidden on each side (`<N!` when a hidden one has
     /// unread messages). Counts are `(unread)` or `(unread,highlights!)`.
@@ -8,9 +8,10 @@ extension Renderer {
         let bar = style(reverse: true)
         frame.fill(row: row, columns: 0..<frame.columns, style: bar)
         var leftLimit = frame.columns
-        // A transfer in progress first (with the connection when both fit), then the connection alone.
+        // A transfer in progress first, its fullest form (with the connection when both fit), then
+        // ever shorter forms of it alone, then the connection alone.
         var choices = [connectionText(model, withRoundTrip: true), connectionText(model, withRoundTrip: false)]
-        if let transfer = model.transferText { choices = choices.map { transfer + " | " + $0 } + [transfer] + choices }
+        if let forms = model.transfer?.forms() { choices = choices.map { forms[0] + " | " + $0 } + forms + choices }
         if let right = choices.lazy.map({ Glyph.singleLine($0 + " ", style: bar) })
             .first(where: { $0.reduce(0) { $0 + $1.width } * 2 <= frame.columns }) {
             let rightWidth = right.reduce(0) { $0 + $1.width }

@@ -33,7 +33,8 @@ struct ScriptFileCommandTests {
     }
 
     /// End to end: alice uploads 3 MiB of random bytes, bob expects the file and downloads it into
-    /// a folder (its SHA-256 checked by the bot); the run passes and the file is there, whole.
+    /// a folder (its SHA-256 checked by the bot); the run passes and the file is there, whole;
+    /// the upload's size, time and rate are on stderr.
     @Test func scriptedUploadAndDownload() throws {
         let server = try ChatServerProcess()
         defer { server.stop() }
@@ -50,10 +51,30 @@ struct ScriptFileCommandTests {
         #expect(saved.count == 1 && !saved[0].hasSuffix(".part"), "\(saved)")
         let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + (saved.first ?? ""))[.size] as? Int) ?? 0
         #expect(size == 3 << 20)
+        // The upload's figure, what scripts/bench-files.sh reads: size, seconds and rate.
+        let uploaded = finished.errors.split(separator: "\n").first { $0.contains(": uploaded ") }.map(String.init) ?? ""
+        #expect(uploaded.contains(" \(3 << 20) bytes in ") && uploaded.hasSuffix(" MiB/s"), "\(finished.errors)")
     }
 }
 
 extension ScriptFileCommandTests {
+    /// `upload PATH` twice in a `repeat`: the second upload reuses the first one's SHA-256 (the
+    /// file is unchanged), and the server, which checks every byte against it, acknowledges both.
+    @Test func repeatedUploadOfOneFile() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("repeat-\(UUID().uuidString).bin").path
+        #expect(FileManager.default.createFile(atPath: data, contents: Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7919) })))
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("repeat-\(UUID().uuidString).bot").path
+        try "bot ada lobby {\n    repeat 2 {\n        upload \(data)\n    }\n}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bot = try ChildProcess(BuildPaths.product("chat-bot"), ["script", path, "--port", String(server.port), "--ca", TestCertificates.ca])
+        let finished = bot.finish(timeout: 60)
+        #expect(finished.status == 0, "\(finished.errors)")
+        #expect(finished.errors.split(separator: "\n").filter { $0.contains(": uploaded ") }.count == 2, "\(finished.errors)")
+    }
+
     /// `chat-bot load --file-size 2M --file-rate 2`: uploads start during the run, the clients
     /// taking turns, all complete, chat loses nothing, and the report gives their throughput.
     @Test func loadRunWithFileUploads() throws {

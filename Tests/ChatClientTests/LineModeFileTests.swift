@@ -86,4 +86,94 @@ extension LineModeFileTests {
         #expect(bob.waitForLine(timeout: 120) { $0.contains("saved \(folder)/out/big.bin (SHA-256 checked)") } != nil)
         #expect(FileManager.default.contents(atPath: folder + "/out/big.bin") == Data(bytes))
     }
+
+    /// The `--json` objects of a transfer (`"type":"transfer"`), parsed: `started`, `hashed`, `progress`,
+    /// `finished` (an upload's `file` and `seq`), `failed` with a `reason`, `cancelled`, each with
+    /// the transfer's number, direction, name, size, done, sha256, id and path, on standard output.
+    @Test func jsonEventsForTransfers() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<3_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/data.bin"))
+        // Beyond the server's 100 MiB: refused before the body. Sparse, so nothing is written.
+        let huge = open(folder + "/huge.bin", O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(huge, 101 << 20) == 0)
+        close(huge)
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let alice = try LineModeTests.client(port: server.port, nick: "alice", ["--json"])
+        let bob = try LineModeTests.client(port: server.port, nick: "bob", ["--json"])
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("\"type\":\"welcome\"") } != nil)
+        alice.write("/send \(folder)/data.bin\n")
+        let event: (ChildProcess, String, Int) -> [String: Any]? = { client, name, number in
+            client.waitForLine(timeout: 60) { $0.contains("\"type\":\"transfer\"") && $0.contains("\"event\":\"\(name)\"")
+                && $0.contains("\"transfer\":\(number),") }
+                .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        let sha256 = try Self.sha256(folder + "/data.bin")
+        let started = try #require(event(alice, "started", 1))
+        #expect(started["direction"] as? String == "upload" && started["size"] as? Int == 3_000_000 && started["room"] as? String == "lobby")
+        #expect(started["path"] as? String == folder + "/data.bin" && started["name"] as? String == "data.bin")
+        #expect(started["sha256"] as? String == "" && (started["id"] as? String)?.isEmpty == false)
+        let hashed = try #require(event(alice, "hashed", 1))
+        #expect(hashed["sha256"] as? String == sha256 && hashed["id"] as? String == started["id"] as? String)
+        let progress = try #require(event(alice, "progress", 1))
+        #expect((progress["done"] as? Int ?? 0) > 0 && progress["rate"] is Int)
+        let sent = try #require(event(alice, "finished", 1))
+        #expect(sent["done"] as? Int == 3_000_000 && (sent["file"] as? String)?.count == 32 && sent["seq"] is Int)
+
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("\"type\":\"file\"") } != nil)
+        bob.write("/get 1 \(folder)/out\n")
+        let getting = try #require(event(bob, "started", 1))
+        #expect(getting["direction"] as? String == "download" && getting["file"] as? String == sent["file"] as? String)
+        #expect(getting["path"] as? String == folder + "/out/data.bin")
+        let saved = try #require(event(bob, "finished", 1))
+        #expect(saved["done"] as? Int == 3_000_000 && saved["sha256"] as? String == sha256)
+        #expect(FileManager.default.contents(atPath: folder + "/out/data.bin") == Data(bytes))
+
+        alice.write("/send \(folder)/huge.bin\n")
+        let refused = try #require(event(alice, "failed", 2))
+        #expect((refused["reason"] as? String)?.hasPrefix("too-large") == true && refused["name"] as? String == "huge.bin")
+        alice.write("/send bob \(folder)/data.bin\n/cancel 3\n")
+        let cancelled = try #require(event(alice, "cancelled", 3))
+        #expect(cancelled["to"] as? String == "bob" && cancelled["room"] == nil)
+        #expect(alice.errorOutput.filter { $0.contains("[transfer") }.isEmpty)
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 1)
+    }
+
+    /// A file is hashed on a worker thread: while a 16 GiB file (sparse) is hashed, a message
+    /// typed after `/send` is sent and acknowledged (its ack comes before any `hashed` event on
+    /// the one ordered output), the other client gets it, and `/cancel` stops the hash.
+    @Test func hashingKeepsTheLoopAnswering() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let huge = open(folder + "/huge.bin", O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(huge, 16 << 30) == 0)
+        close(huge)
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
+        let alice = try LineModeTests.client(port: server.port, nick: "alice", ["--json"])
+        alice.write("/send \(folder)/huge.bin\nhello while hashing\n")
+        #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> hello while hashing" } != nil)
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("\"type\":\"ack\"") } != nil)
+        alice.write("/cancel 1\n")
+        #expect(alice.waitForLine(timeout: 10) { $0.contains("\"event\":\"cancelled\"") && $0.contains("\"sha256\":\"\"") } != nil)
+        let lines = alice.outputLines
+        let started = lines.firstIndex { $0.contains("\"event\":\"started\"") && $0.contains("\"name\":\"huge.bin\"") }
+        let acked = lines.firstIndex { $0.contains("\"type\":\"ack\"") }
+        #expect(started != nil && acked != nil && started! < acked!)
+        #expect(!lines.contains { $0.contains("\"event\":\"hashed\"") })
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 0)
+    }
+
+    /// The SHA-256 of a file, as lowercase hex (sha256sum).
+    static func sha256(_ path: String) throws -> String {
+        let run = try ChildProcess("/usr/bin/sha256sum", [path])
+        return String(run.finish(timeout: 30).output.prefix(64))
+    }
 }

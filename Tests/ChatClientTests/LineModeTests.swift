@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -7,7 +8,20 @@ import Testing
 struct LineModeTests {
     static func client(port: UInt16, nick: String, _ extra: [String] = []) throws -> ChildProcess {
         try ChildProcess(BuildPaths.product("chat-client"),
-                         ["--port", "\(port)", "--nick", nick, "--ca", TestCertificates.ca, "--host", "localhost", "--plain"] + extra)
+                         ["--port", "\(port)", "--nick", nick, "--ca", TestCertificates.ca, "--host", "localhost", "--plain"] + extra,
+                         environment: ["XDG_STATE_HOME": sharedStateHome])
+    }
+
+    /// The state home (session slots, private messages) of the clients started by ``client(port:nick:_:)``:
+    /// one temporary folder for the test process, never the developer's own, removed at its exit.
+    static let sharedStateHome: String = {
+        try? FileManager.default.createDirectory(atPath: stateHomePath(), withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: LineModeTests.stateHomePath()) }
+        return stateHomePath()
+    }()
+
+    private static func stateHomePath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("qchat-state-\(getpid())").path
     }
 
     /// Lines typed into one client arrive as one line each in the other; a dm arrives as a dm;

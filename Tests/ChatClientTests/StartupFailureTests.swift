@@ -52,8 +52,9 @@ struct StartupFailureTests {
         #expect(hashed.finish(timeout: 10).status == 0)
     }
 
-    /// No server: after the handshake times out, "could not reach", status 1, never
-    /// "connection lost" for a connection that never existed.
+    /// No server: once the handshake fails (at once here: the closed port answers ICMP port
+    /// unreachable; elsewhere at its timeout), "could not reach", status 1, never "connection
+    /// lost" for a connection that never existed.
     @Test func noServerEndsWithCouldNotReach() throws {
         let home = try ClientHome()
         defer { home.remove() }

@@ -89,6 +89,14 @@ int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int f
 // accept4 (non-blocking and close-on-exec in the same call) is _GNU_SOURCE too.
 int cquic_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
+// ICMP errors for what a UDP socket sent (ip(7) IP_RECVERR, ipv6(7) IPV6_RECVERR): on, then read
+// from the socket's error queue one at a time. cquic_read_socket_error returns 1 with the original
+// destination in `peer` and the error's errno in `code` (ECONNREFUSED for a port unreachable) and
+// whether the error came from an ICMP message in `from_icmp`; 0 when the queue is empty; -1 on
+// another failure (errno set).
+int cquic_enable_socket_errors(int fd, int ipv6);
+int cquic_read_socket_error(int fd, struct sockaddr_storage *peer, int *code, int *from_icmp);
+
 // CMSG_* are macros.
 struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg);
 struct cmsghdr *cquic_cmsg_nxthdr(struct msghdr *msg, struct cmsghdr *cmsg);

@@ -109,6 +109,18 @@ extension QuicConnection {
         }
     }
 
+    /// The peer's port is unreachable (ICMP): nobody there to send a CONNECTION_CLOSE to, nor
+    /// to wait for. The application learns it as `.dropped`.
+    func peerUnreachable() {
+        switch phase {
+        case .handshaking, .established:
+            phase = .closed
+            finish(QuicCloseReason(kind: .dropped, reason: "nothing listens at \(remoteAddress) (ICMP port unreachable)", byPeer: false))
+        case .closing, .draining, .closed:
+            return
+        }
+    }
+
     /// Three PTOs, as RFC 9000 section 10.2 asks for the closing and draining periods.
     var closePeriod: QuicDuration {
         guard let raw else { return .zero }

@@ -23,20 +23,27 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Resolves a host name or numeric address (localhost included) to its first UDP address.
     public static func resolve(host: String, port: UInt16) -> SocketAddress? {
-        if let numeric = SocketAddress(host: host, port: port) { return numeric }
+        resolveAll(host: host, port: port).first
+    }
+
+    /// Every UDP address a host name or numeric address resolves to, in getaddrinfo's order (RFC
+    /// 6724's preference), each once; empty when it does not resolve. Blocking (DNS).
+    public static func resolveAll(host: String, port: UInt16) -> [SocketAddress] {
+        if let numeric = SocketAddress(host: host, port: port) { return [numeric] }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result else { return nil }
+        guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result else { return [] }
         defer { freeaddrinfo(result) }
+        var addresses: [SocketAddress] = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let info = cursor {
-            if let address = info.pointee.ai_addr, let parsed = SocketAddress(sockaddr: address) {
-                return parsed
+            if let address = info.pointee.ai_addr, let parsed = SocketAddress(sockaddr: address), !addresses.contains(parsed) {
+                addresses.append(parsed)
             }
             cursor = info.pointee.ai_next
         }
-        return nil
+        return addresses
     }
 
     public var port: UInt16 {

@@ -221,6 +221,17 @@ public final class QuicEndpoint {
     }
 
     /// Runs the timers that are due.
+    /// An ICMP port unreachable said nothing listens at `remote` any more (the server's process
+    /// died, its host lives): every client connection to it ends now, `.dropped`, instead of
+    /// at its idle timeout or handshake timeout. Servers never ask for these reports.
+    public func peerUnreachable(_ remote: SocketAddress, now: QuicTime) {
+        self.now = max(self.now, now)
+        for connection in connections.values.filter({ !$0.isServer && $0.remoteAddress == remote }) {
+            connection.peerUnreachable()
+            afterCall(connection)
+        }
+    }
+
     public func handleTimeout(now: QuicTime) {
         self.now = max(self.now, now)
         // Collect first: a connection whose deadline stays due until it writes must not be

@@ -13,6 +13,7 @@ public final class EventLoop {
     private let epoll: Int32
     private var readHandlers: [Int32: () -> Void] = [:]
     private var writeHandlers: [Int32: () -> Void] = [:]
+    private var errorHandlers: [Int32: () -> Void] = [:]
     /// Descriptors watched for any mix of events by one handler (a library's own poll API).
     private var readinessHandlers: [Int32: (DescriptorEvents) -> Void] = [:]
     private var ticks: [() -> (deadline: QuicTime?, busy: Bool)] = []
@@ -43,6 +44,13 @@ public final class EventLoop {
         try add(descriptor: descriptor, events: EPOLLIN.rawValue)
     }
 
+    /// Also calls `handler` when a descriptor given to ``watchReadable(_:_:)`` reports an error
+    /// (EPOLLERR: a socket's pending error or error queue), after its read handler; until the
+    /// handler takes the error, epoll keeps reporting it.
+    public func watchErrors(_ descriptor: Int32, _ handler: @escaping () -> Void) {
+        errorHandlers[descriptor] = handler
+    }
+
     /// Adds or removes interest in writability (after a send found the socket buffer full).
     public func watchWritable(_ descriptor: Int32, _ handler: (() -> Void)?) {
         writeHandlers[descriptor] = handler
@@ -71,6 +79,7 @@ public final class EventLoop {
     public func unwatch(_ descriptor: Int32) {
         readHandlers[descriptor] = nil
         writeHandlers[descriptor] = nil
+        errorHandlers[descriptor] = nil
         readinessHandlers[descriptor] = nil
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
     }
@@ -160,6 +169,7 @@ public final class EventLoop {
         } else {
             if event.events & EPOLLOUT.rawValue != 0, let handler = writeHandlers[descriptor] { handler() }
             if event.events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { readHandlers[descriptor]?() }
+            if event.events & EPOLLERR.rawValue != 0 { errorHandlers[descriptor]?() }
         }
     }
 

@@ -46,13 +46,23 @@ public final class QuicDriver {
         sendHeaders.deallocate()
     }
 
-    /// Binds a UDP socket (port 0 picks a free port) and returns its address.
+    /// Binds a UDP socket (port 0 picks a free port) and returns its address. With
+    /// `reportsUnreachable` (clients), an ICMP port unreachable answering a packet of a client
+    /// connection ends that connection at once (``QuicEndpoint/peerUnreachable(_:now:)``).
     @discardableResult
-    public func bind(_ address: SocketAddress) throws -> SocketAddress {
+    public func bind(_ address: SocketAddress, reportsUnreachable: Bool = false) throws -> SocketAddress {
         let socket = try UDPSocket(bindingTo: address)
         sockets[socket.localAddress] = socket
         if primary == nil { primary = socket }
         try loop.watchReadable(socket.descriptor) { [unowned self] in readable(socket) }
+        if reportsUnreachable {
+            try socket.enableErrorReports()
+            loop.watchErrors(socket.descriptor) { [unowned self] in
+                socket.readErrors { remote, code in
+                    if code == ECONNREFUSED { endpoint.peerUnreachable(remote, now: .now()) }
+                }
+            }
+        }
         return socket.localAddress
     }
 

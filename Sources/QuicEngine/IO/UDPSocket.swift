@@ -85,6 +85,24 @@ final class UDPSocket {
         return Int(count)
     }
 
+    /// Turns on the error queue (IP_RECVERR): the kernel then keeps the ICMP errors (port
+    /// unreachable, ...) that packets this socket sent caused, with their destination.
+    func enableErrorReports() throws {
+        _ = try systemCall("setsockopt IP_RECVERR") { cquic_enable_socket_errors(descriptor, localAddress.isIPv6 ? 1 : 0) }
+    }
+
+    /// Takes every queued error; `body` gets the destination of the packet that caused it and
+    /// the error (ECONNREFUSED: nobody listens on that port), for errors an ICMP message reported.
+    func readErrors(_ body: (SocketAddress, Int32) -> Void) {
+        var peer = sockaddr_storage()
+        var code: Int32 = 0
+        var fromICMP: Int32 = 0
+        while cquic_read_socket_error(descriptor, &peer, &code, &fromICMP) == 1 {
+            guard fromICMP != 0, let remote = SocketAddress(storage: peer) else { continue }
+            body(remote, code)
+        }
+    }
+
     /// Sends prepared messages; returns how many the kernel took (fewer when its buffer is full).
     func send(_ messages: UnsafeMutablePointer<cquic_mmsghdr>, count: Int) throws -> Int {
         do {

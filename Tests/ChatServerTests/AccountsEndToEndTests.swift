@@ -142,7 +142,8 @@ struct AccountsEndToEndTests {
     }
 
     /// --accounts-only: a guest gets account-required and the connection stays open; a logged-in join is welcomed.
-    @Test(.standaloneOnly("restarts the server on the same --db")) func accountsOnly() async throws {
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func accountsOnly() async throws {
         let identity = try TestIdentity(name: "alice")
         defer { identity.remove() }
         let database = temporaryDatabasePath()
@@ -165,7 +166,8 @@ struct AccountsEndToEndTests {
 
     /// With --db and kill -9: accounts, certificates, the room's owner, topic, mode, invite and ban, and a server ban all hold after a
     /// restart; of topics changed in a burst, the one last answered before the kill (or a later one) is the room's.
-    @Test(.standaloneOnly("kills the server and restarts it on the same --db")) func everythingSurvivesKillNine() async throws {
+    @Test(.standaloneOnly("kills the server and restarts it on the same --db"))
+    func everythingSurvivesKillNine() async throws {
         let identity = try TestIdentity(name: "owner")
         defer { identity.remove() }
         let database = temporaryDatabasePath()
@@ -220,7 +222,8 @@ struct AccountsEndToEndTests {
     }
 
     /// A room ban given on the operator console survives a restart; the console's op makes an operator.
-    @Test(.standaloneOnly("restarts the server on the same --db")) func consoleBanAndOpSurviveRestart() async throws {
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func consoleBanAndOpSurviveRestart() async throws {
         let database = temporaryDatabasePath()
         defer { removeDatabase(database) }
         try await onDedicatedThread { () throws in

@@ -72,10 +72,13 @@ struct ClusterFaultTests {
             outcome.steps.append("answered while down \(outcome.ok)")
             alice.send(ChatMessage(type: "join", room: "elsewhere", id: "J-1"))
             bob.send(ChatMessage(type: "part", room: "lobby", id: "P-1"))
-            outcome.ok = outcome.ok && world.run { world.has(alice, type: "error") { $0.id == "J-1" } && world.has(bob, type: "error") { $0.id == "P-1" } }
+            outcome.ok = outcome.ok && world.run {
+                world.has(alice, type: "error") { $0.id == "J-1" } && world.has(bob, type: "error") { $0.id == "P-1" }
+            }
             outcome.joinAnswer = world.messages(alice, type: "error").first { $0.id == "J-1" }
             outcome.partAnswer = world.messages(bob, type: "error").first { $0.id == "P-1" }
-            for (id, answer) in answers(world, alice) + answers(world, bob) where outcome.ackedBeforeKill[id] == nil && answer.type == "error" {
+            for (id, answer) in answers(world, alice) + answers(world, bob)
+            where outcome.ackedBeforeKill[id] == nil && answer.type == "error" {
                 outcome.downAnswers[id] = answer.code ?? "?"
             }
             outcome.closedWhileDown = [world.closeCode(alice), world.closeCode(bob)]

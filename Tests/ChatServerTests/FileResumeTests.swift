@@ -83,7 +83,8 @@ struct FileResumeTests {
     }
 
     /// The server stops mid-upload and starts again on the same `--db`: the upload resumes there.
-    @Test(.standaloneOnly("restarts the server on the same --db")) func resumeAfterAServerRestart() async throws {
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func resumeAfterAServerRestart() async throws {
         let database = temporaryDatabasePath()
         let peer = ChatSession.randomPeerID()
         let first = try ChatServerProcess(["--db", database])

@@ -256,7 +256,8 @@ extension AccountsEndToEndTests {
     /// TLS session resumption never carries one identity's login to another connection of the same pool: a connection
     /// without a certificate, after one with a bound certificate, is a guest; the identity's own next connection resumes and
     /// is still logged in.
-    @Test func resumptionKeepsIdentitiesApart() async throws {
+    @Test(.standaloneOnly("resumes a TLS session: tickets are kept per server, and the next connection goes to another node"))
+    func resumptionKeepsIdentitiesApart() async throws {
         let identity = try TestIdentity(name: "alice")
         defer { identity.remove() }
         let outcome = try await scenario { world, server in

@@ -14,7 +14,7 @@ DESTDIR ?=
 PRODUCTS ?=
 DEBDIR ?= .build/deb
 
-.PHONY: deps build build-debug install deb test test-cluster test-sanitize test-asan test-tsan certs run run-cluster demo bench bench-irc bench-aioquic fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug install deb test test-cluster test-sanitize test-asan test-tsan certs run run-cluster demo bench bench-irc bench-aioquic bench-cluster fuzz fuzz-smoke clean interop-venv
 
 # Debian packages, then the pinned aioquic in .build/interop-venv (the interop tests, the aioquic
 # load driver of `make bench-aioquic` and its test).
@@ -93,6 +93,7 @@ bench: build certs
 	scripts/bench-irc.sh
 	scripts/bench-aioquic.sh
 	scripts/bench-accounts.sh
+	scripts/bench-cluster.sh
 
 # chat-server against InspIRCd side by side (installs Debian's inspircd when missing; see
 # docs/PERFORMANCE.md).
@@ -103,6 +104,11 @@ bench-irc: build
 # chat-bot load on the same cells (the aioquic venv is .build/interop-venv; see docs/PERFORMANCE.md).
 bench-aioquic: build
 	scripts/bench-aioquic.sh
+
+# What several nodes on Redis cost: server CPU per delivery alone, as one node and as three nodes,
+# Redis's CPU per message, latency (docs/PERFORMANCE.md, "Several nodes on Redis").
+bench-cluster: build
+	scripts/bench-cluster.sh
 
 # libFuzzer targets (docs/FUZZING.md): each fuzzes FUZZ_SECONDS, the corpus grows in .build/fuzz/corpus.
 fuzz:

@@ -208,4 +208,21 @@ struct ClusterNodesTests {
             #expect(try RedisServerProcess.run(port: master, ["XLEN", "{room:\(room)}:events"]) != "0")
         }
     }
+
+    /// A node's metrics page has the cluster's families, counting what the conversation did: the
+    /// node ready, Redis connected, room events appended and delivered, a room followed.
+    @Test func metricsCountTheClusterWork() throws {
+        let nodes = try Nodes(2, extra: ["--metrics", "127.0.0.1:0", "--metrics-cache", "0"])
+        let talker = try Self.bot("bot alice {\n    say one\n    say two\n    wait 300ms\n}\n", port: nodes.port(0)).finish(timeout: 30)
+        #expect(talker.status == 0, "\(talker.errors)")
+        let metricsPort = try #require(nodes.servers[0].metricsPort)
+        let page = try #require(HTTPProbe.get(port: metricsPort, until: 200))
+        let metrics = ScrapedMetrics(page.body)
+        #expect(metrics["qchat_cluster_ready"] == 1 && metrics["qchat_cluster_redis_connected"] == 1)
+        // joined, two msgs and the left: four events stored and delivered back.
+        #expect(metrics["qchat_cluster_appends_total{outcome=\"stored\"}"] == 4, "\(page.body.prefix(4000))")
+        #expect(metrics["qchat_cluster_events_delivered_total"].map { $0 >= 3 } == true)
+        #expect(metrics["qchat_cluster_append_duration_seconds_count"] == 4)
+        #expect(metrics["qchat_cluster_appends_total{outcome=\"failed\"}"] == 0)
+    }
 }

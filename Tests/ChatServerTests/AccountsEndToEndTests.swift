@@ -15,13 +15,14 @@ struct AccountsEndToEndTests {
         world.messages(session, type: type).first(where: predicate)
     }
 
-    /// Connects with an identity (and a hello password) and waits for the welcome or an error.
+    /// Connects with an identity (and a hello password) and waits for its own `joined` (after the
+    /// welcome: on a node of several, once the join is stored) or an error.
     @discardableResult
     static func connect(_ world: ChatTestWorld, _ nick: String, identity: TestIdentity? = nil, password: String? = nil,
                         room: String = "lobby") throws -> ChatSession {
         let session = try world.connect(nick, room: room) { configuration in identity?.apply(to: &configuration) }
         session.helloPassword = password
-        world.run { world.has(session, type: "welcome") || world.has(session, type: "error") || world.closes[session.connection.id] != nil }
+        world.run { world.joined(session, room: room) || world.has(session, type: "error") || world.closes[session.connection.id] != nil }
         return session
     }
 
@@ -51,7 +52,7 @@ struct AccountsEndToEndTests {
         #expect(outcome.0?.text == "registered")
         #expect(outcome.1?.sender == "alice")
         #expect(outcome.1?.account == "alice")
-        #expect(outcome.1?.features == ["accounts", "moderation", "files"])
+        #expect(outcome.1?.features == ClusterMode.welcomeFeatures(["accounts", "moderation", "files"]))
     }
 
     /// A guest asking for a registered nick is nick_2; the owner logs in with the password at hello.
@@ -141,7 +142,8 @@ struct AccountsEndToEndTests {
     }
 
     /// --accounts-only: a guest gets account-required and the connection stays open; a logged-in join is welcomed.
-    @Test func accountsOnly() async throws {
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func accountsOnly() async throws {
         let identity = try TestIdentity(name: "alice")
         defer { identity.remove() }
         let database = temporaryDatabasePath()
@@ -164,7 +166,8 @@ struct AccountsEndToEndTests {
 
     /// With --db and kill -9: accounts, certificates, the room's owner, topic, mode, invite and ban, and a server ban all hold after a
     /// restart; of topics changed in a burst, the one last answered before the kill (or a later one) is the room's.
-    @Test func everythingSurvivesKillNine() async throws {
+    @Test(.standaloneOnly("kills the server and restarts it on the same --db"))
+    func everythingSurvivesKillNine() async throws {
         let identity = try TestIdentity(name: "owner")
         defer { identity.remove() }
         let database = temporaryDatabasePath()
@@ -219,7 +222,8 @@ struct AccountsEndToEndTests {
     }
 
     /// A room ban given on the operator console survives a restart; the console's op makes an operator.
-    @Test func consoleBanAndOpSurviveRestart() async throws {
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func consoleBanAndOpSurviveRestart() async throws {
         let database = temporaryDatabasePath()
         defer { removeDatabase(database) }
         try await onDedicatedThread { () throws in
@@ -252,7 +256,8 @@ extension AccountsEndToEndTests {
     /// TLS session resumption never carries one identity's login to another connection of the same pool: a connection
     /// without a certificate, after one with a bound certificate, is a guest; the identity's own next connection resumes and
     /// is still logged in.
-    @Test func resumptionKeepsIdentitiesApart() async throws {
+    @Test(.standaloneOnly("resumes a TLS session: tickets are kept per server, and the next connection goes to another node"))
+    func resumptionKeepsIdentitiesApart() async throws {
         let identity = try TestIdentity(name: "alice")
         defer { identity.remove() }
         let outcome = try await scenario { world, server in

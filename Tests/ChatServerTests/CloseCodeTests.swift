@@ -165,7 +165,8 @@ struct CloseCodeTests {
     }
 
     /// SIGTERM closes every client with SHUTDOWN and the process exits with status 0.
-    @Test func shutdownClosesEveryClientAndExitsZero() async throws {
+    @Test(.standaloneOnly("SIGTERM stops one process, which closes its own clients only"))
+    func shutdownClosesEveryClientAndExitsZero() async throws {
         let result = try await scenario { world, server -> (ok: Bool, codes: [UInt64?], status: Int32) in
             let sessions = [try world.connect("alice"), try world.connect("bob"), try world.connect("carol", room: "red")]
             var ok = world.run { sessions.allSatisfy { world.has($0, type: "roster") } }

@@ -7,7 +7,8 @@ import Testing
 /// the kernel. Measured in a real chat-server with real clients, through its `stats` command.
 @Suite("Connection memory pages")
 struct IdleMemoryTests {
-    @Test func idleConnectionsKeepMostOfTheirPagesUnbackedAndGiveThemBackWhenTheyClose() throws {
+    @Test(.standaloneOnly("counts the first node's connections and pages against the whole load, which is spread over the nodes"))
+    func idleConnectionsKeepMostOfTheirPagesUnbackedAndGiveThemBackWhenTheyClose() throws {
         let server = try ChatServerProcess()
         defer { server.stop() }
         let clients = 100

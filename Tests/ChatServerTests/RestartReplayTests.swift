@@ -26,7 +26,8 @@ struct RestartReplayTests {
     }
 
     /// After SIGKILL and a restart on the same `--db`: replay with `since` is complete and unique, seq continues, an acked resend keeps its seq.
-    @Test func ackedMessagesSurviveKillAndReplayWithSince() async throws {
+    @Test(.standaloneOnly("kills the server and restarts it on the same --db (ClusterFaultTests restart Redis)"))
+    func ackedMessagesSurviveKillAndReplayWithSince() async throws {
         let database = temporaryDatabasePath()
         defer { removeDatabase(database) }
         let result = try await onDedicatedThread { () throws -> Result in

@@ -8,11 +8,15 @@ public final class BotRun {
     public private(set) var report: [String: Any] = [:]
     public private(set) var text = ""
 
-    /// Starts `chat-bot <command>` against `port`.
+    /// Starts `chat-bot <command>` against `port`; `load` and `script` against every node of a
+    /// cluster (``ChatServerProcess/nodePorts(of:)``), their bots spread round robin.
     public init(_ command: String, port: UInt16, _ arguments: [String]) throws {
         jsonPath = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
+        let nodes = ChatServerProcess.nodePorts(of: port)
+        let servers = nodes.count > 1 && ["load", "script"].contains(command)
+            ? nodes.flatMap { ["--server", "127.0.0.1:\($0)"] } : ["--port", String(port)]
         process = try ChildProcess(BuildPaths.product("chat-bot"),
-                                   [command, "--port", String(port), "--ca", TestCertificates.ca, "--json", jsonPath] + arguments)
+                                   [command] + servers + ["--ca", TestCertificates.ca, "--json", jsonPath] + arguments)
     }
 
     /// Waits for a line of the bot's output (its progress lines go to standard error).

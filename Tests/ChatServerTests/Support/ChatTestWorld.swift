@@ -3,11 +3,15 @@ import ChatProtocol
 import QuicEngine
 import TestSupport
 
-/// Protocol clients on the engine, all on one event loop, talking to a real server process.
-/// Everything here runs on the loop's dedicated thread.
+/// Protocol clients on the engine, all on one event loop, talking to a real server process, or
+/// to the nodes of a cluster (``ClusterMode``): then each new connection goes to the next node in
+/// turn. Everything here runs on the loop's dedicated thread.
 final class ChatTestWorld {
     let loop: EventLoop
     let pool: ChatSessionPool
+    /// Where connections go, in turn: the server, or every node of its cluster.
+    let servers: [SocketAddress]
+    private var connections = 0
     private(set) var inbox: [UInt64: [(message: ChatMessage, channel: ChatSession.Channel)]] = [:]
     /// Messages received per connection and type, so conditions over thousands stay cheap.
     private var counts: [UInt64: [String: Int]] = [:]
@@ -26,16 +30,25 @@ final class ChatTestWorld {
         var configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
                                                                          alpn: ["qchat/1"]))
         configuration.keepAliveInterval = .seconds(10)
-        pool = try ChatSessionPool(driver: driver, server: SocketAddress(host: "127.0.0.1", port: port)!, configuration: configuration)
+        servers = ChatServerProcess.nodePorts(of: port).map { SocketAddress(host: "127.0.0.1", port: $0)! }
+        pool = try ChatSessionPool(driver: driver, server: servers[0], configuration: configuration)
     }
 
-    /// Connects a client that joins `room`; `adjust` may change its QUIC configuration.
+    /// The server the next connection goes to: the nodes of a cluster one after another.
+    private func nextServer() -> SocketAddress {
+        defer { connections += 1 }
+        return servers[connections % servers.count]
+    }
+
+    /// Connects a client that joins `room`, to the next node in turn or to node number `node`
+    /// (0 is the first); `adjust` may change its QUIC configuration.
     @discardableResult
     func connect(_ nick: String, room: String = "lobby", peer: String = ChatSession.randomPeerID(), since: Int64? = nil,
-                 adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> ChatSession {
+                 node: Int? = nil, adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> ChatSession {
         var configuration = pool.configuration
         adjust(&configuration)
-        let session = try pool.connect(nick: nick, peer: peer, room: room, since: since, configuration: configuration)
+        let server = node.map { servers[$0] } ?? nextServer()
+        let session = try pool.connect(nick: nick, peer: peer, room: room, since: since, configuration: configuration, to: server)
         let id = session.connection.id
         inbox[id] = []
         session.onMessage = { [unowned self, unowned session] message, channel in
@@ -65,9 +78,9 @@ final class ChatTestWorld {
         return session
     }
 
-    /// Connects a bare client on the same loop; by default with ALPN `qchat/1`, from the pool's
-    /// address or from `host` (another loopback address, such as 127.0.0.2). It sends nothing
-    /// until told (see ``RawChatClient/onConnected``).
+    /// Connects a bare client on the same loop (to the next node in turn, like ``connect``); by
+    /// default with ALPN `qchat/1`, from the pool's address or from `host` (another loopback
+    /// address, such as 127.0.0.2). It sends nothing until told (see ``RawChatClient/onConnected``).
     func connectRaw(alpn: [String] = ["qchat/1"], from host: String? = nil,
                     adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> RawChatClient {
         if !routesRawClients {
@@ -84,7 +97,7 @@ final class ChatTestWorld {
         configuration.tls.alpn = alpn
         adjust(&configuration)
         let local = try host.map { try localAddress($0) } ?? pool.local
-        let connection = try pool.driver.endpoint.connect(to: pool.server, from: local, configuration: configuration, now: .now())
+        let connection = try pool.driver.endpoint.connect(to: nextServer(), from: local, configuration: configuration, now: .now())
         let client = RawChatClient(connection: connection)
         rawClients[connection.id] = client
         return client

@@ -5,7 +5,8 @@ import TestSupport
 
 /// A storm of connection attempts at a fixed rate: every `halfOpenEvery`th attempt sends a real
 /// client's first Initial from a socket of its own and never says another word (a handshake that
-/// never finishes); the others are chat clients that complete the handshake, join and quit.
+/// never finishes); the others are chat clients that complete the handshake, join and quit. The
+/// attempts go to the nodes of a cluster in turn (``ClusterMode``).
 final class ConnectionStorm {
     struct Outcome: Sendable {
         var completed = 0
@@ -17,7 +18,7 @@ final class ConnectionStorm {
 
     private let loop: EventLoop
     private let pool: ChatSessionPool
-    private let port: UInt16
+    private let servers: [SocketAddress]
     private var probes: [UDPProbe] = []
     private var outcome = Outcome()
     /// Chat clients between connect and close, and attempts not yet started.
@@ -25,14 +26,14 @@ final class ConnectionStorm {
     private var attemptsLeft = 0
 
     init(port: UInt16) throws {
-        self.port = port
+        servers = ChatServerProcess.nodePorts(of: port).map { SocketAddress(host: "127.0.0.1", port: $0)! }
         loop = try EventLoop()
         var configuration = QuicConfiguration(tls: QuicTLSConfiguration(trustedCAPath: TestCertificates.ca, serverName: "localhost",
                                                                         alpn: ["qchat/1"]))
         // How long a client waits for a server busy with the storm is a wait like any other.
         configuration.handshakeTimeout = .milliseconds(UInt64(TestTime.scaled(configuration.handshakeTimeout.seconds) * 1000))
         pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
-                                   server: SocketAddress(host: "127.0.0.1", port: port)!, configuration: configuration)
+                                   server: servers[0], configuration: configuration)
     }
 
     /// Runs the storm, giving up after `timeout` seconds (scaled by `TestTime`).
@@ -62,13 +63,13 @@ final class ConnectionStorm {
 
     private func openHalfway() throws {
         let probe = try UDPProbe()
-        probe.send(try GarbageMaker.realInitial(), to: port)
+        probe.send(try GarbageMaker.realInitial(), to: servers[probes.count % servers.count].port)
         probes.append(probe)
         outcome.halfOpenPorts.append(probe.localPort)
     }
 
     private func connect(_ index: Int) throws {
-        let session = try pool.connect(nick: "storm\(index)", room: "storm")
+        let session = try pool.connect(nick: "storm\(index)", room: "storm", to: servers[index % servers.count])
         pending += 1
         var joined = false
         session.onMessage = { [unowned self, unowned session] message, _ in

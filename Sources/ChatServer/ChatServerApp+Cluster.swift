@@ -13,12 +13,20 @@ extension ChatServerApp {
         state.peerDigest = { ClusterLink.digest(ofPeer: $0) }
         link.start()
         tickCluster()
+        loop.schedule(at: .now() + .seconds(60)) { [weak self] in self?.expireSharedPartials() }
     }
 
     /// The core's clock for what waits in it (rooms left behind by devices that moved).
     private func tickCluster() {
         perform(state.tick(now: unixMilliseconds()))
         loop.schedule(at: .now() + .seconds(1)) { [weak self] in self?.tickCluster() }
+    }
+
+    /// Interrupted uploads not resumed within the hour, by any node, lose their bytes (PROTOCOL.md
+    /// section 9: kept at least an hour); checked every ten minutes.
+    func expireSharedPartials() {
+        cluster?.expirePartials(olderThan: .milliseconds(UInt64(options.core.partialUploadMilliseconds)))
+        loop.schedule(at: .now() + .seconds(600)) { [weak self] in self?.expireSharedPartials() }
     }
 
     func performClusterAction(_ action: ServerAction) {
@@ -35,6 +43,7 @@ extension ChatServerApp {
         case .writePolicy(let change): cluster.writePolicy(change)
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
         case .loadFiles(let token, let query): cluster.loadFiles(token, query)
+        case .writePartialUploads(let writes): cluster.writePartials(writes)
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
@@ -75,6 +84,8 @@ extension ChatServerApp {
             state.accountChangesMissed()
         case .filesLoaded(let token, let loaded):
             perform(state.filesLoaded(token, loaded, now: now))
+        case .partialsExpired(let keys):
+            for key in keys { fileWorker.discard(.partial(key)) }
         case .fileRecordStored(let token, let outcome):
             perform(state.fileRecordStored(token, outcome, now: now))
         case .typing(let room, let payload):

@@ -48,9 +48,9 @@ final class ChatServerApp {
         let timedHistory = TimedHistoryStore(history, metrics: metrics)
         // File records beside the history: in its SQLite file (a room file's record and event in
         // one transaction), or in memory through the same timed store.
-        let localFiles = history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
-        // A node of several keeps file records in Redis (its interrupted uploads stay its own).
-        let files: any FileCatalog = options.cluster != nil ? SharedFileCatalog(local: localFiles) : localFiles
+        // A node of several keeps file records and interrupted uploads in Redis.
+        let files: any FileCatalog = options.cluster != nil ? SharedFileCatalog()
+            : history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
         state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
                                     roomLog: options.cluster == nil ? .local : .shared)
         let certificate = try ServerCertificate.prepare(options)

@@ -56,6 +56,8 @@ final class ClusterLink {
         case accountChangesMissed
         case typing(room: String, [UInt8])
         case filesLoaded(UInt64, LoadedFiles?)
+        /// Interrupted uploads expired in the store: their bytes go from the shared folder.
+        case partialsExpired([String])
         case fileRecordStored(UInt64, FileRecordOutcome)
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)

@@ -240,8 +240,25 @@ extension ChatServerState {
     /// Time passes (the glue calls this every second with a shared store): rooms left behind by
     /// devices that moved get their `left`.
     public func tick(now: Int64) -> [ServerAction] {
-        guard let first = replacedLeftovers.first, first.deadline <= now else { return [] }
         var out: [ServerAction] = []
+        leaveRoomsOfReplacedDevices(now: now, into: &out)
+        refreshReceivingUploads(now: now, into: &out)
+        return out
+    }
+
+    /// An upload still arriving keeps its interrupted-upload record young in the store: another
+    /// node's expiry (``ClusterLink/expirePartials``) cannot know it is being received.
+    private func refreshReceivingUploads(now: Int64, into out: inout [ServerAction]) {
+        guard files is SharedFileCatalog else { return }
+        let refreshAfter = configuration.partialUploadMilliseconds / 4
+        for (key, upload) in activeUploads where now - upload.partial.updated >= refreshAfter {
+            activeUploads[key]?.partial.updated = now
+            try? files.savePartial(activeUploads[key]!.partial)
+        }
+        writeSharedPartials(into: &out)
+    }
+
+    private func leaveRoomsOfReplacedDevices(now: Int64, into out: inout [ServerAction]) {
         while let leftover = replacedLeftovers.first, leftover.deadline <= now {
             replacedLeftovers.removeFirst()
             let key = ChatValidation.nickKey(leftover.nick)
@@ -250,7 +267,6 @@ extension ChatServerState {
                                purpose: .notice, membership: .removeIfHeld([key], by: .thisNode(peer: leftover.peer)))
             }, now: now, into: &out)
         }
-        return out
     }
 
     /// The client is told `unavailable` and stays waiting for its hello.

@@ -39,7 +39,15 @@ extension ChatServerState {
         } else {
             handleUploadHeader(message, on: key, from: session, now: now, into: &out)
         }
+        writeSharedPartials(into: &out)
         return out
+    }
+
+    /// Interrupted-upload records the last step changed, for the shared store.
+    func writeSharedPartials(into out: inout [ServerAction]) {
+        guard let catalog = files as? SharedFileCatalog else { return }
+        let writes = catalog.takeWrites()
+        if !writes.isEmpty { out.append(.writePartialUploads(writes)) }
     }
 
     /// The outcome of ``ServerAction/storeFileRecord(_:_:maxBytes:)``.

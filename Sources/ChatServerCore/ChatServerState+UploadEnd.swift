@@ -7,6 +7,12 @@ extension ChatServerState {
     /// one for each, also when the connection went away (`.interrupted`). A report on a stream
     /// the core no longer tracks (the upload was abandoned) does nothing.
     public func uploadEnded(_ key: FileStreamKey, _ outcome: UploadOutcome, now: Int64) -> [ServerAction] {
+        var out = uploadEndedActions(key, outcome, now: now)
+        writeSharedPartials(into: &out)
+        return out
+    }
+
+    private func uploadEndedActions(_ key: FileStreamKey, _ outcome: UploadOutcome, now: Int64) -> [ServerAction] {
         guard let upload = activeUploads.removeValue(forKey: key) else { return [] }
         var out: [ServerAction] = []
         let partial = upload.partial

@@ -80,6 +80,8 @@ public enum ServerAction: Sendable {
     /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
     /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)
+    /// With a shared store: write interrupted-upload records (behind: nobody waits for them).
+    case writePartialUploads([PartialUploadWrite])
     /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
     /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
     case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)

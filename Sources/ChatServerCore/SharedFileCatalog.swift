@@ -1,21 +1,28 @@
 import ChatProtocol
 
-/// With a shared store (`--cluster`): file records live in Redis, so a file shared through one
-/// node can be downloaded through any (the bytes in a `--files` folder the nodes share). The core
-/// reads what an upload or download header needs right before handling it (``remember``), so its
-/// synchronous checks answer from memory; a record is stored, and the oldest evicted, by an
-/// action answered once done. Interrupted uploads stay this node's (`local`): a resume goes to the
-/// node that received the bytes.
+/// With a shared store (`--cluster`): file records and interrupted uploads live in Redis, so a
+/// file shared through one node can be downloaded through any, and an upload interrupted on one
+/// resumes on another (the bytes in a `--files` folder the nodes share). The core reads what an
+/// upload or download header needs right before handling it (``remember``), so its synchronous
+/// checks answer from memory; a record is stored, and the oldest evicted, by an action answered
+/// once done; an interrupted upload's record is written behind (``takeWrites``: losing one only
+/// makes its resume start from 0) and expired by the glue.
 public final class SharedFileCatalog: FileCatalog {
-    /// This node's partial uploads (in its `--db` file, or in memory).
-    let local: any FileCatalog
     private var records: [String: StoredFile] = [:]
     /// `PEER\nID` → the file of that upload (nil: known to have none).
     private var uploads: [String: String?] = [:]
     private var owners: [String: Int64] = [:]
+    /// `PEER\nID` → its interrupted upload, if any; bytes of interrupted uploads per owner.
+    private var partialsByUpload: [String: PartialUpload?] = [:]
+    private var partialOwners: [String: Int64] = [:]
+    /// Interrupted-upload records to write, in order.
+    private var writes: [PartialUploadWrite] = []
 
-    public init(local: any FileCatalog) {
-        self.local = local
+    public init() {}
+
+    func takeWrites() -> [PartialUploadWrite] {
+        defer { writes = [] }
+        return writes
     }
 
     /// What a load from the store found, kept for the request about to be handled.
@@ -24,6 +31,8 @@ public final class SharedFileCatalog: FileCatalog {
         for id in loaded.missingFiles { records[id] = nil }
         for (upload, file) in loaded.uploads { uploads[upload] = file }
         for (owner, bytes) in loaded.ownedBytes { owners[owner] = bytes }
+        for (upload, partial) in loaded.partials { partialsByUpload[upload] = partial }
+        for (owner, bytes) in loaded.partialBytes { partialOwners[owner] = bytes }
     }
 
     /// Forgets what the last request needed: the next one reads again (other nodes change it).
@@ -31,6 +40,8 @@ public final class SharedFileCatalog: FileCatalog {
         records = [:]
         uploads = [:]
         owners = [:]
+        partialsByUpload = [:]
+        partialOwners = [:]
     }
 
     public static func uploadKey(peer: String, id: String) -> String { peer + "\n" + id }
@@ -58,12 +69,22 @@ public final class SharedFileCatalog: FileCatalog {
     public func oldestFile() throws -> StoredFile? { throw Self.notLoaded }
     public func removeFile(id: String) throws -> Bool { throw Self.notLoaded }
 
-    public func savePartial(_ partial: PartialUpload) throws { try local.savePartial(partial) }
-    public func partial(peer: String, id: String) throws -> PartialUpload? { try local.partial(peer: peer, id: id) }
-    public func removePartial(key: String) throws { try local.removePartial(key: key) }
-    public func partials(updatedBefore ts: Int64) throws -> [PartialUpload] { try local.partials(updatedBefore: ts) }
+    public func savePartial(_ partial: PartialUpload) throws { writes.append(.save(partial)) }
+
+    public func partial(peer: String, id: String) throws -> PartialUpload? {
+        guard let known = partialsByUpload[Self.uploadKey(peer: peer, id: id)] else { throw Self.notLoaded }
+        return known
+    }
+
+    public func removePartial(key: String) throws { writes.append(.remove(key: key)) }
+
+    /// The glue expires interrupted uploads in the store itself.
+    public func partials(updatedBefore ts: Int64) throws -> [PartialUpload] { [] }
+
     public func partialBytes(owner: String?, exceptKey: String?) throws -> Int64 {
-        try local.partialBytes(owner: owner, exceptKey: exceptKey)
+        guard let owner, let bytes = partialOwners[owner] else { throw Self.notLoaded }
+        let excepted = partialsByUpload.values.compactMap { $0 }.first { $0.key == exceptKey && $0.owner == owner }
+        return bytes - (excepted?.size ?? 0)
     }
 }
 
@@ -75,19 +96,31 @@ public struct LoadedFiles: Sendable, Equatable {
     /// Uploads asked for (``SharedFileCatalog/uploadKey(peer:id:)``) → the file they made, or nil.
     public var uploads: [String: String?] = [:]
     public var ownedBytes: [String: Int64] = [:]
+    /// Uploads asked for → their interrupted upload, or nil; bytes of interrupted uploads per owner.
+    public var partials: [String: PartialUpload?] = [:]
+    public var partialBytes: [String: Int64] = [:]
 
-    public init(files: [StoredFile] = [], missingFiles: [String] = [], uploads: [String: String?] = [:], ownedBytes: [String: Int64] = [:]) {
+    public init(files: [StoredFile] = [], missingFiles: [String] = [], uploads: [String: String?] = [:], ownedBytes: [String: Int64] = [:],
+                partials: [String: PartialUpload?] = [:], partialBytes: [String: Int64] = [:]) {
         self.files = files
         self.missingFiles = missingFiles
         self.uploads = uploads
         self.ownedBytes = ownedBytes
+        self.partials = partials
+        self.partialBytes = partialBytes
     }
+}
+
+/// A change of an interrupted upload's record in the shared store.
+public enum PartialUploadWrite: Sendable, Equatable {
+    case save(PartialUpload)
+    case remove(key: String)
 }
 
 /// What a read of file records asks for.
 public struct FileQuery: Sendable, Equatable {
     public var files: [String] = []
-    /// (peer, upload id) pairs.
+    /// (peer, upload id) pairs: their stored file and their interrupted upload.
     public var uploads: [(peer: String, id: String)] = []
     public var owners: [String] = []
 

@@ -1,3 +1,4 @@
+import ChatClientKit
 import Foundation
 import TestSupport
 import Testing
@@ -112,6 +113,24 @@ struct ClusterNodesTests {
         let saved = try FileManager.default.contentsOfDirectory(atPath: folder)
         let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + (saved.first ?? ""))[.size] as? Int) ?? 0
         #expect(saved.count == 1 && size == 3 << 20, "\(saved)")
+    }
+
+    /// An upload interrupted through one node resumes through the other from the bytes held (the
+    /// interrupted upload's record lives in Redis, its bytes in the shared files folder).
+    @Test func uploadInterruptedOnOneNodeResumesOnAnother() async throws {
+        let nodes = try Nodes(2)
+        let (first, second) = (nodes.port(0), nodes.port(1))
+        let outcome = try await onDedicatedThread { () -> FileResumeTests.Outcome in
+            var outcome = FileResumeTests.Outcome()
+            let peer = ChatSession.randomPeerID()
+            let before = try ChatTestWorld(port: first)
+            let alice = try FileResumeTests.sendHalf(before, peer: peer)
+            alice.connection.close(applicationCode: 0, reason: "gone")
+            _ = before.run(seconds: 10) { alice.closeReason != nil }
+            try FileResumeTests.resume(ChatTestWorld(port: second), peer: peer, into: &outcome)
+            return outcome
+        }
+        FileResumeTests.check(outcome)
     }
 
     /// kill -9 of a node mid-conversation: within 10 s (PROTOCOL.md section 10) the members of the

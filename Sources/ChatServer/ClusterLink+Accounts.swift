@@ -7,9 +7,28 @@ import RedisClient
 /// Accounts in Redis: `{account:KEY}` is a hash (`name`, `hash` when it has a password,
 /// `created`), `{account:KEY}:certs` the set of its certificates' fingerprints (one slot per
 /// account). A change is published on `{accounts}:changes` (the account's key): every other node
-/// forgets what it had read of it.
+/// forgets what it had read of it. A wrong password is published on `{accounts}:login-failures`
+/// (`NODE ACCOUNT-KEY ADDRESS`, the key `-` for a name that is no account): every node counts it,
+/// so the limit of PROTOCOL.md section 7 holds across nodes.
 extension ClusterLink {
     static let accountChangesChannel = "{accounts}:changes"
+    static let loginFailuresChannel = "{accounts}:login-failures"
+
+    var loginFailuresSubscription: RedisSubscription {
+        RedisSubscription(client.isCluster ? .shard : .channel, Self.loginFailuresChannel)
+    }
+
+    func publishLoginFailure(account: String?, address: String) {
+        let channel = Self.loginFailuresChannel
+        client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, "\(options.node) \(account ?? "-") \(address)"),
+                    key: channel) { _ in }
+    }
+
+    func receivedLoginFailure(_ payload: [UInt8]) {
+        let parts = String(decoding: payload, as: UTF8.self).split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] != options.node else { return }
+        report(.loginFailed(account: parts[1] == "-" ? nil : String(parts[1]), address: String(parts[2])))
+    }
 
     static func accountKey(_ name: String) -> String { "{account:\(ChatValidation.nickKey(name))}" }
     static func certificatesKey(_ name: String) -> String { accountKey(name) + ":certs" }

@@ -108,8 +108,11 @@ extension ClusterLink {
             switch RoomEventLog.storeResult(result) {
             case .failure(let error): report(.nickLookedUp(token, .failed("\(error)")))
             case .success(let reply):
-                let holder = reply.text.flatMap { $0.split(separator: "/").first.map(String.init) }
-                report(.nickLookedUp(token, .answered(holder.map { NickHolder(node: $0, isThisNode: $0 == options.node) })))
+                // The lease is `NODE/DIGEST`.
+                let holder = reply.text.map { $0.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
+                report(.nickLookedUp(token, .answered(holder.map { parts in
+                    NickHolder(node: parts[0], isThisNode: parts[0] == options.node, device: parts.count == 2 ? parts[1] : nil)
+                })))
             }
         }
     }

@@ -21,6 +21,9 @@ extension ClusterLink {
         case .kick(let nick, let reason, let by):
             kind = "kick/\(nick)"
             payload = Array("\(by)\n\(reason)".utf8)
+        case .invite(let nick, let device, let body):
+            kind = "invite/\(nick)"
+            payload = Array("\(device)\n".utf8) + body
         }
         inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
             guard let self, let token else { return }
@@ -46,6 +49,10 @@ extension ClusterLink {
             let text = String(decoding: event.payload, as: UTF8.self)
             let by = text.prefix { $0 != "\n" }
             report(.nodeMessage(.kick(nick: String(parts[1]), reason: String(text.dropFirst(by.count + 1)), by: String(by))))
+        case "invite":
+            guard let newline = event.payload.firstIndex(of: UInt8(ascii: "\n")) else { return }
+            report(.nodeMessage(.invite(nick: String(parts[1]), device: String(decoding: event.payload[..<newline], as: UTF8.self),
+                                        payload: Array(event.payload[(newline + 1)...]))))
         default:
             logger(.warning, "unknown inbox message", ["kind": String(parts[0].prefix(32))])
         }

@@ -54,6 +54,8 @@ final class ClusterLink {
         case accountChanged(String)
         /// Account changes may have been missed: every account must be read again.
         case accountChangesMissed
+        /// Another node counted a wrong password for the account (a key) or from the address.
+        case loginFailed(account: String?, address: String)
         case typing(room: String, [UInt8])
         case filesLoaded(UInt64, LoadedFiles?)
         /// Interrupted uploads expired in the store: their bytes go from the shared folder.
@@ -98,6 +100,7 @@ final class ClusterLink {
         client.subscribe(presenceSubscription)
         client.subscribe(serverSubscription)
         client.subscribe(accountChangesSubscription)
+        client.subscribe(loginFailuresSubscription)
         feed.follow(inboxRoom)
         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
@@ -128,6 +131,8 @@ final class ClusterLink {
             if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
+        case .subscriber(.message(let push)) where push.subscription == loginFailuresSubscription:
+            receivedLoginFailure(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
             report(.accountChangesMissed)
         case .subscriber, .subscriptionsInterrupted:
@@ -149,7 +154,8 @@ final class ClusterLink {
 
     func append(_ append: RoomEventAppend) {
         guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
-        let meta = Array("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")".utf8)
+        let meta = Array(("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")"
+                          + (append.memberStatus.map { "/" + $0.rawValue } ?? "")).utf8)
         // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
         let dedupe = append.dedupe.map { key in
             let peer = key.prefix { $0 != ":" }
@@ -218,13 +224,17 @@ final class ClusterLink {
     }
 
     /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
-    /// client only when this node's connection made it.
+    /// client only when this node's connection made it, and `/STATUS` after it for a member a
+    /// `joined` or `nick` adds who is not `online`.
     func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
-        let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else { return nil }
+        let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 3 || parts.count == 4, let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else {
+            return nil
+        }
         var origin: ClientID?
         if parts[1].elementsEqual(options.node.utf8) { origin = ClientID(String(decoding: parts[2], as: UTF8.self)) }
-        return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload)
+        let status = parts.count == 4 ? PresenceStatus(rawValue: String(decoding: parts[3], as: UTF8.self)) : nil
+        return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload, memberStatus: status)
     }
 
     private func receivedTyping(_ push: RedisPush) {

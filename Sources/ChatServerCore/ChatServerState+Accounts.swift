@@ -75,7 +75,7 @@ extension ChatServerState {
         guard let account = lookup.account else {
             // Counted for the address: guessing names is guessing too.
             let locked = loginFailures.isLocked(account: nil, address: session.address, now: now)
-            if !locked { loginFailures.recordFailure(account: nil, address: session.address, now: now) }
+            if !locked { recordLoginFailure(account: nil, address: session.address, now: now, into: &out) }
             sendError(.badLogin, locked ? "too many wrong passwords lately; wait a minute" : "wrong account name or password",
                       id: request.id, to: session, into: &out)
             return

@@ -104,7 +104,7 @@ extension ChatServerState {
                 out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageSent, .serverKick:
+        case .helloPeer, .directMessage, .directMessageSent, .serverKick, .invite:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }
         return out
@@ -132,6 +132,9 @@ extension ChatServerState {
         let pending = pendingIdentities.removeValue(forKey: token)
         if case .serverKick(let nick, let reason, let by, let requester)? = pending {
             return remoteKickLookedUp(nick: nick, reason: reason, by: by, requester: requester, outcome, now: now)
+        }
+        if case .invite(let client, let request)? = pending {
+            return remoteInviteeLookedUp(request, from: client, outcome, now: now)
         }
         guard case .directMessage(let client, let request, let text)? = pending else {
             return [.log(.warning, "unknown nick lookup", ["token": String(token)])]
@@ -180,6 +183,12 @@ extension ChatServerState {
             }
             delivered.to = recipient.nick
             sendChat(delivered, to: recipient, into: &out)
+        case .invite(let nick, let device, let payload):
+            guard let invited = activeSession(forNick: nick), peerDigest(invited.peer) == device,
+                  let notice = try? ChatMessage.decode(payload), notice.type == MessageType.invite.rawValue else {
+                return [.log(.info, "invite for a user no longer here", [:])]
+            }
+            sendChat(notice, to: invited, into: &out)
         case .replace(let client, let peer):
             guard let session = clients[client], session.phase == .active, session.peer == peer.uppercased() else { return [] }
             replacedElsewhere(session, now: now, into: &out)
@@ -212,6 +221,36 @@ extension ChatServerState {
             sendChat(ChatMessage(type: MessageType.kicked.rawValue, text: reason, sender: asker.nick, ts: now, to: nick), to: asker, into: &out)
         }
         out.append(.log(.info, "kick sent to another node", ["node": holder.node]))
+        return out
+    }
+
+    /// An `invite` of a nick that is neither here nor in a room here: a guest of another node is
+    /// found by its nick's lease, invited by device and told through its node's inbox.
+    func beginRemoteInvite(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
+        let token = nextIdentityToken(.invite(session.id, request: request))
+        out.append(.lookUpNick(token, nick: request.to ?? ""))
+    }
+
+    private func remoteInviteeLookedUp(_ request: ChatMessage, from client: ClientID, _ outcome: ClaimOutcome<NickHolder?>,
+                                       now: Int64) -> [ServerAction] {
+        guard let session = clients[client], session.phase == .active else { return [] }
+        var out: [ServerAction] = []
+        let nick = request.to ?? ""
+        switch outcome {
+        case .failed:
+            sendError(.unavailable, "the invite could not be checked; try again", id: request.id, room: request.room, to: session,
+                      into: &out)
+        case .answered(let holder?) where !holder.isThisNode && holder.device != nil:
+            guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out) else { return out }
+            let target = ModerationTarget(label: nick, accountName: nil, session: nil, device: holder.device)
+            invite(target, to: room, settings: settings, request: request, from: session, now: now, into: &out)
+            if let device = holder.device {
+                let notice = ChatMessage(.invite, sender: session.nick, room: room, ts: now)
+                out.append(.sendToNode(nil, node: holder.node, .invite(nick: nick, device: device, payload: notice.encodedDatagram())))
+            }
+        case .answered:
+            sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(nick))'", id: request.id, to: session, into: &out)
+        }
         return out
     }
 
@@ -288,10 +327,13 @@ extension ChatServerState {
 public struct NickHolder: Sendable, Equatable {
     public let node: String
     public let isThisNode: Bool
+    /// The digest of the holding device's peer id (``ChatServerState/peerDigest``).
+    public let device: String?
 
-    public init(node: String, isThisNode: Bool) {
+    public init(node: String, isThisNode: Bool, device: String? = nil) {
         self.node = node
         self.isThisNode = isThisNode
+        self.device = device
     }
 }
 

@@ -101,7 +101,13 @@ extension ChatServerState {
     /// until the room is gone from the store; a ban still wins over an invite.
     func handleInvite(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out),
-              let target = moderationTarget(request, from: session, into: &out) else { return }
+              let target = moderationTarget(request, from: session, remoteGuests: true, into: &out) else { return }
+        invite(target, to: room, settings: settings, request: request, from: session, now: now, into: &out)
+    }
+
+    /// Stores the invite (when new) and tells the invited connections of this node and the asker.
+    func invite(_ target: ModerationTarget, to room: String, settings: RoomSettings, request: ChatMessage, from session: ClientSession,
+                now: Int64, into out: inout [ServerAction]) {
         let invitee: Invitee = target.accountKey.map(Invitee.account) ?? target.session.map { .peer($0.peer) }
             ?? .device(target.device ?? "")
         if !settings.invites.contains(invitee) {
@@ -150,7 +156,10 @@ extension ChatServerState {
     }
 
     /// `to` of a request as a connected nick or an account name; nil after `no-such-user`.
-    func moderationTarget(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> ModerationTarget? {
+    /// With `remoteGuests` (an `invite`, with a shared store), a nick found nowhere here is looked
+    /// up in the store (``beginRemoteInvite``): nil then, and no error.
+    func moderationTarget(_ request: ChatMessage, from session: ClientSession, remoteGuests: Bool = false,
+                          into out: inout [ServerAction]) -> ModerationTarget? {
         let name = request.to ?? ""
         if let connected = activeSession(forNick: name) {
             return ModerationTarget(label: connected.account ?? connected.nick, accountName: connected.account, session: connected)
@@ -168,6 +177,10 @@ extension ChatServerState {
         case .unreadable: return nil
         case .found(let account): return ModerationTarget(label: account.name, accountName: account.name, session: nil)
         case .none: break
+        }
+        if remoteGuests, roomLog == .shared, ChatValidation.isValidNick(name) {
+            beginRemoteInvite(request, from: session, into: &out)
+            return nil
         }
         sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(name))'", id: request.id, to: session, into: &out)
         return nil

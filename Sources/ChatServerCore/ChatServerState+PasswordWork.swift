@@ -59,12 +59,27 @@ extension ChatServerState {
             return
         }
         guard let storedHash = account.passwordHash else {
-            loginFailures.recordFailure(account: key, address: session.address, now: now)
+            recordLoginFailure(account: key, address: session.address, now: now, into: &out)
             sendError(.badLogin, "wrong account name or password", id: request.id, to: session, into: &out)
             return
         }
         startPasswordTask(.verify(storedHash: storedHash), password: password, purpose: purpose, request: request,
                           session: session, into: &out)
+    }
+
+    /// Counts a wrong password here and, with a shared store, on every node: the limit holds for
+    /// the account and the address whichever nodes the attempts come through.
+    func recordLoginFailure(account: String?, address: String, now: Int64, into out: inout [ServerAction]) {
+        loginFailures.recordFailure(account: account, address: address, now: now)
+        if roomLog == .shared { out.append(.publishLoginFailure(account: account, address: address)) }
+    }
+
+    /// Another node counted a wrong password (``ServerAction/publishLoginFailure(account:address:)``).
+    public func loginFailedElsewhere(account: String?, address: String, now: Int64) {
+        // What came through the store is checked like anything from outside (the tracked keys are
+        // bounded either way).
+        let account = account.flatMap { ChatValidation.isValidNick($0) ? ChatValidation.nickKey($0) : nil }
+        loginFailures.recordFailure(account: account, address: address.count <= 64 ? address : "", now: now)
     }
 
     /// Hands a task to the glue and makes the connection wait for it. Beyond the queue's bound
@@ -120,7 +135,7 @@ extension ChatServerState {
         case .verified(true):
             return true
         case .verified(false), .hashed:
-            loginFailures.recordFailure(account: ChatValidation.nickKey(account.name), address: session.address, now: now)
+            recordLoginFailure(account: ChatValidation.nickKey(account.name), address: session.address, now: now, into: &out)
             sendError(.badLogin, "wrong account name or password", id: request.id, to: session, into: &out)
             out.append(.log(.info, "bad login", logFields(session, ["account": account.name])))
         case .failed:

@@ -67,12 +67,14 @@ extension ChatServerState {
     func membershipChange(of event: SharedRoomEvent, message: ChatMessage) -> MembershipChange? {
         switch event.kind {
         case .joined:
-            return .add(MemberRecord(nick: message.sender, account: message.account, status: .online, onThisNode: event.origin != nil))
+            return .add(MemberRecord(nick: message.sender, account: message.account, status: event.memberStatus ?? .online,
+                                     onThisNode: event.origin != nil))
         case .left:
             return .remove([ChatValidation.nickKey(message.sender)])
         case .nick:
             return .rename(fromKey: ChatValidation.nickKey(message.sender),
-                           to: MemberRecord(nick: message.text, account: message.account, status: .online, onThisNode: event.origin != nil))
+                           to: MemberRecord(nick: message.text, account: message.account, status: event.memberStatus ?? .online,
+                                            onThisNode: event.origin != nil))
         case .kicked:
             return message.to.map { .remove([ChatValidation.nickKey($0)]) }
         case .banned:

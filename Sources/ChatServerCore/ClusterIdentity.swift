@@ -34,6 +34,9 @@ public enum NodeMessage: Sendable, Equatable {
     /// A server operator kicked `nick` from the server (`kick` without room, or the console):
     /// its node closes it with KICKED after a `kicked` naming `by`.
     case kick(nick: String, reason: String, by: String)
+    /// An `invite` for a guest of that node, `payload` as it gets it; delivered only while `nick`
+    /// is still that device's (`device`: the digest of its peer id).
+    case invite(nick: String, device: String, payload: [UInt8])
 }
 
 /// A connection's hello or rename waiting for the shared store (peer and nick leases).
@@ -49,6 +52,8 @@ enum PendingIdentity {
     /// A server kick of a nick no connection here holds: where it is (`requester`: the operator's
     /// connection, told once it is sent; nil for the console).
     case serverKick(nick: String, reason: String, by: String, requester: ClientID?)
+    /// An `invite` of a nick no connection here holds and no room here knows: where it is.
+    case invite(ClientID, request: ChatMessage)
     /// A `dm` handed to the recipient's node (stamped `ts`: its `ack` says the same).
     case directMessageSent(ClientID, id: String?, ts: Int64)
 }

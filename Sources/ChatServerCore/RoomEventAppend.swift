@@ -20,6 +20,16 @@ public struct RoomEventAppend: Sendable {
     /// The change of the room's settings the event announces (`topic`, `mode`, `op`, `deop`,
     /// `banned`, `unbanned`), stored with it in one step.
     public let policy: PolicyChange?
+
+    /// The status of the member a `joined` or `nick` adds, when not `online`: it travels with the
+    /// event (in its meta), so every node shows a joiner who set `away` before the hello as away
+    /// at once rather than `online` first.
+    public var memberStatus: PresenceStatus? {
+        switch membership {
+        case .add(let record), .rename(_, let record): record.status == .online ? nil : record.status
+        default: nil
+        }
+    }
 }
 
 /// What became of a ``RoomEventAppend``.

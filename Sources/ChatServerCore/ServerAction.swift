@@ -77,6 +77,10 @@ public enum ServerAction: Sendable {
     /// With a shared store: a typing indicator (a datagram's JSON) for the room's members on other
     /// nodes; published, never stored.
     case publishTyping(room: String, SharedPayload)
+    /// With a shared store: a wrong password (or a name that is no account) for `account` (a key)
+    /// from `address`, for the other nodes' counts (``ChatServerState/loginFailedElsewhere``);
+    /// published, never stored.
+    case publishLoginFailure(account: String?, address: String)
     /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
     /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)

@@ -8,12 +8,15 @@ public struct SharedRoomEvent: Sendable, Equatable {
     public let origin: ClientID?
     /// The event as members receive it: a JSON object, no LF.
     public let payload: [UInt8]
+    /// For a `joined` or `nick`: the member's status when not `online` (``RoomEventAppend/memberStatus``).
+    public let memberStatus: PresenceStatus?
 
-    public init(room: String, seq: Int64, kind: StoredEventKind, origin: ClientID?, payload: [UInt8]) {
+    public init(room: String, seq: Int64, kind: StoredEventKind, origin: ClientID?, payload: [UInt8], memberStatus: PresenceStatus? = nil) {
         self.room = room
         self.seq = seq
         self.kind = kind
         self.origin = origin
         self.payload = payload
+        self.memberStatus = memberStatus
     }
 }

@@ -31,6 +31,7 @@ final class SharedLogWorld {
         let node: String
         let origin: ClientID?
         let payload: [UInt8]
+        var memberStatus: PresenceStatus?
     }
 
     enum Step {
@@ -44,6 +45,7 @@ final class SharedLogWorld {
         case accountChanged(node: String, String)
         case password(node: String, ticket: UInt64, PasswordOutcome)
         case typing(node: String, room: String, [UInt8])
+        case loginFailure(node: String, account: String?, address: String)
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
@@ -162,6 +164,8 @@ final class SharedLogWorld {
             nodes[name]!.state.accountChanged(account)
         case .typing(let name, let room, let payload):
             take(nodes[name]!.state.remoteTyping(room: room, payload: payload, now: now), on: name)
+        case .loginFailure(let name, let account, let address):
+            nodes[name]!.state.loginFailedElsewhere(account: account, address: address, now: now)
         case .password(let name, let ticket, let outcome):
             take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
         case .peerClaimed(let name, let token, let previous):
@@ -199,7 +203,7 @@ final class SharedLogWorld {
 
     private func event(_ entry: Entry, room: String, for node: Node) -> SharedRoomEvent {
         SharedRoomEvent(room: room, seq: entry.seq, kind: entry.kind, origin: entry.node == node.name ? entry.origin : nil,
-                        payload: entry.payload)
+                        payload: entry.payload, memberStatus: entry.memberStatus)
     }
 
     /// Actions a test got from the node's core directly (an operator command): as if returned.
@@ -247,7 +251,7 @@ final class SharedLogWorld {
                 if andPeer, peerLeases[peer]?.node == name { peerLeases[peer] = nil }
             case .lookUpNick(let token, let nick):
                 queue.append(.lookedUp(node: name, token: token, nickLeases[ChatValidation.nickKey(nick)].map {
-                    NickHolder(node: $0.node, isThisNode: $0.node == name)
+                    NickHolder(node: $0.node, isThisNode: $0.node == name, device: $0.peer)
                 }))
             case .sendToNode(let token, let target, let message):
                 queue.append(.inbox(node: target, message))
@@ -265,6 +269,10 @@ final class SharedLogWorld {
             case .publishTyping(let room, let payload):
                 for other in nodes.values.sorted(by: { $0.name < $1.name }) where other.name != name && other.follows[room] != nil {
                     queue.append(.typing(node: other.name, room: room, payload.bytes))
+                }
+            case .publishLoginFailure(let account, let address):
+                for other in nodes.values.sorted(by: { $0.name < $1.name }) where other.name != name {
+                    queue.append(.loginFailure(node: other.name, account: account, address: address))
                 }
             case .loadAccounts(let token, let names):
                 var loaded: [String: LoadedAccount?] = [:]
@@ -354,7 +362,7 @@ final class SharedLogWorld {
         if let change = append.policy { settings[append.room, default: RoomSettings()].apply(change) }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
         let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,
-                          payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq)
+                          payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq, memberStatus: append.memberStatus)
         log[append.room, default: []].append(entry)
         if let key = append.dedupe.map({ "\(append.room)/\($0)" }) { dedupe[key] = seq }
         let reply = Step.reply(node: node.name, token: append.token,

@@ -14,7 +14,7 @@ DESTDIR ?=
 PRODUCTS ?=
 DEBDIR ?= .build/deb
 
-.PHONY: deps build build-debug install deb test test-cluster test-sanitize test-asan test-tsan certs run run-cluster demo bench bench-irc bench-aioquic bench-cluster fuzz fuzz-smoke clean interop-venv
+.PHONY: deps build build-debug install deb test test-cluster test-cluster-run test-sanitize test-asan test-tsan certs run run-cluster demo bench bench-irc bench-aioquic bench-cluster fuzz fuzz-smoke clean interop-venv
 
 # Debian packages, then the pinned aioquic in .build/interop-venv (the interop tests, the aioquic
 # load driver of `make bench-aioquic` and its test).
@@ -43,14 +43,19 @@ deb: $(if $(PRODUCTS),,build)
 
 # The suite starts the real binaries, so they are built before the tests run. Then a short fuzz
 # smoke run: the crash regressions, and a few seconds of fuzzing for each target.
+# The whole suite, then its end-to-end part again against three nodes, then a short fuzz run.
 test: deps build-debug
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; test $${PIPESTATUS[0]} -eq 0
+	$(MAKE) --no-print-directory test-cluster-run
 	scripts/fuzz.sh smoke
 
 # The end-to-end suite (ChatServerTests) against three nodes on a redis-server of each test's own
-# (QCHAT_TEST_NODES=3), one test at a time: four processes per test on a small machine. Not part
-# of `test` yet; docs/CLUSTER.md ("The suite against several nodes") says what fails and why.
+# (QCHAT_TEST_NODES=3), one test at a time: four processes per test on a small machine
+# (docs/CLUSTER.md, "The suite against several nodes"). Part of `test`.
 test-cluster: deps build-debug
+	$(MAKE) --no-print-directory test-cluster-run
+
+test-cluster-run:
 	QCHAT_TEST_NODES=3 $(SWIFT) test --skip-build --no-parallel --filter ChatServerTests 2>&1 | tee .build/test-cluster.log; \
 	    test $${PIPESTATUS[0]} -eq 0
 

@@ -32,8 +32,8 @@ extension ClusterLink {
                              recipient: fields[5].isEmpty ? nil : fields[5], name: fields[6], size: size, sha256: fields[8], updated: updated)
     }
 
-    /// KEYS: the file keys. ARGV: "save" KEY RECORD UPLOAD-KEY OWNER SIZE UPDATED, or "remove" KEY.
-    static let writePartialScript = """
+    /// Lua: the n-th TAB-separated field of a record (the scripts below read records' fields).
+    static let fieldFunction = """
         local function field(record, n)
           local i = 0
           for value in string.gmatch(record .. '\\t', '([^\\t]*)\\t') do
@@ -41,6 +41,11 @@ extension ClusterLink {
             if i == n then return value end
           end
         end
+
+        """
+
+    /// KEYS: the file keys. ARGV: "save" KEY RECORD UPLOAD-KEY OWNER SIZE UPDATED, or "remove" KEY.
+    static let writePartialScript = fieldFunction + """
         -- Forgets an interrupted upload's record and takes its bytes off its owner.
         local function drop(key)
           local record = redis.call('HGET', KEYS[7], key)
@@ -152,14 +157,7 @@ extension ClusterLink {
 
     /// ARGV: id, record, upload key, sha256, size, owner, ts, max bytes. The same upload stored
     /// before answers {0, its record}; else {1, record, content no longer used...}.
-    static let storeFileScript = """
-        local function field(record, n)
-          local i = 0
-          for value in string.gmatch(record .. '\\t', '([^\\t]*)\\t') do
-            i = i + 1
-            if i == n then return value end
-          end
-        end
+    static let storeFileScript = fieldFunction + """
         local earlier = redis.call('HGET', KEYS[2], ARGV[3])
         if earlier then
           local record = redis.call('HGET', KEYS[1], earlier)

@@ -7,23 +7,37 @@ import QuicEngine
 extension LoadGenerator {
     func startClient(slot: Int, firstAttempt: QuicTime = .now()) {
         let room = roomName(forSlot: slot)
-        let server = servers[slot % servers.count]
+        let rotation = ServerRotation(servers: servers, startingAt: slot)
         let session: ChatSession
         do {
-            session = try pool.connect(nick: "\(options.nickPrefix)\(slot)", room: room, to: server)
+            session = try pool.connect(nick: "\(options.nickPrefix)\(slot)", room: room, to: rotation.current)
         } catch {
             Console.error("chat-bot load: cannot connect: \(error)")
             if phase == .connecting { firstConnectionEnded(joined: false) }
             return
         }
-        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, connectStarted: firstAttempt,
+        let server = rotation.current
+        let client = LoadClient(id: clients.count, slot: slot, room: room, session: session, rotation: rotation, connectStarted: firstAttempt,
                                 server: servers.count > 1 ? server.label : server.spec.description)
         clients.append(client)
         current[slot] = client
-        session.onMessage = { [unowned self, unowned client] message, _ in receive(message, for: client) }
-        session.onClose = { [unowned self, unowned client] reason in closed(client, reason) }
-        session.onFileStreamEvent = { [unowned client] event in client.files.handle(event) }
+        attach(session, to: client)
         client.files.onEvent = { [unowned self] event in fileTransferred(event) }
+    }
+
+    /// Makes `session` the client's connection: what it receives and its end are the client's
+    /// (those of a connection it had before are not).
+    func attach(_ session: ChatSession, to client: LoadClient) {
+        client.session = session
+        session.onMessage = { [unowned self, unowned client, unowned session] message, _ in
+            if session === client.session { receive(message, for: client) }
+        }
+        session.onClose = { [unowned self, unowned client, unowned session] reason in
+            if session === client.session { closed(client, reason) }
+        }
+        session.onFileStreamEvent = { [unowned client, unowned session] event in
+            if session === client.session { client.files.handle(event) }
+        }
     }
 
     /// The client's own `joined` arrived: its membership starts at that seq.
@@ -31,8 +45,12 @@ extension LoadGenerator {
         client.state = .joined
         client.files.connected(client.session.connection)
         client.joinedSeq = seq
+        client.lastSeq = max(client.lastSeq ?? seq, seq)
         client.seen = SeenSet(base: seq + 1)
-        if let nick = client.session.assignedNick { byNick[nick] = client }
+        if let nick = client.session.assignedNick {
+            client.nick = nick
+            byNick[nick] = client
+        }
         joinedPerRoom[client.room, default: 0] += 1
         stats.connectTime.record((QuicTime.now() - client.connectStarted).nanoseconds)
         if phase == .connecting {
@@ -67,9 +85,14 @@ extension LoadGenerator {
         client.session.quit()
     }
 
+    /// A connection ended that the client did not close itself. A joined (or moving) client whose
+    /// server or path went away moves (``move(_:after:)``); anything else ends the client.
     func closed(_ client: LoadClient, _ reason: QuicCloseReason) {
         let previous = client.state
         guard previous != .gone, previous != .failed else { return }
+        if previous == .joined || previous == .moving, options.moves, phase != .done, ConnectionLoss(reason) == .transient {
+            return move(client, after: reason)
+        }
         client.state = .failed
         if let nick = client.session.assignedNick, byNick[nick] === client { byNick[nick] = nil }
         if previous == .joined { joinedPerRoom[client.room, default: 1] -= 1 }
@@ -85,6 +108,6 @@ extension LoadGenerator {
         } else {
             stats.closedUnexpectedly += 1
         }
-        if stats.firstCloseReasons.count < 5 { stats.firstCloseReasons.append("\(client.session.nick): \(reason)") }
+        if stats.firstCloseReasons.count < 5 { stats.firstCloseReasons.append("\(client.nick): \(reason)") }
     }
 }

@@ -1,3 +1,4 @@
+import ChatClientKit
 import ChatProtocol
 import QuicEngine
 
@@ -5,7 +6,13 @@ import QuicEngine
 /// checked for latency, loss, duplicates and order.
 extension LoadGenerator {
     func receive(_ message: ChatMessage, for client: LoadClient) {
-        guard message.replay != true else { return }
+        if let seq = message.resumeSeq, message.room == client.room { client.lastSeq = max(client.lastSeq ?? seq, seq) }
+        guard message.replay != true else {
+            // Replayed history: at a first join it is from before the client's membership (not
+            // counted); after a move it is what the room had while the client was away.
+            if client.state == .moving, message.type == "msg" { delivered(message, to: client, replayed: true) }
+            return
+        }
         switch message.type {
         case "msg":
             delivered(message, to: client)
@@ -13,15 +20,22 @@ extension LoadGenerator {
             acknowledged(message, by: client)
         case "typing":
             typingArrived(message)
-        case "joined" where client.state == .connecting && message.room == client.room
-            && message.sender == client.session.assignedNick:
+        case "joined" where message.room == client.room && message.sender == client.session.assignedNick:
             guard let seq = message.seq else { return }
-            joined(client, seq: seq)
+            if client.state == .connecting {
+                joined(client, seq: seq)
+            } else if client.state == .moving {
+                rejoined(client)
+            }
         case "left" where client.state == .leaving && message.room == client.room
             && message.sender == client.session.assignedNick:
             guard let seq = message.seq else { return }
             left(client, seq: seq)
         case "error":
+            if client.state == .moving, message.id == nil,
+               message.code == ErrorCode.unavailable.rawValue || message.code == ErrorCode.rateLimited.rawValue {
+                return helloRefusedForNow(client)
+            }
             if message.code == ErrorCode.rateLimited.rawValue {
                 stats.rateLimited += 1
             } else {
@@ -42,11 +56,15 @@ extension LoadGenerator {
         ledger.recordAcknowledged(room: message.room ?? client.room, seq: seq, sender: client.id)
     }
 
-    private func delivered(_ message: ChatMessage, to client: LoadClient) {
-        guard client.state == .joined || client.state == .leaving, let seq = message.seq,
+    /// A load message arrived, live or (`replayed`) in the replay of a re-join after a move. A
+    /// replayed one is never the client's own (the server does not echo those live either) nor
+    /// from before its membership; LoadStatistics.recordDelivery says how it is counted.
+    private func delivered(_ message: ChatMessage, to client: LoadClient, replayed: Bool = false) {
+        guard client.state == .joined || client.state == .leaving || client.state == .moving, let seq = message.seq,
               let load = LoadMessageText(decoding: message.text) else { return }
-        stats.recordDelivery(of: load, key: seq, measured: isMeasured(QuicTime(nanoseconds: load.intended)), seen: &client.seen,
-                             lastSeqFromSlot: &client.lastSeqFromSlot, now: .now())
+        if replayed, message.sender == client.nick || seq <= client.joinedSeq ?? .max { return }
+        stats.recordDelivery(of: load, key: seq, measured: isMeasured(QuicTime(nanoseconds: load.intended)), replayed: replayed,
+                             seen: &client.seen, lastSeqFromSlot: &client.lastSeqFromSlot, now: .now())
     }
 
     /// A relayed typing indicator is timed against the last one of its kind its sender sent.

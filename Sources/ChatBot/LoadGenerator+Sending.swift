@@ -13,8 +13,9 @@ extension LoadGenerator {
         let text = LoadMessageText(slot: client.slot, seq: nextSenderSeq[client.slot], intended: intended.nanoseconds)
         let id = client.nextMessageID
         client.nextMessageID += 1
-        client.pending[id] = LoadClient.Pending(intended: intended, measured: measured)
-        client.session.send(.msg(room: client.room, text: text.encoded(size: options.size), id: String(id)))
+        let encoded = text.encoded(size: options.size)
+        client.pending[id] = LoadClient.Pending(intended: intended, measured: measured, text: encoded)
+        client.session.send(.msg(room: client.room, text: encoded, id: String(id)))
         stats.recordSent(measured: measured)
     }
 

@@ -30,6 +30,8 @@ final class LoadGenerator: LoadRun {
     /// the writing nor the hashing stalls the loop while it measures.
     var uploadSource: String?
     var uploadDigest = ""
+    /// The jitter of the moves' backoff.
+    var random = SystemRandomNumberGenerator()
 
     init(options: LoadOptions) throws {
         let loop = try EventLoop()
@@ -92,9 +94,13 @@ final class LoadGenerator: LoadRun {
         var parts = ["rate-limited \(stats.rateLimited)"]
         if options.typingRate > 0 { parts.append("typing \(stats.recentTyping)/s") }
         if options.churn > 0 { parts.append("churned \(stats.churnStarted)") }
+        let moving = movingCount
+        if stats.moves > 0 || moving > 0 { parts.append("moved \(stats.moves)" + (moving > 0 ? " (\(moving) moving)" : "")) }
         if stats.filesStarted > 0 { parts.append("files \(stats.filesCompleted)/\(stats.filesStarted)") }
         return parts
     }
 
     override var joinedCount: Int { clients.count { $0.state == .joined } }
+
+    override var unfinishedMoves: Int { movingCount }
 }

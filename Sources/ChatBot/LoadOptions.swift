@@ -24,6 +24,8 @@ struct LoadOptions {
           --json FILE          also write the report as JSON
           --nick-prefix P      nicks are P0, P1, ... (default load)
           --room-prefix P      rooms are P0, P1, ... (default load)
+          --no-move            a client whose connection is lost counts as closed unexpectedly (by default one
+                               whose server or path went away moves to the next server, or the same one, and resumes)
         \(ConnectionOptions.usage)
         \(ConnectionOptions.serverUsage)
         Senders take turns (round-robin over the clients); each message's latency is measured at every
@@ -89,6 +91,8 @@ struct LoadOptions {
     var typingOnStream = false
     /// `chat-bot irc-load`'s options (no typing, churn or rate-limited replies to report).
     var irc = false
+    /// A client whose connection is lost moves (not with `--no-move`, nor in `irc-load`).
+    var moves = true
 
     /// The flags both `load` and `irc-load` take.
     private static let sharedFlags: Set<String> = [
@@ -103,11 +107,12 @@ struct LoadOptions {
             arguments,
             valued: irc ? LoadOptions.sharedFlags : ConnectionOptions.valuedFlags.union(ConnectionOptions.serverFlag).union(LoadOptions.sharedFlags)
                 .union(["typing", "churn", "file-size", "file-rate"]),
-            flags: ConnectionOptions.switchFlags.union(irc ? ["help"] : ["help", "typing-on-stream"]))
+            flags: ConnectionOptions.switchFlags.union(irc ? ["help"] : ["help", "typing-on-stream", "no-move"]))
         if options.flag("help") { throw UsageError(irc ? LoadOptions.ircUsage : LoadOptions.usage) }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'") }
         self.irc = irc
         typingOnStream = options.flag("typing-on-stream")
+        moves = !irc && !options.flag("no-move")
         clients = try options.integer("clients", default: clients, in: 1...1_000_000)
         rooms = try options.integer("rooms", default: rooms, in: 1...clients)
         rate = try options.double("rate", default: rate, in: 0...10_000_000)

@@ -27,6 +27,7 @@ extension LoadReport {
                 ("expected", .integer(expected)), ("delivered", .integer(delivered)), ("per_second", .number(deliveredPerSecond)),
                 ("received_all", .integer(deliveredAll)),
                 ("lost", .integer(lost)), ("duplicated", .integer(duplicates)), ("out_of_order", .integer(outOfOrder)),
+                ("replayed", .integer(replayedDelivered)), ("replayed_already_seen", .integer(replayedAlreadySeen)),
                 ("latency_ms", Self.json(latency)),
             ])),
             ("typing", .object([
@@ -37,6 +38,10 @@ extension LoadReport {
             ("files", .object([
                 ("started", .integer(filesStarted)), ("completed", .integer(filesCompleted)), ("failed", .integer(filesFailed)),
                 ("bytes", .integer(Int(fileBytes))), ("throughput_mib_s", .number(fileThroughput)),
+            ])),
+            ("moves", .object([
+                ("moved", .integer(moves)), ("unfinished", .integer(unfinishedMoves)), ("resent", .integer(resent)),
+                ("ms", Self.json(moveTime)), ("reasons", .object(moveReasons.map { ($0.reason, .integer($0.count)) })),
             ])),
             ("closed_unexpectedly", .integer(closedUnexpectedly)),
             ("bot_cpu_seconds", .number(botCPUSeconds)),

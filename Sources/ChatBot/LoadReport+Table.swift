@@ -39,6 +39,13 @@ extension LoadReport {
             lines.append("| file uploads started / completed / failed | \(filesStarted) / \(filesCompleted) / \(filesFailed), "
                 + "\(fileBytes >> 20) MiB at \(fileThroughput) MiB/s |")
         }
+        if !options.irc {
+            let timing = moves == 0 ? "" : " in \(moveTime.p50) / \(moveTime.p99) / \(moveTime.max) ms (p50 / p99 / max)"
+            let replays = replayedDelivered + replayedAlreadySeen == 0
+                ? "" : ", \(replayedDelivered) deliveries replayed" + (replayedAlreadySeen > 0 ? " (\(replayedAlreadySeen) already seen)" : "")
+            lines.append("| moves (lost connections resumed) | \(moves)\(timing), \(unfinishedMoves) unfinished, \(resent) messages resent\(replays)"
+                + (moveReasons.isEmpty ? "" : " (" + moveReasons.map { "\($0.count) × \($0.reason)" }.joined(separator: "; ") + ")") + " |")
+        }
         lines += [
             "| connections closed unexpectedly | \(closedUnexpectedly)\(closeReasons.isEmpty ? "" : " (" + closeReasons.joined(separator: "; ") + ")") |",
             "| worst send lag behind schedule | \(worstSendLagMilliseconds) ms |",

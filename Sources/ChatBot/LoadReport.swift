@@ -34,6 +34,13 @@ struct LoadReport {
     var joinedPerServer: [(server: String, joined: Int)]
     var closedUnexpectedly: Int
     var closeReasons: [String]
+    /// Moves done, their time from the loss to the client's own `joined` on its new connection,
+    /// clients that had not come back by the end, the first losses, and the messages sent again.
+    var moves: Int
+    var moveTime: Distribution
+    var unfinishedMoves: Int
+    var moveReasons: [(reason: String, count: Int)]
+    var resent: Int
 
     var sent: Int
     var sentMeasured: Int
@@ -51,6 +58,8 @@ struct LoadReport {
     var lost = 0
     var duplicates: Int
     var outOfOrder: Int
+    var replayedDelivered: Int
+    var replayedAlreadySeen: Int
     var latency: Distribution
 
     var typingSent: Int
@@ -81,6 +90,11 @@ struct LoadReport {
         joinedPerServer = run.serverLabels.map { ($0, stats.joinedPerServer[$0] ?? 0) }
         closedUnexpectedly = stats.closedUnexpectedly
         closeReasons = stats.firstCloseReasons
+        moves = stats.moves
+        moveTime = Distribution(stats.moveTime)
+        unfinishedMoves = run.unfinishedMoves
+        moveReasons = stats.moveReasons
+        resent = stats.resent
         sent = stats.sent
         sentMeasured = stats.sentMeasured
         acknowledged = stats.acknowledged
@@ -94,6 +108,8 @@ struct LoadReport {
         deliveredPerSecond = (Double(stats.delivered) / run.options.duration * 10).rounded() / 10
         duplicates = stats.duplicates
         outOfOrder = stats.outOfOrder
+        replayedDelivered = stats.replayedDelivered
+        replayedAlreadySeen = stats.replayedAlreadySeen
         latency = Distribution(stats.latency)
         typingSent = stats.typingSent
         typingRefused = stats.typingRefused
@@ -125,9 +141,11 @@ struct LoadReport {
         }
     }
 
-    /// Nothing lost, doubled or reordered, and every connection came up and stayed up.
+    /// Nothing lost, doubled or reordered, every connection came up, and stayed up or moved and
+    /// came back.
     var passed: Bool {
-        lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0 && filesFailed == 0
+        lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0 && unfinishedMoves == 0
+            && filesFailed == 0
     }
 
     var typingRatio: Double { typingExpected == 0 ? 0 : (Double(typingReceived) / Double(typingExpected) * 1000).rounded() / 1000 }

@@ -78,6 +78,9 @@ class LoadRun {
     /// Clients joined now, for the progress line.
     var joinedCount: Int { 0 }
 
+    /// Clients whose connection was lost and that are not in their room again (yet).
+    var unfinishedMoves: Int { 0 }
+
     /// Protocol-specific parts of the progress line.
     func progressExtras() -> [String] { [] }
 

@@ -18,19 +18,38 @@ extension LoadStatistics {
         if measured { pendingMeasured -= 1 }
     }
 
-    /// A load message reached a receiver. A measured one is checked against what the receiver
-    /// has `seen` (by `key`, unique in its room) for a second copy and timed from its intended
-    /// send time; every one is checked for order by its per-sender sequence number.
-    mutating func recordDelivery(of load: LoadMessageText, key: Int64, measured: Bool, seen: inout SeenSet,
+    /// A connection was lost and its client moves: the reason is counted (the first five kinds).
+    mutating func countMoveReason(_ reason: String) {
+        if let index = moveReasons.firstIndex(where: { $0.reason == reason }) {
+            moveReasons[index].count += 1
+        } else if moveReasons.count < 5 {
+            moveReasons.append((reason, 1))
+        }
+    }
+
+    /// A load message reached a receiver, live or (`replayed`) in the replay of its re-join after
+    /// a move. A measured one is checked against what the receiver has `seen` (by `key`, its room
+    /// seq) and timed from its intended send time; every one is checked for order by its
+    /// per-sender sequence number.
+    ///
+    /// The rule for replays: a replayed message the receiver has not seen fills what it missed
+    /// while it moved, and is delivered (timed like any other: the move is part of its latency);
+    /// one it has seen already is neither delivered again nor a duplicate: a duplicate is the
+    /// server delivering one event twice, and a replay is history the receiver asked for with
+    /// `since`. (With `since` = the last seq it had, the server replays nothing it had; the count
+    /// of those that come anyway, ``replayedAlreadySeen``, would show a server that does.) A live
+    /// message already seen, through a replay or live, is a duplicate.
+    mutating func recordDelivery(of load: LoadMessageText, key: Int64, measured: Bool, replayed: Bool = false, seen: inout SeenSet,
                                  lastSeqFromSlot: inout [Int: Int], now: QuicTime) {
         deliveredAll += 1
         if measured {
             guard seen.insert(key) else {
-                duplicates += 1
+                if replayed { replayedAlreadySeen += 1 } else { duplicates += 1 }
                 return
             }
             let latency = (now - QuicTime(nanoseconds: load.intended)).nanoseconds
             delivered += 1
+            if replayed { replayedDelivered += 1 }
             recentDelivered += 1
             self.latency.record(latency)
             recentLatency.record(latency)

@@ -15,6 +15,14 @@ struct LoadStatistics {
     /// First connections tried again after a failed handshake, as a real client would.
     var connectRetries = 0
     var firstCloseReasons: [String] = []
+    /// Moves done (a lost connection replaced by one to the next server, the client in its room
+    /// again), each from the loss to its own `joined` on the new connection.
+    var moves = 0
+    var moveTime = LatencyHistogram()
+    /// Why connections were lost, each reason with how many (the first five reasons).
+    var moveReasons: [(reason: String, count: Int)] = []
+    /// Messages sent again after a move (unacknowledged when the connection was lost).
+    var resent = 0
 
     // Messages
     var sent = 0
@@ -35,6 +43,10 @@ struct LoadStatistics {
     var delivered = 0
     var duplicates = 0
     var outOfOrder = 0
+    /// Measured deliveries that came in the replay of a re-join after a move (counted in
+    /// `delivered` too), and replayed messages the receiver had already (counted nowhere else).
+    var replayedDelivered = 0
+    var replayedAlreadySeen = 0
 
     // Typing
     /// File uploads: started, done, failed, bytes done, and the span from the first start to the

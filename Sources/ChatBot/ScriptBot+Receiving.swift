@@ -1,3 +1,4 @@
+import ChatClientKit
 import ChatProtocol
 
 /// What arrives for a bot: its own joins and parts, acknowledgements, and the messages an
@@ -5,7 +6,12 @@ import ChatProtocol
 extension ScriptBot {
     func receive(_ message: ChatMessage) {
         runner.trace(self, message)
+        if let seq = message.resumeSeq, let room = message.room { lastSeq[room] = max(lastSeq[room] ?? seq, seq) }
+        // Replayed history never counts, except what the bot missed while it moved: that counts
+        // as it would have live (its own events excepted: they change nothing now).
         let own = message.sender == nick && message.replay != true
+        var fresh = message
+        if missedWhileAway(message) { fresh.replay = nil }
         switch message.type {
         case "joined" where own:
             guard let room = message.room else { return }
@@ -19,18 +25,19 @@ extension ScriptBot {
             runner.note("\(definition.name): server error \(message.code ?? "?"): \(message.text)")
             acknowledged(message.id)
             remember(message)
-        case "file" where message.file != nil && message.replay != true:
-            lastSharedFile = message
-            remember(message)
+        case "file" where fresh.file != nil && fresh.replay != true:
+            lastSharedFile = fresh
+            remember(fresh)
         case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms",
              "joined", "left":
-            if message.replay != true { remember(message) }
+            if fresh.replay != true { remember(fresh) }
         default:
             break
         }
     }
 
     private func joined(_ room: String) {
+        if rejoined(room) { return }
         if phase == .connecting, room == definition.room {
             phase = .ready
             files.connected(session.connection)
@@ -48,11 +55,12 @@ extension ScriptBot {
     }
 
     private func acknowledged(_ id: String?) {
-        guard let id, unacknowledged.remove(id) != nil else { return }
+        guard let id, let index = unacknowledged.firstIndex(where: { $0.id == id }) else { return }
+        unacknowledged.remove(at: index)
         if case .acknowledgements = blocker, unacknowledged.isEmpty { close() }
     }
 
-    private func rememberJoined(_ room: String) {
+    func rememberJoined(_ room: String) {
         rooms.removeAll { $0 == room }
         rooms.append(room)
     }

@@ -3,7 +3,8 @@ import ChatProtocol
 import QuicEngine
 
 /// One bot of a running script: its session, where it is in its commands and what it waits for.
-/// Lives on the event-loop thread, like its session.
+/// Lives on the event-loop thread, like its session. A lost connection moves it to the next server
+/// (ScriptBot+Moving.swift) unless `--no-move`.
 final class ScriptBot {
     enum Phase { case connecting, ready, running, done, closing }
 
@@ -26,7 +27,10 @@ final class ScriptBot {
     static let inboxLimit = 1000
 
     let definition: ScriptBotDefinition
-    let session: ChatSession
+    /// The connection now (a new one after each move).
+    var session: ChatSession
+    /// The peer id of every connection of the bot.
+    let peer: String
     var phase = Phase.connecting
     unowned let runner: ScriptRunner
     private var cursor: ProgramCursor
@@ -35,10 +39,25 @@ final class ScriptBot {
     private var blockerTimer: LoopTimerID?
     /// Messages received and not yet taken by an `expect`, oldest first.
     var inbox: [ChatMessage] = []
-    var unacknowledged: Set<String> = []
+    /// `msg` and `dm` sent and not yet acknowledged, oldest first: sent again after a move.
+    var unacknowledged: [ChatMessage] = []
     /// Rooms in the order they were joined; the last is where `say` and `typing` go.
     var rooms: [String] = []
-    private var random = SystemRandomNumberGenerator()
+    /// The last seq of each room the bot has had: the `since` of its re-joins after a move.
+    var lastSeq: [String: Int64] = [:]
+    /// While the bot is between connections: what its move needs (ScriptBot+Moving.swift).
+    var move: Move?
+    /// Rooms re-joined after a move whose replay has not ended, with the `since` asked: a replayed
+    /// event above it is one the bot missed while away.
+    var resuming: [String: Int64] = [:]
+    /// The servers the bot uses, from server N mod count for bot N, and the backoff of its moves.
+    var rotation: ServerRotation
+    /// How long the bot may take to come back after a lost connection (`--move-timeout`); nil
+    /// with `--no-move`: a lost connection fails the run.
+    let moveTimeoutMilliseconds: UInt64?
+    /// The nick the server assigned on the last connection, kept across a move.
+    var assignedNick: String?
+    var random = SystemRandomNumberGenerator()
     /// Uploads and downloads on file streams; they start once the bot is in its first room.
     let files = FileTransfers()
     /// The newest file shared with the bot, for `download`.
@@ -47,19 +66,36 @@ final class ScriptBot {
     /// had when hashed: an `upload` of the same unchanged file in a `repeat` starts at once.
     var uploadDigests: [String: (stamp: FileStamp, sha256: String)] = [:]
 
-    init(definition: ScriptBotDefinition, session: ChatSession, runner: ScriptRunner) {
+    init(definition: ScriptBotDefinition, session: ChatSession, rotation: ServerRotation, moveTimeoutMilliseconds: UInt64?,
+         runner: ScriptRunner) {
         self.definition = definition
         self.session = session
+        peer = session.peer
+        self.rotation = rotation
+        self.moveTimeoutMilliseconds = moveTimeoutMilliseconds
         self.runner = runner
         cursor = ProgramCursor(definition.commands)
-        session.onMessage = { [unowned self] message, _ in receive(message) }
-        session.onProblem = { [unowned runner, name = definition.name] problem in runner.note("\(name): \(problem)") }
-        session.onClose = { [unowned self] reason in closed(reason) }
-        session.onFileStreamEvent = { [unowned self] event in files.handle(event) }
+        attach(session)
         files.onEvent = { [unowned self] event in transferred(event) }
     }
 
-    var nick: String { session.assignedNick ?? definition.name }
+    /// Makes `session` the bot's connection: what it receives and its end are the bot's (those of
+    /// a connection it had before are not).
+    func attach(_ session: ChatSession) {
+        self.session = session
+        session.onMessage = { [unowned self, unowned session] message, _ in
+            if session === self.session { receive(message) }
+        }
+        session.onProblem = { [unowned runner, name = definition.name] problem in runner.note("\(name): \(problem)") }
+        session.onClose = { [unowned self, unowned session] reason in
+            if session === self.session { closed(reason) }
+        }
+        session.onFileStreamEvent = { [unowned self, unowned session] event in
+            if session === self.session { files.handle(event) }
+        }
+    }
+
+    var nick: String { session.assignedNick ?? assignedNick ?? definition.name }
     var currentRoom: String { rooms.last ?? definition.room }
 
     /// Runs the commands once every bot of the script is in its first room.
@@ -68,11 +104,11 @@ final class ScriptBot {
         advance()
     }
 
-    /// Runs commands until one has to wait. Yields to the loop now and then, so a long run of
-    /// commands that never wait cannot starve the other bots.
+    /// Runs commands until one has to wait (or, while the bot moves, until it is back). Yields to
+    /// the loop now and then, so a long run of commands that never wait cannot starve the other bots.
     func advance() {
         for _ in 0..<64 {
-            guard phase == .running, blocker == nil else { return }
+            guard phase == .running, blocker == nil, move == nil else { return }
             guard let command = cursor.next() else {
                 phase = .done
                 runner.botFinished(self)
@@ -125,7 +161,7 @@ final class ScriptBot {
     }
 
     private func sendTracked(_ message: ChatMessage) {
-        if let id = message.id { unacknowledged.insert(id) }
+        unacknowledged.append(message)
         session.send(message)
     }
 
@@ -151,9 +187,9 @@ final class ScriptBot {
     // MARK: Ending
 
     /// `quit`, or the end of the script: closes once every message sent is acknowledged, so
-    /// the close cannot drop them.
+    /// the close cannot drop them (a bot that is moving closes once it is back and they are).
     func quitWhenAcknowledged(line: Int) {
-        guard session.isOpen, phase != .closing else { return }
+        guard session.isOpen || move != nil, phase != .closing else { return }
         if unacknowledged.isEmpty { return close() }
         if phase == .running || phase == .done {
             block(.acknowledgements, line: line, milliseconds: 5000) { [unowned self] in
@@ -163,19 +199,29 @@ final class ScriptBot {
         }
     }
 
-    /// Closes with NO_ERROR; the bot has finished.
+    /// Closes with NO_ERROR (a move stops); the bot has finished.
     func close() {
         let wasRunning = phase == .running
         phase = .closing
         if let blockerTimer { runner.loop.cancel(blockerTimer) }
         blocker = nil
+        endMove()
         session.quit()
         if wasRunning { runner.botFinished(self) }
     }
 
+    /// The connection ended without the bot closing it: it moves when its server or path went
+    /// away after it was in its first room; anything else (a server that closed it for what it
+    /// did, KICKED, BANNED, `--no-move`) fails the run.
     private func closed(_ reason: QuicCloseReason) {
         guard phase != .closing else { return }
+        if moveTimeoutMilliseconds != nil, phase != .connecting, ConnectionLoss(reason) == .transient { return moveAway(after: reason) }
+        failClosed(reason)
+    }
+
+    /// Fails the run naming the line the bot was at.
+    func failClosed(_ reason: QuicCloseReason, detail: String = "") {
         let line = blocker == nil ? definition.line : blockerLine
-        runner.fail(ScriptFailure(line: line, bot: definition.name, message: "connection closed: \(reason)"))
+        runner.fail(ScriptFailure(line: line, bot: definition.name, message: "connection closed: \(reason)\(detail)"))
     }
 }

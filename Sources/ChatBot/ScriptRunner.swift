@@ -18,6 +18,9 @@ final class ScriptRunner {
     private let script: Script
     private let source: String
     private let verbose: Bool
+    /// How long a bot may take to come back after a lost connection; nil: it does not move
+    /// (`--no-move`), the run fails.
+    private let moveTimeoutMilliseconds: UInt64?
     private var bots: [ScriptBot] = []
     private var readyCount = 0
     private var finishedCount = 0
@@ -26,10 +29,11 @@ final class ScriptRunner {
     private(set) var status: Int32 = 0
 
     /// `source` names the script in messages (its path, or `<stdin>`).
-    init(script: Script, source: String, connection: ConnectionOptions, verbose: Bool) throws {
+    init(script: Script, source: String, connection: ConnectionOptions, verbose: Bool, moves: UInt64? = 30_000) throws {
         self.script = script
         self.source = source
         self.verbose = verbose
+        moveTimeoutMilliseconds = moves
         loop = try EventLoop()
         pool = try connection.makePool(on: loop)
         servers = try connection.resolvedServers()
@@ -39,9 +43,11 @@ final class ScriptRunner {
     func run() -> Int32 {
         do {
             for (index, definition) in script.bots.enumerated() {
-                let session = try pool.connect(nick: definition.name, room: definition.room, to: servers[index % servers.count])
+                let rotation = ServerRotation(servers: servers, startingAt: index)
+                let session = try pool.connect(nick: definition.name, room: definition.room, to: rotation.current)
                 session.helloPassword = definition.password
-                bots.append(ScriptBot(definition: definition, session: session, runner: self))
+                bots.append(ScriptBot(definition: definition, session: session, rotation: rotation,
+                                      moveTimeoutMilliseconds: moveTimeoutMilliseconds, runner: self))
             }
         } catch {
             Console.error("chat-bot: cannot connect: \(error)")
@@ -74,13 +80,18 @@ final class ScriptRunner {
         end(status: 0)
     }
 
+    /// A new connection for a bot that moves, as the same peer.
+    func connect(nick: String, peer: String, room: String, since: Int64?, to server: ServerAddress) throws -> ChatSession {
+        try pool.connect(nick: nick, peer: peer, room: room, since: since, to: server)
+    }
+
     /// The first failure is reported and ends the run; it also overrides a clean end that is
     /// still waiting for acknowledgements.
     func fail(_ failure: ScriptFailure) {
         guard status == 0 else { return }
         Console.error("chat-bot: \(source) line \(failure.line): \(failure.bot): \(failure.message)")
         status = 1
-        for bot in bots where bot.session.isOpen { bot.close() }
+        for bot in bots where bot.isLive { bot.close() }
         end(status: 1)
     }
 
@@ -106,7 +117,7 @@ final class ScriptRunner {
     private func end(status: Int32) {
         if status != 0, self.status == 0 {
             self.status = status
-            for bot in bots where bot.session.isOpen { bot.close() }
+            for bot in bots where bot.isLive { bot.close() }
         }
         guard !ending else { return }
         ending = true
@@ -116,7 +127,7 @@ final class ScriptRunner {
     /// Stops once every bot has closed (acknowledgements can take a moment), then one more short
     /// spell so the CONNECTION_CLOSE packets leave.
     private func stopWhenClosed(deadline: QuicTime) {
-        let settled = bots.allSatisfy { !$0.session.isOpen || $0.phase == .closing }
+        let settled = bots.allSatisfy { !$0.isLive || $0.phase == .closing }
         if settled || QuicTime.now() >= deadline {
             loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() }
             return

@@ -25,7 +25,8 @@ func runScript(_ arguments: [String]) throws -> Int32 {
         Console.error("chat-bot: \(options.source) \(error)")
         return 2
     }
-    return try ScriptRunner(script: script, source: options.source, connection: options.connection, verbose: options.verbose).run()
+    return try ScriptRunner(script: script, source: options.source, connection: options.connection, verbose: options.verbose,
+                            moves: options.moves ? options.moveTimeoutMilliseconds : nil).run()
 }
 
 do {

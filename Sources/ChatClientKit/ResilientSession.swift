@@ -97,11 +97,13 @@ public final class ResilientSession {
     public var onMembersChanged: (String) -> Void = { _ in }
 
     /// The servers the session connects to, in the order it tries them (PROTOCOL.md section 10:
-    /// the nodes of one chat system): a lost connection moves it to the next one.
-    public private(set) var servers: [ServerAddress]
+    /// the nodes of one chat system), and the backoff between attempts: a lost connection moves
+    /// it to the next one.
+    public private(set) var rotation: ServerRotation
+    public var servers: [ServerAddress] { rotation.servers }
     /// Index in ``servers`` of the current connection's server, or of the next one tried.
-    public private(set) var serverIndex = 0
-    public var currentServer: ServerAddress { servers[serverIndex] }
+    public var serverIndex: Int { rotation.index }
+    public var currentServer: ServerAddress { rotation.current }
     /// Asked when, after the first `welcome`, the session moves to a server whose certificate no
     /// CA signs and no pin names (`--trust-on-first-use` says yes and remembers it): true pins it
     /// and connects to it; false leaves that server out for the rest of the run. Before the first
@@ -109,9 +111,6 @@ public final class ResilientSession {
     public var trustsUnknownServer: (ServerAddress, String) -> Bool = { _, _ in false }
 
     private let loop: EventLoop
-    private var attempt = 0
-    /// Servers left out for this run (not trusted), by index.
-    private var skipped: Set<Int> = []
     /// Why each server failed before the first `welcome`, in the order tried.
     private var firstRoundFailures: [String] = []
     private var quitting = false
@@ -128,10 +127,10 @@ public final class ResilientSession {
         self.pool = pool
         self.loop = loop
         self.nick = nick
-        self.servers = servers.isEmpty
+        rotation = ServerRotation(servers: servers.isEmpty
             ? [ServerAddress(host: pool.configuration.tls.serverName ?? pool.server.host, port: pool.server.port, address: pool.server,
                              policy: pool.configuration.tls.serverCertificatePolicy)]
-            : servers
+            : servers)
         files = FileTransfers(loop: loop)
         peer = ChatSession.randomPeerID()
         outbox = Outbox(now: .now())
@@ -194,7 +193,7 @@ public final class ResilientSession {
     /// that certificate. Every connection from now on pins it.
     public func trust(fingerprint: String) {
         guard case .unknownServer(let presented) = state, presented == fingerprint else { return }
-        servers[serverIndex].policy = .pinned(fingerprint)
+        rotation.pinCurrent(fingerprint)
         setState(.connecting)
         do {
             try connect()
@@ -250,7 +249,7 @@ public final class ResilientSession {
     private func connect() throws {
         let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
-        let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq, to: servers[serverIndex])
+        let session = try pool.connect(nick: nick, peer: peer, room: first.name, since: first.lastSeq, to: rotation.current)
         session.initialStatus = status
         session.helloPassword = helloPassword
         current = session
@@ -273,7 +272,7 @@ public final class ResilientSession {
     /// `rate-limited` refusal of something it sends again).
     private func track(_ message: ChatMessage) -> Bool {
         for room in members.apply(message, ownNick: nick) { onMembersChanged(room) }
-        if let seq = message.seq, let room = message.room, let index = rooms.firstIndex(where: { $0.name == room }) {
+        if let seq = message.resumeSeq, let room = message.room, let index = rooms.firstIndex(where: { $0.name == room }) {
             rooms[index].lastSeq = max(rooms[index].lastSeq ?? seq, seq)
         }
         let isLive = message.replay != true
@@ -371,7 +370,7 @@ public final class ResilientSession {
         nick = message.sender
         account = message.account
         serverName = message.text
-        attempt = 0
+        rotation.connected()
         everConnected = true
         outbox.connected(now: .now(), spent: 2)
         var first: [ChatMessage] = rooms.dropFirst().map { .join(room: $0.name, since: $0.lastSeq) }
@@ -414,8 +413,8 @@ public final class ResilientSession {
                 return
             }
             if trustsUnknownServer(currentServer, presented) {
-                servers[serverIndex].policy = .pinned(presented)
-                return retry(reason, delay: 0)
+                rotation.pinCurrent(presented)
+                return retry(reason, delay: .zero)
             }
             return leaveOut(reason: "\(currentServer.label) is not trusted (its certificate sha256:\(presented) is not known)",
                             lost: reason)
@@ -433,66 +432,43 @@ public final class ResilientSession {
         if !everConnected {
             // The first round: each server once, in order, at once; the end only when none answered.
             firstRoundFailures.append(servers.count > 1 ? "\(currentServer.label): \(reason.description)" : reason.description)
-            guard firstRoundFailures.count + skipped.count < servers.count, moveToNextServer() else {
+            guard firstRoundFailures.count + rotation.leftOutCount < servers.count, rotation.advance() else {
                 setState(.stopped(Ending(.unreachable, firstRoundFailures.joined(separator: "; "))))
                 return
             }
-            return retry(reason, delay: 0)
+            return retry(reason, delay: .zero)
         }
-        moveToNextServer()
-        attempt += 1
-        // 0.5 s doubling to 10 s, times 0.5-1.5 so a restarted server is not hit by everyone at once.
-        let base = min(10_000.0, 500.0 * Double(1 << min(attempt - 1, 5)))
-        retry(reason, delay: base * Double.random(in: 0.5...1.5, using: &random))
+        rotation.advance()
+        retry(reason, delay: rotation.backoff(using: &random))
     }
 
-    /// Connects again after `delay` milliseconds, to ``currentServer``.
-    private func retry(_ reason: QuicCloseReason, delay: Double) {
-        setState(.reconnecting(attempt: max(1, attempt), reason: reason.description))
-        loop.schedule(at: .now() + .milliseconds(UInt64(delay))) { [weak self] in self?.reconnect() }
+    /// Connects again after `delay`, to ``currentServer``.
+    private func retry(_ reason: QuicCloseReason, delay: QuicDuration) {
+        setState(.reconnecting(attempt: max(1, rotation.attempt), reason: reason.description))
+        loop.schedule(at: .now() + delay) { [weak self] in self?.reconnect() }
     }
 
     /// The current server is left out for the rest of the run (said through ``onProblem``); the
     /// session goes on with the next one, or ends, untrusted, when none is left.
     private func leaveOut(reason: String, lost: QuicCloseReason) {
-        skipped.insert(serverIndex)
         onProblem(reason + "; not using it")
-        guard moveToNextServer() else {
+        guard rotation.leaveOut() else {
             setState(.stopped(Ending(.untrusted, servers.count > 1 ? "no server left that is trusted (\(reason))" : reason)))
             return
         }
-        if everConnected { attempt += 1 }
-        retry(lost, delay: everConnected ? 500 : 0)
-    }
-
-    /// The next server not left out, after the current one; false when there is none.
-    @discardableResult
-    private func moveToNextServer() -> Bool {
-        for step in 1...servers.count {
-            let index = (serverIndex + step) % servers.count
-            if !skipped.contains(index) {
-                serverIndex = index
-                return true
-            }
-        }
-        return false
+        if everConnected { rotation.countAttempt() }
+        retry(lost, delay: .milliseconds(everConnected ? 500 : 0))
     }
 
     /// The closes that end the session instead of a reconnect (a first connection that never got
     /// its `welcome` ends it too, once every server was tried: ``connectionLost(_:verdict:)``).
+    /// A person's client comes back from everything else, its own misbehaviour included
+    /// (``ConnectionLoss/misbehaviour``).
     static func finalEnding(_ reason: QuicCloseReason, state: State) -> Ending? {
-        switch reason.kind {
-        case .tlsFailure:
-            return Ending(.untrusted, reason.description)
-        case .transport(let code) where reason.byPeer && (0x100...0x1FF).contains(code):
-            // The server's TLS stack refused the handshake (a client certificate it requires, ALPN).
-            return Ending(.untrusted, reason.description)
-        default:
-            break
-        }
-        if reason.byPeer, let code = reason.applicationCode,
-           code == CloseCode.kicked.rawValue || code == CloseCode.replaced.rawValue || code == CloseCode.banned.rawValue {
-            return Ending(.closed, reason.description)
+        switch ConnectionLoss(reason) {
+        case .untrusted: return Ending(.untrusted, reason.description)
+        case .removed: return Ending(.closed, reason.description)
+        case .transient, .misbehaviour: break
         }
         if case .refused(let code, let text) = state { return Ending(.closed, "\(code): \(text)") }
         return nil

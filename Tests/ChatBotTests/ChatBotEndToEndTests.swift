@@ -126,6 +126,9 @@ struct ChatBotCommandLineTests {
         (["load", "--connect-timeout", "0"], "--connect-timeout must be"),
         (["load", "--arrivals", "bursty"], "--arrivals must be uniform or poisson"),
         (["script", "/nonexistent.bot"], "cannot read /nonexistent.bot"),
+        (["script", "-", "--move-timeout", "0"], "--move-timeout must be"),
+        (["script", "-", "--no-move", "--move-timeout", "5"], "--move-timeout is for bots that move"),
+        (["irc-load", "--no-move"], "unknown option --no-move"),
         (["dance"], "expected a command"),
     ]
 

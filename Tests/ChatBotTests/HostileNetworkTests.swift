@@ -38,8 +38,9 @@ struct HostileNetworkTests {
         // The handshakes are the scenario: every client joined, none gave up. Not the load's
         // overall verdict: while the slowest handshake takes its time (51 s once), a client that
         // joined early sits idle on a link that loses half its round trips, and a few such idle
-        // connections reach the 30 s idle timeout (2 of 20 in 90 s, measured by hand), which
-        // the load tool counts as closed unexpectedly. chat-client reconnects from that.
+        // connections reach the 30 s idle timeout (2 of 20 in 90 s, measured by hand), from
+        // which the load tool reconnects (a move back to the same server, through the same
+        // loss), as chat-client does.
         let connect = outcome.section("connect")
         #expect(connect["joined"] as? Int == 50, "\(outcome.text)")
         #expect(connect["failed"] as? Int == 0, "\(outcome.text)")

@@ -1,4 +1,5 @@
 @testable import ChatBot
+import QuicEngine
 import Testing
 
 /// How the load generator decides what was lost, doubled or reordered.
@@ -44,5 +45,42 @@ struct LoadAccountingTests {
         let member = ledger.tally(stayed)
         #expect(member.expected == 7 && member.missing == 3)
         #expect(ledger.tally(stayed, stopAtFirstMissing: true).missing == 1)
+    }
+}
+
+/// The accounting across a move (LoadStatistics.recordDelivery): what a receiver missed while it
+/// moved comes in its re-join's replay.
+extension LoadAccountingTests {
+    /// Replayed messages it has not seen are delivered (not duplicated) and fill the gap; a
+    /// replayed one it has already is neither delivered again nor a duplicate; a live copy of one
+    /// it has (seen live or replayed) is a duplicate; the ledger finds nothing missing.
+    @Test func replaysAfterAMoveFillWithoutDuplicates() {
+        var stats = LoadStatistics()
+        var seen = SeenSet(base: 11)
+        var order: [Int: Int] = [:]
+        let now = QuicTime.now()
+        func deliver(_ seq: Int64, replayed: Bool) {
+            let text = LoadMessageText(slot: 1, seq: Int(seq), intended: now.nanoseconds - 1_000_000)
+            stats.recordDelivery(of: text, key: seq, measured: true, replayed: replayed, seen: &seen, lastSeqFromSlot: &order, now: now)
+        }
+        // Joined at 10; 11 and 12 live, then the connection is lost (since = 12).
+        deliver(11, replayed: false)
+        deliver(12, replayed: false)
+        // The re-join's replay: 13 and 14, missed while away; 12 again (a server replaying below `since`).
+        deliver(13, replayed: true)
+        deliver(14, replayed: true)
+        deliver(12, replayed: true)
+        // Live again: 15, then a live copy of 14.
+        deliver(15, replayed: false)
+        deliver(14, replayed: false)
+        #expect(stats.delivered == 5 && stats.replayedDelivered == 2)
+        #expect(stats.replayedAlreadySeen == 1)
+        #expect(stats.duplicates == 1 && stats.outOfOrder == 0)
+        #expect(stats.deliveredAll == 7)
+        var ledger = DeliveryLedger()
+        for seq in Int64(11)...15 { ledger.recordAcknowledged(room: "r", seq: seq, sender: 1) }
+        ledger.prepare()
+        let tally = ledger.tally(DeliveryLedger.Receiver(id: 2, room: "r", joinedSeq: 10, leftSeq: nil, seen: seen))
+        #expect(tally.expected == 5 && tally.missing == 0)
     }
 }

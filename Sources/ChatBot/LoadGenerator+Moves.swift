@@ -58,18 +58,6 @@ extension LoadGenerator {
         }
     }
 
-    /// The new connection's hello was refused for now (`unavailable`: the node is not in the
-    /// cluster yet or cannot reach its store; `rate-limited`): the hello again shortly, as
-    /// chat-client does.
-    func helloRefusedForNow(_ client: LoadClient) {
-        let session = client.session
-        let delay = QuicDuration.milliseconds(UInt64.random(in: 500...1500, using: &random))
-        loop.schedule(at: .now() + delay) { [unowned self, unowned client] in
-            guard client.state == .moving, session === client.session, session.isOpen, phase != .done else { return }
-            session.send(.join(nick: client.nick, peer: client.peer, room: client.room, since: client.lastSeq))
-        }
-    }
-
     /// Clients that have not come back (yet).
     var movingCount: Int { clients.count { $0.state == .moving } }
 }

@@ -32,9 +32,11 @@ extension LoadGenerator {
             guard let seq = message.seq else { return }
             left(client, seq: seq)
         case "error":
-            if client.state == .moving, message.id == nil,
-               message.code == ErrorCode.unavailable.rawValue || message.code == ErrorCode.rateLimited.rawValue {
-                return helloRefusedForNow(client)
+            if client.state == .moving, message.id == nil, ChatSession.isRefusedForNow(message) {
+                let session = client.session
+                return session.sayHelloAgain(on: loop) { [unowned self, unowned client] in
+                    client.state == .moving && session === client.session && phase != .done
+                }
             }
             if message.code == ErrorCode.rateLimited.rawValue {
                 stats.rateLimited += 1

@@ -21,6 +21,9 @@ extension ScriptBot {
             left(room)
         case "ack":
             acknowledged(message.id)
+        case "error" where move != nil && message.id == nil && ChatSession.isRefusedForNow(message):
+            // The new connection's hello, refused for now: again shortly.
+            session.sayHelloAgain(on: runner.loop) { [unowned self] in move != nil && phase != .closing }
         case "error":
             runner.note("\(definition.name): server error \(message.code ?? "?"): \(message.text)")
             acknowledged(message.id)

@@ -55,7 +55,7 @@ public final class ChatSession {
             if let custom = firstMessages {
                 for bytes in custom { _ = try? connection.write(bytes, to: chat) }
             } else {
-                send(.join(nick: nick, peer: peer, room: room, since: since, password: helloPassword))
+                sayHello()
                 presenceStream = try? connection.openStream()
                 sendPresence(.status(initialStatus))
             }
@@ -97,6 +97,29 @@ public final class ChatSession {
         default:
             nil
         }
+    }
+
+    /// The first `join`: nick, peer, room, `since` and password as the session was made.
+    private func sayHello() {
+        send(.join(nick: nick, peer: peer, room: room, since: since, password: helloPassword))
+    }
+
+    /// A hello the server could not take now (``isRefusedForNow(_:)``) is sent again after a
+    /// random 0.5-1.5 s, as long as this session waits for its `welcome` (`waiting` says whether
+    /// it still does), so that a busy node is not hit by every client at once.
+    public func sayHelloAgain(on loop: EventLoop, while waiting: @escaping () -> Bool) {
+        var random = SystemRandomNumberGenerator()
+        loop.schedule(at: .now() + .milliseconds(UInt64.random(in: 500...1500, using: &random))) { [weak self] in
+            guard let self, isOpen, assignedNick == nil, waiting() else { return }
+            sayHello()
+        }
+    }
+
+    /// Whether `message` refuses a hello only for now: `unavailable` (a node not yet in its
+    /// cluster, or without its store) or `rate-limited` (a server busy checking passwords).
+    public static func isRefusedForNow(_ message: ChatMessage) -> Bool {
+        message.type == MessageType.error.rawValue
+            && (message.code == ErrorCode.unavailable.rawValue || message.code == ErrorCode.rateLimited.rawValue)
     }
 
     /// Sends a message on the chat stream.

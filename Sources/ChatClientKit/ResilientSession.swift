@@ -325,8 +325,9 @@ public final class ResilientSession {
             } else if !isConnected, Self.helloRefusals.contains(message.code ?? "") {
                 setState(.refused(code: message.code ?? "error", text: message.text))
                 return false
-            } else if !isConnected, message.code == ErrorCode.rateLimited.rawValue || message.code == ErrorCode.unavailable.rawValue {
-                // The server could not take the hello now (busy checking passwords): again shortly.
+            } else if !isConnected, ChatSession.isRefusedForNow(message) {
+                // The server could not take the hello now (busy checking passwords): again shortly,
+                // as this session says it now (``retry(nick:password:)`` may have changed the nick).
                 let delay = UInt64(Double.random(in: 500...1500, using: &random))
                 loop.schedule(at: .now() + .milliseconds(delay)) { [weak self] in
                     guard let self, !isConnected, !quitting else { return }

@@ -97,7 +97,11 @@ final class ChatServerApp {
                       "operators": options.core.operators.sorted().joined(separator: ","),
                       "accounts_only": options.core.accountsOnly ? "yes" : "no"]
         if let configuration = options.configurationFile { fields["config"] = configuration }
-        if let clusterOptions = options.cluster { fields["cluster"] = "\(clusterOptions.topology)"; fields["node"] = clusterOptions.node }
+        if let clusterOptions = options.cluster {
+            fields["cluster"] = "\(clusterOptions.topology)"
+            fields["node"] = clusterOptions.node
+            if clusterOptions.waitReplicas > 0 { fields["wait_replicas"] = String(clusterOptions.waitReplicas) }
+        }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
         logger.log(.info, "listening", fields)
         if let name = options.advertisedName {

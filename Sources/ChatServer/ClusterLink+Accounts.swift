@@ -89,6 +89,8 @@ extension ClusterLink {
         return 1
         """
 
+    /// A registration, password or certificate change: a durable write (the client is told it is
+    /// done, so with `--cluster-wait-replicas` the replicas have it first).
     func writeAccount(_ token: UInt64, _ write: AccountWrite) {
         let name = write.account
         let key = Self.accountKey(name)
@@ -102,7 +104,7 @@ extension ClusterLink {
         case .bind(_, let certificate): command = RedisCommand("SADD", Self.certificatesKey(name), certificate)
         case .unbind(_, let certificate): command = RedisCommand("SREM", Self.certificatesKey(name), certificate)
         }
-        client.send(command, key: key) { [weak self] result in
+        client.send(command, key: key, durable: true) { [weak self] result in
             guard let self else { return }
             switch RoomEventLog.storeResult(result) {
             case .failure(let error):

@@ -194,12 +194,13 @@ extension ClusterLink {
         return answer
         """
 
+    /// A finished upload's record: a durable write (its uploader is told the file is stored).
     func storeFileRecord(_ token: UInt64, _ file: StoredFile, maxBytes: Int64) {
         let arguments = [file.id, Self.encode(file), Self.uploadKey(peer: file.uploaderPeer, id: file.uploadID), file.sha256,
                          String(file.size), file.owner, String(file.ts), String(maxBytes)]
         let command = RedisCommand(arguments: ["EVAL", Self.storeFileScript, String(Self.fileKeys.count)].map { Array($0.utf8) }
                                    + Self.fileKeys.map { Array($0.utf8) } + arguments.map { Array($0.utf8) })
-        client.send(command, key: Self.fileKeys[0]) { [weak self] result in
+        client.send(command, key: Self.fileKeys[0], durable: true) { [weak self] result in
             guard let self else { return }
             switch RoomEventLog.storeResult(result) {
             case .failure(let error):

@@ -42,6 +42,8 @@ extension ClusterLink {
 
     func heartbeat() {
         defer { loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() } }
+        // An epoch check that could not reach Redis is tried again.
+        verifyStore()
         guard isReady else { return }
         directory.renew { [weak self] result in
             guard let self, case .success(let beat) = result else { return }

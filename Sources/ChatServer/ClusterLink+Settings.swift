@@ -91,7 +91,8 @@ extension ClusterLink {
         }
     }
 
-    /// An invite or a server ban: written on its own (retried while Redis is unavailable, within
+    /// An invite or a server ban: written on its own, durably (a ban lost to a failover would let
+    /// the banned back; retried while Redis is unavailable or the replicas do not confirm, within
     /// reason); a server ban is then announced to the other nodes.
     func writePolicy(_ change: PolicyChange, attempt: Int = 0) {
         guard let fieldChange = Self.settingsChange(change) else { return }
@@ -111,7 +112,7 @@ extension ClusterLink {
         }
         let command: RedisCommand
         if case .set(_, let value) = fieldChange { command = RedisCommand("HSET", key, field, value) } else { command = RedisCommand("HDEL", key, field) }
-        client.send(command, key: key) { [weak self] result in
+        client.send(command, key: key, durable: true) { [weak self] result in
             guard let self else { return }
             if case .failure = RoomEventLog.storeResult(result) {
                 guard attempt < 25 else { return logger(.error, "policy change lost", ["room": change.room ?? "server"]) }

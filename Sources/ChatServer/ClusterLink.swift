@@ -25,9 +25,10 @@ final class ClusterLink {
     var isReady = false
     let metrics = ClusterMetrics()
     /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
-    /// last connection to Redis: until it is, nothing is appended.
+    /// connection to the server that holds it was last lost: until it is, nothing is appended.
     var epoch: String?
     var epochChecked = false
+    var epochCheckInFlight = false
     var joining = false
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
@@ -80,13 +81,12 @@ final class ClusterLink {
         self.report = report
         self.peerOf = peerOf
         var forward: ((RedisClientEvent) -> Void)?
-        client = RedisClient(loop: loop, topology: options.topology, settings: RedisConnectionSettings(database: options.database)) { event in
-            forward?(event)
-        }
+        let settings = RedisConnectionSettings(database: options.database, replicasToWaitFor: options.waitReplicas)
+        client = RedisClient(loop: loop, topology: options.topology, settings: settings) { event in forward?(event) }
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
         leases = Leases(client: client)
-        directory = NodeDirectory(client: client, node: options.node)
+        directory = NodeDirectory(client: client, node: options.node, interval: Self.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
             metrics.eventsLostToTrimming += Int(before - after - 1)
@@ -111,16 +111,15 @@ final class ClusterLink {
         switch event {
         case .connected(let server):
             logger(.info, "redis connected", ["server": "\(server)"])
-            checkEpoch { [weak self] in
-                guard let self else { return }
-                epochChecked = true
-                if !isReady { joinDirectory() }
-            }
+            verifyStore(force: true)
         case .disconnected(let server, let failure):
             logger(.warning, "redis unreachable", ["server": "\(server)", "error": failure.description])
-            epochChecked = false
+            if holdsEpoch(server) { epochChecked = false }
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+            // A failover may have moved the epoch to a master this node was connected to already
+            // (no `connected` follows): it is checked there.
+            verifyStore()
         case .subscriber(.message(let push)) where typingRooms[push.subscription.channel] != nil:
             receivedTyping(push)
         case .subscriber(.message(let push)) where push.subscription == presenceSubscription:

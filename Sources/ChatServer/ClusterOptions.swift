@@ -1,14 +1,18 @@
 import CLIOptions
 import RedisClient
 
-/// `--cluster URL` and `--node NAME`: this server is one node of several sharing a Redis (or a
-/// Redis Cluster), docs/CLUSTER.md. Restart-only.
+/// `--cluster URL`, `--node NAME` and `--cluster-wait-replicas N`: this server is one node of
+/// several sharing a Redis (or a Redis Cluster), docs/CLUSTER.md. Restart-only.
 struct ClusterOptions: Equatable {
     var topology: RedisClient.Topology
     /// SELECTed on a standalone Redis (a Redis Cluster has only 0).
     var database: Int
     /// This node's name among the nodes: unique, 1 to 32 of `A-Za-z0-9_.-`.
     var node: String
+    /// Replicas that must confirm a room event (and the other durable writes) before it is
+    /// acknowledged (`WAIT`); 0: none, Redis's asynchronous replication.
+    var waitReplicas = 0
+    static let waitReplicasRange = 0...5
 
     /// `redis://HOST:PORT[/DB]` (one Redis) or `redis-cluster://HOST:PORT[,HOST:PORT...]` (seeds
     /// of a Redis Cluster).

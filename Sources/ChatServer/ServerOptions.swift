@@ -37,6 +37,9 @@ struct ServerOptions {
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
           --node NAME          this node's name, unique among the nodes (default HOSTNAME-PORT)
+          --cluster-wait-replicas N  acknowledge a message (and an account, file or lease write) only once
+                               N replicas of its Redis master have it (WAIT; 0 to 5, default 0: Redis's
+                               asynchronous replication, which a failover may lose the last writes of)
           --max-clients N      concurrent connections (default 10000)
           --max-per-address N  connections from one address (IPv4, or IPv6 /64), handshakes included (default 16)
           --exempt CIDR        addresses the per-address limit does not apply to; repeatable; default the
@@ -82,7 +85,7 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
-        "cluster", "node",
+        "cluster", "node", "cluster-wait-replicas",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
@@ -207,9 +210,12 @@ struct ServerOptions {
         if let url = options.string("cluster") {
             cluster = try ClusterOptions.parse(url, node: options.string("node"), defaultNode: ServerOptions.defaultNodeName(port: port),
                                                settings: options)
+            cluster?.waitReplicas = try options.integer("cluster-wait-replicas", default: 0, in: ClusterOptions.waitReplicasRange)
             core.nodeName = cluster?.node
         } else if options.string("node") != nil {
             throw options.invalid("node", "names a node of a cluster: give --cluster too")
+        } else if options.string("cluster-wait-replicas") != nil {
+            throw options.invalid("cluster-wait-replicas", "is for a node of a cluster: give --cluster too")
         }
     }
 

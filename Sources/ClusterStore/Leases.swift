@@ -5,6 +5,11 @@ import RedisClient
 /// in the ``NodeDirectory``, and the node that reaps a lost node frees its leases with
 /// `releaseAll`. The node records each lease it holds in `{node:X}:holds` (a second command: on a
 /// cluster the lease and the record are in different slots) so that it can be found.
+///
+/// Taking a lease is a durable write (with `--cluster-wait-replicas`, confirmed by the replicas
+/// before it is answered): a lease lost to a failover would let a second device take the same
+/// nick. Releases are not: one lost leaves a lease its node no longer uses, which the same device
+/// takes again and which is freed when that node restarts or is reaped.
 public final class Leases {
     public let client: RedisClient
 
@@ -53,8 +58,8 @@ public final class Leases {
     /// also from a holder of another node with the same owner.
     public func take(_ key: String, holder: String, node: String, sameOwner: Bool = false,
                      _ completion: @escaping (Result<Take, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder, sameOwner ? "same-owner" : "exact"), key: key) {
-            [client] result in
+        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder, sameOwner ? "same-owner" : "exact"), key: key,
+                    durable: true) { [client] result in
             switch RoomEventLog.storeResult(result) {
             case .failure(let failure):
                 completion(.failure(failure))
@@ -63,7 +68,7 @@ public final class Leases {
                     return completion(.failure(.rejected("take answered \(reply)")))
                 }
                 guard flag == 1 else { return completion(.success(.heldBy(current))) }
-                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node)) { record in
+                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
                     if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
                     completion(.success(.taken))
                 }
@@ -74,12 +79,12 @@ public final class Leases {
     /// Takes `key` for `holder` whoever held it; answers the previous holder (nil when free),
     /// whose node is then told to close that client (REPLACED).
     public func takeOver(_ key: String, holder: String, node: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("SET", key, holder, "GET"), key: key) { [client] result in
+        client.send(RedisCommand("SET", key, holder, "GET"), key: key, durable: true) { [client] result in
             switch RoomEventLog.storeResult(result) {
             case .failure(let failure):
                 completion(.failure(failure))
             case .success(let reply):
-                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node)) { record in
+                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
                     if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
                     completion(.success(reply == .null ? nil : reply.text))
                 }

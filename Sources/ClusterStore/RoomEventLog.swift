@@ -155,21 +155,22 @@ public final class RoomEventLog {
     private func evaluate(_ arguments: [[UInt8]], key: String, _ completion: @escaping (Result<RedisReply, RoomStoreError>) -> Void) {
         guard let sha = scriptSHA else {
             loadScript(key: key)
-            return send(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments), key: key, completion)
+            return sendDurably(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments), key: key, completion)
         }
-        client.send(RedisCommand(arguments: [Array("EVALSHA".utf8), sha] + arguments), key: key) { [weak self] result in
+        // Durable: with `--cluster-wait-replicas` the ack waits for the replicas (WAIT).
+        client.send(RedisCommand(arguments: [Array("EVALSHA".utf8), sha] + arguments), key: key, durable: true) { [weak self] result in
             // A server that lost its script cache (restarted, failed over, SCRIPT FLUSH) ran
             // nothing: EVAL sends the script itself, and caches it there again.
             if case .success(.error(let text)) = result, text.hasPrefix("NOSCRIPT"), let self {
-                return send(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments),
+                return sendDurably(RedisCommand(arguments: [Array("EVAL".utf8), Array(RoomEventScript.source.utf8)] + arguments),
                             key: key, completion)
             }
             completion(Self.storeResult(result))
         }
     }
 
-    private func send(_ command: RedisCommand, key: String, _ completion: @escaping (Result<RedisReply, RoomStoreError>) -> Void) {
-        client.send(command, key: key) { result in completion(Self.storeResult(result)) }
+    private func sendDurably(_ command: RedisCommand, key: String, _ completion: @escaping (Result<RedisReply, RoomStoreError>) -> Void) {
+        client.send(command, key: key, durable: true) { result in completion(Self.storeResult(result)) }
     }
 
     /// Learns the script's SHA1 from SCRIPT LOAD (the same on every server).

@@ -4,7 +4,7 @@ extension RedisClient {
     /// The slot map in use (nil before the first CLUSTER SLOTS answer, and always standalone).
     public var currentSlotMap: RedisSlotMap? { slotMap }
 
-    func sendToCluster(_ command: RedisCommand, slot: Int?, redirections: Int, asking target: RedisServerAddress? = nil,
+    func sendToCluster(_ command: RedisCommand, slot: Int?, durable: Bool, redirections: Int, asking target: RedisServerAddress? = nil,
                        _ completion: @escaping RedisCompletion) {
         guard let slotMap else { return completion(.failure(.unavailable("Redis Cluster slot map not known yet"))) }
         guard let address = target ?? (slot.flatMap { slotMap.owner(of: $0) } ?? slotMap.servingMasters.first) else {
@@ -13,12 +13,12 @@ extension RedisClient {
         let node = node(address)
         // ASKING and the command go out back to back on one connection: nothing can come between.
         if target != nil { node.commands.send(RedisCommand("ASKING"), nil) }
-        node.commands.send(command) { [weak self] result in
+        node.commands.send(command, durable: durable) { [weak self] result in
             guard let self else { return completion(result) }
             switch result {
             case .success(.error(let text)):
                 if let redirect = RedisRedirect(error: text) {
-                    return follow(redirect, command: command, redirections: redirections, completion)
+                    return follow(redirect, command: command, durable: durable, redirections: redirections, completion)
                 }
                 // A master demoted by a failover, or a cluster that lost a shard: the map is stale.
                 if text.hasPrefix("READONLY") || text.hasPrefix("CLUSTERDOWN") || text.hasPrefix("MASTERDOWN") {
@@ -34,7 +34,8 @@ extension RedisClient {
         }
     }
 
-    private func follow(_ redirect: RedisRedirect, command: RedisCommand, redirections: Int, _ completion: @escaping RedisCompletion) {
+    private func follow(_ redirect: RedisRedirect, command: RedisCommand, durable: Bool, redirections: Int,
+                        _ completion: @escaping RedisCompletion) {
         guard redirections < Self.maxRedirections else {
             return completion(.failure(.redirection("more than \(Self.maxRedirections) redirections for \(command.name)")))
         }
@@ -43,9 +44,9 @@ extension RedisClient {
             // This slot is known at once; the rest of the map is learned in the background.
             slotMap?.assign(slot...slot, to: address)
             refreshSlotMap()
-            sendToCluster(command, slot: slot, redirections: redirections + 1, completion)
+            sendToCluster(command, slot: slot, durable: durable, redirections: redirections + 1, completion)
         case .ask(let slot, let address):
-            sendToCluster(command, slot: slot, redirections: redirections + 1, asking: address, completion)
+            sendToCluster(command, slot: slot, durable: durable, redirections: redirections + 1, asking: address, completion)
         }
     }
 

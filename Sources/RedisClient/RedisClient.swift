@@ -68,19 +68,21 @@ public final class RedisClient {
     }
 
     /// Sends `command`, routed on a cluster to the master of `key`'s slot (any master without a
-    /// key), following MOVED and ASK redirections.
-    public func send(_ command: RedisCommand, key: [UInt8]? = nil, _ completion: @escaping RedisCompletion) {
+    /// key), following MOVED and ASK redirections. A `durable` write is answered only once
+    /// `settings.replicasToWaitFor` replicas confirmed it (``RedisReplicaWait``), else it fails
+    /// ``RedisFailure/notReplicated(_:)``: what a client was told is stored survives a failover.
+    public func send(_ command: RedisCommand, key: [UInt8]? = nil, durable: Bool = false, _ completion: @escaping RedisCompletion) {
         guard !isStopped else { return completion(.failure(.stopped)) }
         switch topology {
         case .standalone(let server):
-            node(server).commands.send(command, completion)
+            node(server).commands.send(command, durable: durable, completion)
         case .cluster:
-            sendToCluster(command, slot: key.map { RedisKeySlot.slot(of: $0) }, redirections: 0, completion)
+            sendToCluster(command, slot: key.map { RedisKeySlot.slot(of: $0) }, durable: durable, redirections: 0, completion)
         }
     }
 
-    public func send(_ command: RedisCommand, key: String, _ completion: @escaping RedisCompletion) {
-        send(command, key: Array(key.utf8), completion)
+    public func send(_ command: RedisCommand, key: String, durable: Bool = false, _ completion: @escaping RedisCompletion) {
+        send(command, key: Array(key.utf8), durable: durable, completion)
     }
 
     /// Whether the command connection to `server` is open right now.

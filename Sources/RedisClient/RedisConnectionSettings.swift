@@ -1,7 +1,7 @@
 import QuicEngine
 
-/// How a client drives its connections: limits, reconnect backoff and the timeouts that find a
-/// dead or frozen server.
+/// How a client drives its connections: limits, reconnect backoff, the timeouts that find a
+/// dead or frozen server, and how many replicas must confirm a durable write.
 public struct RedisConnectionSettings: Sendable {
     public var limits: RedisLimits
     public var backoff: RedisBackoff
@@ -9,22 +9,34 @@ public struct RedisConnectionSettings: Sendable {
     public var connectTimeout: QuicDuration
     /// A command (or heartbeat PING) unanswered for this long means the server is frozen or
     /// gone: the connection is dropped, every waiting command fails, and a reconnect follows.
-    /// So blocking commands (BLPOP, XREAD BLOCK, WAIT) must finish well within it: qchat uses
-    /// none that wait longer.
+    /// So blocking commands (BLPOP, XREAD BLOCK, WAIT) must finish well within it: qchat's only
+    /// one is WAIT, bounded by `replicationTimeout`.
     public var replyTimeout: QuicDuration
     /// An idle connection sends a PING this often, so a silent dead peer is noticed.
     public var heartbeatInterval: QuicDuration
     /// SELECTed on every new command connection (standalone Redis only; a cluster has only 0).
     public var database: Int
+    /// Replicas that must confirm a durable write (`send(..., durable: true)`) before it is
+    /// answered: `WAIT N` after it on its connection. 0: no WAIT, durable writes are plain.
+    public var replicasToWaitFor: Int
+    /// WAIT's own timeout. One WAIT at a time is in flight per connection and every command
+    /// behind it waits for it, so this bounds the delay a missing replica adds to everything on
+    /// that master: a tenth of `replyTimeout`, and far above a healthy replica's confirmation
+    /// (well under a millisecond on a LAN: the master asks at the end of its event-loop round).
+    public var replicationTimeout: QuicDuration
 
     public init(limits: RedisLimits = RedisLimits(), backoff: RedisBackoff = RedisBackoff(),
                 connectTimeout: QuicDuration = .seconds(2), replyTimeout: QuicDuration = .seconds(5),
-                heartbeatInterval: QuicDuration = .seconds(1), database: Int = 0) {
+                heartbeatInterval: QuicDuration = .seconds(1), database: Int = 0, replicasToWaitFor: Int = 0,
+                replicationTimeout: QuicDuration = .milliseconds(500)) {
         self.limits = limits
         self.backoff = backoff
         self.connectTimeout = connectTimeout
         self.replyTimeout = replyTimeout
         self.heartbeatInterval = heartbeatInterval
         self.database = database
+        self.replicasToWaitFor = max(0, replicasToWaitFor)
+        // A WAIT longer than the reply timeout would be taken for a frozen server.
+        self.replicationTimeout = min(replicationTimeout, QuicDuration(nanoseconds: replyTimeout.nanoseconds / 2))
     }
 }

@@ -13,6 +13,10 @@ public enum RedisFailure: Error, Hashable, Sendable, CustomStringConvertible {
     case stopped
     /// Redis Cluster: more redirections than allowed, or no node known for the slot.
     case redirection(String)
+    /// A durable write ran on its master, but fewer replicas than required confirmed it within
+    /// the replication timeout (`WAIT`): it may be lost to a failover. A resend must be safe
+    /// (the room-event script's dedupe key makes it so).
+    case notReplicated(String)
 
     public var description: String {
         switch self {
@@ -22,6 +26,7 @@ public enum RedisFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .protocolViolation(let why): return "Redis protocol violation: \(why)"
         case .stopped: return "Redis client stopped"
         case .redirection(let why): return "Redis Cluster redirection failed: \(why)"
+        case .notReplicated(let why): return "not confirmed by enough replicas: \(why)"
         }
     }
 }

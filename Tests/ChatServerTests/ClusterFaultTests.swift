@@ -25,14 +25,10 @@ struct ClusterFaultTests {
         var joinAnswer: ChatMessage?
         var partAnswer: ChatMessage?
         var closedWhileDown: [UInt64?] = []
-        /// Every ack by id, across the original sends and the resends.
-        var acks: [String: [Int64]] = [:]
         var resentRounds = 0
         /// Acknowledged before the crash and sent again after it.
         var resentAcked: [String] = []
-        var history: [ChatMessage] = []
-        var aliceGot: [ChatMessage] = []
-        var bobGot: [ChatMessage] = []
+        var end = FaultEnding()
         var closedAtEnd: [UInt64?] = []
     }
 
@@ -93,51 +89,15 @@ struct ClusterFaultTests {
             // Resend, with the same ids, everything not acknowledged, and five that were (a client
             // that missed their acks), until every one is acknowledged.
             let all = (0..<perClient).flatMap { ["a-\($0)", "b-\($0)"] }
-            func acked() -> [String: [Int64]] {
-                var acks: [String: [Int64]] = [:]
-                for (id, answer) in answers(world, alice) + answers(world, bob) where answer.type == "ack" {
-                    acks[id, default: []].append(answer.seq ?? -1)
-                }
-                return acks
-            }
-            // (A resend may come while a node still checks the store after its reconnect: it is
-            // answered `unavailable` and goes again in the next round, like any other.)
-            let again = Array(outcome.ackedBeforeKill.keys.sorted().prefix(5))
-            outcome.resentAcked = again
-            for round in 1...5 {
-                let current = acked()
-                let pending = all.filter { current[$0] == nil } + again.filter { (current[$0]?.count ?? 0) < 2 }
-                if pending.isEmpty { break }
-                outcome.resentRounds = round
-                let marks = (alice: answers(world, alice).count, bob: answers(world, bob).count)
-                for id in pending {
-                    (id.hasPrefix("a-") ? alice : bob).send(.msg(room: "lobby", text: "text of \(id)", id: id))
-                }
-                let expected = (alice: pending.filter { $0.hasPrefix("a-") }.count, bob: pending.filter { $0.hasPrefix("b-") }.count)
-                outcome.ok = outcome.ok && world.run(seconds: 20) {
-                    answers(world, alice).count - marks.alice >= expected.alice && answers(world, bob).count - marks.bob >= expected.bob
-                }
-            }
-            outcome.acks = acked()
+            outcome.resentAcked = Array(outcome.ackedBeforeKill.keys.sorted().prefix(5))
+            let resent = resendUntilAcknowledged(world, alice: alice, bob: bob, ids: all, again: outcome.resentAcked, rounds: 5)
+            outcome.resentRounds = resent.rounds
+            outcome.ok = outcome.ok && resent.answered
             outcome.steps.append("resent in \(outcome.resentRounds) rounds \(outcome.ok)")
             // Each gets the other's messages, those stored before the crash and after.
-            let aliceIDs = Set(all.filter { $0.hasPrefix("a-") }), bobIDs = Set(all.filter { $0.hasPrefix("b-") })
-            outcome.ok = outcome.ok && world.run(seconds: 20) {
-                Set(world.messages(bob, type: "msg").compactMap(\.id)).isSuperset(of: aliceIDs)
-                    && Set(world.messages(alice, type: "msg").compactMap(\.id)).isSuperset(of: bobIDs)
-            }
-            outcome.steps.append("delivered \(outcome.ok)")
-            let reader = try world.connect("reader", node: 1)
-            outcome.ok = outcome.ok && world.run { world.joined(reader) }
-            reader.send(.history(room: "lobby", limit: 200))
-            outcome.ok = outcome.ok && world.run { world.has(reader, type: "history-end") }
-            world.settle(seconds: 0.3)
-            // The history answer: what came after the reader's own `joined` (before it, its join's replay).
-            let chat = world.messages(reader, channel: .chat)
-            let joinedAt = chat.firstIndex { $0.type == "joined" && $0.sender == "reader" && $0.replay != true } ?? chat.endIndex
-            outcome.history = chat[joinedAt...].filter { $0.type == "msg" && $0.replay == true }
-            outcome.aliceGot = world.messages(alice, type: "msg").filter { $0.replay != true }
-            outcome.bobGot = world.messages(bob, type: "msg").filter { $0.replay != true }
+            outcome.end = try FaultEnding(world, alice: alice, bob: bob, ids: all)
+            outcome.ok = outcome.ok && outcome.end.complete
+            outcome.steps.append("delivered and read back \(outcome.ok)")
             outcome.closedAtEnd = [world.closeCode(alice), world.closeCode(bob)]
             return outcome
         }
@@ -148,25 +108,170 @@ struct ClusterFaultTests {
         #expect(result.joinAnswer?.code == "unavailable" && result.partAnswer?.code == "unavailable")
         #expect(result.closedWhileDown == [nil, nil] && result.closedAtEnd == [nil, nil])
         // Every id acknowledged, always with one seq, the ones acknowledged before the crash too.
-        let all = (0..<perClient).flatMap { ["a-\($0)", "b-\($0)"] }
-        #expect(Set(result.acks.keys) == Set(all))
-        #expect(result.acks.values.allSatisfy { Set($0).count == 1 }, "\(result.acks.filter { Set($0.value).count != 1 })")
-        for (id, seq) in result.ackedBeforeKill { #expect(result.acks[id]?.first == seq, "\(id)") }
-        #expect(result.resentAcked.count == 5 && result.resentAcked.allSatisfy { result.acks[$0]?.count == 2 })
-        // History: every message once, with the seq its ack gave.
-        let historyIDs = result.history.compactMap(\.id)
-        let twice = historyIDs.filter { id in historyIDs.filter { $0 == id }.count > 1 }
-        let missing = Set(all).subtracting(historyIDs).sorted()
-        #expect(historyIDs.count == all.count && Set(historyIDs) == Set(all),
-                "\(historyIDs.count) in history; twice: \(twice); missing: \(missing)")
-        #expect(result.history.allSatisfy { $0.seq == result.acks[$0.id ?? ""]?.first })
-        // Live: each client got the other's 60 once, in seq order.
-        for (got, prefix) in [(result.bobGot, "a-"), (result.aliceGot, "b-")] {
-            let ids = got.compactMap(\.id)
-            #expect(ids.count == perClient && Set(ids).count == perClient && ids.allSatisfy { $0.hasPrefix(prefix) })
-            let seqs = got.compactMap(\.seq)
-            #expect(seqs == seqs.sorted() && seqs.count == Set(seqs).count)
+        result.end.checkEachStoredOnce(ids: (0..<perClient).flatMap { ["a-\($0)", "b-\($0)"] }, ackedBefore: result.ackedBeforeKill,
+                                       resentAcked: result.resentAcked)
+    }
+
+    // MARK: A Redis Cluster shard failover
+
+    struct FailoverOutcome: Sendable {
+        var ok = false
+        var steps: [String] = []
+        var promoted: UInt16 = 0
+        var ackedBeforeKill: [String: Int64] = [:]
+        /// Answers to the messages sent while the shard had no master.
+        var downAnswers: [String: String] = [:]
+        /// Each node logged an append the promoted master ran but no replica confirmed.
+        var unconfirmedLogged = false
+        var resentRounds = 0
+        var resentAcked: [String] = []
+        /// The last round, sent once the old master was back as a replica: refused ids.
+        var refusedAfterRecovery: [String] = []
+        var end = FaultEnding()
+        var closed: [UInt64?] = []
+        /// `PUBSUB SHARDNUMSUB {room:lobby}:live` on the promoted master at the end.
+        var liveSubscribers: Int?
+        var fillsBefore: [Double] = []
+        var fillsAfter: [Double] = []
+        /// The nodes' last log lines (debug left out), kept when something failed.
+        var nodeLogs: [String] = []
+    }
+
+    /// Two nodes with `--cluster-wait-replicas 1` on a 3-master Redis Cluster with a replica per
+    /// master. Alice (n1) and Bob (n2) chat in lobby; the master of lobby's slot gets kill -9:
+    /// messages get `error unavailable` while the shard has no master, its replica is promoted,
+    /// both nodes reach it (their slot maps refreshed) but are refused there (no replica confirms
+    /// the writes) until the old master is back as the new one's replica; then the clients resend
+    /// every unacknowledged id (and 5 acknowledged ones) until all are acknowledged, and send 20
+    /// more each, acknowledged at once. Every acknowledged message is in history exactly once
+    /// with its seq, each client got the other's 80 once in seq order, no connection closed, both
+    /// nodes' lobby subscriptions are on the promoted master and filled their gap from the stream.
+    @Test func redisClusterShardFailover() async throws {
+        let cluster = try RedisClusterProcesses(masters: 3, replicasPerMaster: 1)
+        defer { cluster.stop() }
+        let server = try ChatServerProcess(Self.unlimited + ["--cluster-wait-replicas", "1", "--metrics", "127.0.0.1:0", "--metrics-cache", "0"],
+                                           nodes: 2, redisCluster: cluster)
+        defer { server.stop() }
+        let slot = try #require(Int(try RedisServerProcess.run(port: cluster.ports[0], ["CLUSTER", "KEYSLOT", "{room:lobby}"])))
+        let master = try #require(try cluster.owner(of: slot))
+        let candidates = try cluster.replicas(of: master)
+        try #require(candidates.count == 1)
+        let metricsPorts = try server.nodes.map { try #require($0.metricsPort) }
+        let result = try await onDedicatedThread { () throws -> FailoverOutcome in
+            var outcome = FailoverOutcome()
+            func fills() -> [Double] {
+                metricsPorts.map { port in
+                    HTTPProbe.get(port: port, until: 200).flatMap { ScrapedMetrics($0.body)["qchat_cluster_gap_fills_total"] } ?? -1
+                }
+            }
+            let world = try ChatTestWorld(port: server.port)
+            let alice = try world.connect("alice", node: 0)
+            let bob = try world.connect("bob", node: 1)
+            outcome.ok = world.run { world.joined(alice) && world.joined(bob) && world.has(alice, type: "joined") { $0.sender == "bob" } }
+            // 20 each, every one confirmed by the shard's replica before it is acknowledged.
+            schedule(world, 20, from: [alice], prefix: "a", spacing: .milliseconds(5))
+            schedule(world, 20, from: [bob], prefix: "b", spacing: .milliseconds(5))
+            outcome.ok = outcome.ok && world.run { world.count(alice, type: "ack") >= 20 && world.count(bob, type: "ack") >= 20 }
+            outcome.steps.append("before \(outcome.ok)")
+            outcome.fillsBefore = fills()
+            for (id, answer) in answers(world, alice) + answers(world, bob) where answer.type == "ack" { outcome.ackedBeforeKill[id] = answer.seq }
+            let unconfirmedMarks = server.nodes.map { node in node.process.lineCount { $0.contains("not confirmed by enough replicas") } }
+
+            try #require(cluster.node(port: master)).kill9()
+            // The shard has no master for the failover's 2 s and more: 40 more each, all refused.
+            schedule(world, 40, from: [alice], prefix: "a", first: 20, spacing: .milliseconds(10))
+            schedule(world, 40, from: [bob], prefix: "b", first: 20, spacing: .milliseconds(10))
+            outcome.ok = outcome.ok && world.run(seconds: 20) { answers(world, alice).count >= 60 && answers(world, bob).count >= 60 }
+            for (id, answer) in answers(world, alice) + answers(world, bob) where outcome.ackedBeforeKill[id] == nil {
+                outcome.downAnswers[id] = answer.type == "error" ? answer.code ?? "?" : answer.type
+            }
+            outcome.steps.append("answered while down \(outcome.ok)")
+
+            // The replica wins the election and every Redis node sees it serve the slot.
+            var promoted: UInt16?
+            outcome.ok = outcome.ok && world.run(seconds: 30) {
+                promoted = cluster.electedReplica(among: candidates)
+                return promoted != nil
+            }
+            outcome.ok = outcome.ok && world.run(seconds: 30) { (try? cluster.allSee(promoted ?? 0, serving: slot)) == true }
+            outcome.promoted = promoted ?? 0
+            outcome.steps.append("promoted \(outcome.ok)")
+            // Each node reaches the new master (its slot map refreshed), whose writes no replica
+            // confirms yet: one unacknowledged id each, sent again every 200 ms, until both nodes
+            // logged such a refusal.
+            var probing = true
+            func probe() {
+                guard probing else { return }
+                let current = acknowledged(world, [alice, bob])
+                for (session, prefix) in [(alice, "a"), (bob, "b")] {
+                    if let id = (20..<60).map({ "\(prefix)-\($0)" }).first(where: { current[$0] == nil }) {
+                        session.send(.msg(room: "lobby", text: "text of \(id)", id: id))
+                    }
+                }
+                world.loop.schedule(at: .now() + .milliseconds(200)) { probe() }
+            }
+            probe()
+            outcome.unconfirmedLogged = world.run(seconds: 30) {
+                zip(server.nodes, unconfirmedMarks).allSatisfy { node, mark in
+                    node.process.lineCount { $0.contains("not confirmed by enough replicas") } > mark
+                }
+            }
+            probing = false
+            outcome.ok = outcome.ok && outcome.unconfirmedLogged
+            outcome.steps.append("refused unconfirmed \(outcome.ok)")
+
+            // The old master comes back on its folder as the new master's replica.
+            try cluster.restartKilled(port: master)
+            outcome.ok = outcome.ok && world.run(seconds: 30) { (try? cluster.isConfirmingReplica(port: master)) == true }
+            outcome.steps.append("replica again \(outcome.ok)")
+            // Resend, with the same ids, everything not acknowledged, and five that were, until
+            // every one is.
+            outcome.resentAcked = Array(outcome.ackedBeforeKill.keys.sorted().prefix(5))
+            let resent = resendUntilAcknowledged(world, alice: alice, bob: bob, ids: (0..<60).flatMap { ["a-\($0)", "b-\($0)"] },
+                                                 again: outcome.resentAcked, rounds: 10)
+            outcome.resentRounds = resent.rounds
+            outcome.ok = outcome.ok && resent.answered
+            outcome.steps.append("resent in \(outcome.resentRounds) rounds \(outcome.ok)")
+            // Traffic goes on: 20 more each, acknowledged the first time.
+            let marks = (alice: answers(world, alice).count, bob: answers(world, bob).count)
+            schedule(world, 20, from: [alice], prefix: "a", first: 60, spacing: .milliseconds(5))
+            schedule(world, 20, from: [bob], prefix: "b", first: 60, spacing: .milliseconds(5))
+            outcome.ok = outcome.ok && world.run(seconds: 20) {
+                answers(world, alice).count - marks.alice >= 20 && answers(world, bob).count - marks.bob >= 20
+            }
+            outcome.refusedAfterRecovery = (answers(world, alice).dropFirst(marks.alice) + answers(world, bob).dropFirst(marks.bob))
+                .filter { $0.message.type != "ack" }.map(\.id)
+            outcome.end = try FaultEnding(world, alice: alice, bob: bob, ids: (0..<80).flatMap { ["a-\($0)", "b-\($0)"] })
+            outcome.ok = outcome.ok && outcome.end.complete
+            outcome.steps.append("delivered and read back \(outcome.ok)")
+            outcome.closed = [world.closeCode(alice), world.closeCode(bob)]
+            let shardSubscribers = try RedisServerProcess.run(port: outcome.promoted, ["PUBSUB", "SHARDNUMSUB", "{room:lobby}:live"])
+            outcome.liveSubscribers = shardSubscribers.split(separator: "\n").last.flatMap { Int($0) }
+            outcome.fillsAfter = fills()
+            if !outcome.ok {
+                for (index, node) in server.nodes.enumerated() {
+                    let lines = (node.process.outputLines + node.process.errorOutput).filter { !$0.contains(" debug ") }
+                    outcome.nodeLogs += lines.suffix(60).map { "n\(index + 1): \($0)" }
+                }
+            }
+            return outcome
         }
+        let ok = result.ok, steps = result.steps, logs = result.nodeLogs
+        #expect(ok, "\(steps)\n\(logs.joined(separator: "\n"))")
+        #expect(result.promoted == candidates[0])
+        #expect(result.ackedBeforeKill.count == 40)
+        let downAnswers = result.downAnswers
+        #expect(downAnswers.count == 80 && downAnswers.values.allSatisfy { $0 == "unavailable" }, "\(downAnswers)")
+        let unconfirmedLogged = result.unconfirmedLogged
+        #expect(unconfirmedLogged)
+        #expect(result.refusedAfterRecovery.isEmpty, "\(result.refusedAfterRecovery)")
+        #expect(result.closed == [nil, nil])
+        result.end.checkEachStoredOnce(ids: (0..<80).flatMap { ["a-\($0)", "b-\($0)"] }, ackedBefore: result.ackedBeforeKill,
+                                       resentAcked: result.resentAcked)
+        // Both nodes follow lobby on the promoted master, and each filled its gap from the stream.
+        #expect(result.liveSubscribers == 2)
+        let fills = (before: result.fillsBefore, after: result.fillsAfter)
+        #expect(zip(fills.before, fills.after).allSatisfy { $0 >= 0 && $1 > $0 }, "\(fills)")
     }
 
     // MARK: A subscription cut
@@ -364,6 +469,99 @@ private func schedule(_ world: ChatTestWorld, _ count: Int, from senders: [ChatS
         let sender = senders[index % senders.count]
         _ = world.loop.schedule(at: start + QuicDuration(nanoseconds: spacing.nanoseconds * UInt64(index - first))) {
             sender.send(.msg(room: "lobby", text: "text of \(prefix)-\(index)", id: "\(prefix)-\(index)"))
+        }
+    }
+}
+
+/// Acknowledgements by id over `sessions` (a resend's too), each with its seq.
+private func acknowledged(_ world: ChatTestWorld, _ sessions: [ChatSession]) -> [String: [Int64]] {
+    var acks: [String: [Int64]] = [:]
+    for session in sessions {
+        for (id, answer) in answers(world, session) where answer.type == "ack" { acks[id, default: []].append(answer.seq ?? -1) }
+    }
+    return acks
+}
+
+/// Resends to lobby, with the same ids (alice's `a-N`, bob's `b-N`), every id of `ids` not
+/// acknowledged and each of `again` until it is acknowledged a second time, in rounds that each
+/// wait for as many answers, until none is left or `rounds` ran. Returns the rounds sent and
+/// whether each was answered.
+private func resendUntilAcknowledged(_ world: ChatTestWorld, alice: ChatSession, bob: ChatSession, ids: [String], again: [String],
+                                     rounds: Int) -> (rounds: Int, answered: Bool) {
+    var sent = 0
+    for round in 1...rounds {
+        let current = acknowledged(world, [alice, bob])
+        let pending = ids.filter { current[$0] == nil } + again.filter { current[$0]?.count ?? 0 < 2 }
+        if pending.isEmpty { break }
+        sent = round
+        let marks = (alice: answers(world, alice).count, bob: answers(world, bob).count)
+        for id in pending { (id.hasPrefix("a-") ? alice : bob).send(.msg(room: "lobby", text: "text of \(id)", id: id)) }
+        let expected = (alice: pending.filter { $0.hasPrefix("a-") }.count, bob: pending.filter { $0.hasPrefix("b-") }.count)
+        let answered = world.run(seconds: 20) {
+            answers(world, alice).count - marks.alice >= expected.alice && answers(world, bob).count - marks.bob >= expected.bob
+        }
+        guard answered else { return (sent, false) }
+    }
+    return (sent, true)
+}
+
+/// What a fault test with alice (ids `a-N`) and bob (`b-N`) reads at its end: their acks, the
+/// messages each got live, and lobby's history as a new client on the second node reads it.
+struct FaultEnding: Sendable {
+    /// Each got the other's ids, and the history was read.
+    var complete = false
+    /// Every ack by id, across the original sends and the resends.
+    var acks: [String: [Int64]] = [:]
+    var aliceGot: [ChatMessage] = []
+    var bobGot: [ChatMessage] = []
+    /// The `msg`s of the `history` answer.
+    var history: [ChatMessage] = []
+
+    init() {}
+
+    /// Waits until bob got every `a-` id of `ids` and alice every `b-` one, then reads.
+    init(_ world: ChatTestWorld, alice: ChatSession, bob: ChatSession, ids: [String]) throws {
+        complete = world.run(seconds: 20) {
+            Set(world.messages(bob, type: "msg").compactMap(\.id)).isSuperset(of: ids.filter { $0.hasPrefix("a-") })
+                && Set(world.messages(alice, type: "msg").compactMap(\.id)).isSuperset(of: ids.filter { $0.hasPrefix("b-") })
+        }
+        acks = acknowledged(world, [alice, bob])
+        aliceGot = world.messages(alice, type: "msg").filter { $0.replay != true }
+        bobGot = world.messages(bob, type: "msg").filter { $0.replay != true }
+        let reader = try world.connect("reader", node: 1)
+        complete = complete && world.run { world.joined(reader) }
+        reader.send(.history(room: "lobby", limit: ids.count + 50))
+        complete = complete && world.run { world.has(reader, type: "history-end") }
+        world.settle(seconds: 0.3)
+        // The history answer: what came after the reader's own `joined` (before it, its join's replay).
+        let chat = world.messages(reader, channel: .chat)
+        let joinedAt = chat.firstIndex { $0.type == "joined" && $0.sender == "reader" && $0.replay != true } ?? chat.endIndex
+        history = chat[joinedAt...].filter { $0.type == "msg" && $0.replay == true }
+    }
+
+    /// Every id acknowledged, always with one seq; those acknowledged before the fault kept
+    /// theirs, and `resentAcked` were acknowledged twice; the history holds each once with its
+    /// seq; each client got each of the other's once (and none of its own), in seq order, with
+    /// its seq.
+    func checkEachStoredOnce(ids: [String], ackedBefore: [String: Int64], resentAcked: [String]) {
+        #expect(Set(acks.keys) == Set(ids), "not acknowledged: \(Set(ids).subtracting(acks.keys).sorted())")
+        #expect(acks.values.allSatisfy { Set($0).count == 1 }, "\(acks.filter { Set($0.value).count != 1 })")
+        for (id, seq) in ackedBefore { #expect(acks[id]?.first == seq, "\(id)") }
+        #expect(resentAcked.count == 5 && resentAcked.allSatisfy { acks[$0]?.count == 2 }, "\(resentAcked.map { acks[$0] ?? [] })")
+        let historyIDs = history.compactMap(\.id)
+        let twice = historyIDs.filter { id in historyIDs.filter { $0 == id }.count > 1 }
+        let missing = Set(ids).subtracting(historyIDs).sorted()
+        #expect(historyIDs.count == ids.count && Set(historyIDs) == Set(ids),
+                "\(historyIDs.count) in history; twice: \(twice); missing: \(missing)")
+        #expect(history.allSatisfy { $0.seq == acks[$0.id ?? ""]?.first })
+        let perClient = ids.count / 2
+        for (got, prefix) in [(bobGot, "a-"), (aliceGot, "b-")] {
+            let received = got.compactMap(\.id)
+            #expect(received.count == perClient && Set(received).count == perClient && received.allSatisfy { $0.hasPrefix(prefix) },
+                    "\(received.count) of \(prefix)")
+            let seqs = got.compactMap(\.seq)
+            #expect(seqs == seqs.sorted() && seqs.count == Set(seqs).count)
+            #expect(got.allSatisfy { $0.seq == acks[$0.id ?? ""]?.first })
         }
     }
 }

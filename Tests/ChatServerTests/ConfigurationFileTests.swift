@@ -1,5 +1,6 @@
 @testable import ChatServer
 import ChatServerCore
+import RedisClient
 import Foundation
 import TestSupport
 import Testing
@@ -49,6 +50,9 @@ struct ConfigurationFileTests {
             accounts-only = yes
             password-queue = 14
             password-workers = 2
+            cluster = redis-cluster://10.0.0.1:7000,10.0.0.2:7000
+            node = filed
+            cluster-wait-replicas = 2
             """)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let options = try ServerOptions(["--config", path, "--port", "6000", "--name", "Flagged", "--exempt", "none"])
@@ -69,6 +73,9 @@ struct ConfigurationFileTests {
         #expect(options.metrics.timeout == .milliseconds(2500) && options.metrics.cacheLifetime == .milliseconds(500))
         #expect(options.core.operators == ["alice", "bob"] && options.core.accountsOnly)
         #expect(options.core.passwordQueueLimit == 14 && options.passwordWorkers == 2)
+        #expect(options.cluster?.node == "filed" && options.cluster?.waitReplicas == 2)
+        #expect(options.cluster?.topology == .cluster(seeds: [RedisServerAddress(host: "10.0.0.1", port: 7000),
+                                                              RedisServerAddress(host: "10.0.0.2", port: 7000)]))
         #expect(options.configurationFile == path)
     }
 
@@ -114,6 +121,9 @@ struct ConfigurationFileTests {
             ("metrics = everywhere\n", [], "line 3: metrics must be PORT, HOST:PORT or [IPv6]:PORT"),
             ("just words\n", [], "line 3: expected 'key = value'"),
             ("flood-burst = 3\n", ["--flood-burst", "many"], "--flood-burst must be a whole number"),
+            ("cluster-wait-replicas = 1\n", [], "line 3: cluster-wait-replicas is for a node of a cluster: give --cluster too"),
+            ("cluster = redis://127.0.0.1:1\ncluster-wait-replicas = many\n", [],
+             "line 4: cluster-wait-replicas must be a whole number in 0...5, not 'many'"),
         ]
         for mistake in cases {
             let path = try Self.file("cert = \(TestCertificates.serverCertificate)\nkey = \(TestCertificates.serverKey)\n" + mistake.file)

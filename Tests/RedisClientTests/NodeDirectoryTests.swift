@@ -66,6 +66,40 @@ import Testing
         }
     }
 
+    /// Time nobody could reach the directory (Redis down, its shard failing over) does not count
+    /// against the nodes: a node whose deadline passed while the directory went unvisited for a
+    /// second (`{nodes}:seen` set back, as after an outage) is not claimed by the first scanner
+    /// back, its deadline moved on by that second less the interval; once the directory is
+    /// visited as usual, a node past its deadline is claimed.
+    @Test func outageOfTheDirectoryLosesNoNode() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let client = try harness.client(RedisHarness.standalone(server))
+            func directory(_ node: String) -> NodeDirectory {
+                NodeDirectory(client: client, node: node, lifetime: .milliseconds(400), interval: .milliseconds(100))
+            }
+            let (scanner, waiting) = (directory("scanner"), directory("waiting"))
+            _ = try wait(harness) { scanner.join($0) }
+            _ = try wait(harness) { waiting.join($0) }
+            func redisNow() throws -> Int64 {
+                let parts = try server.cli("TIME").split(whereSeparator: \.isNewline).compactMap { Int64($0) }
+                return parts[0] * 1000 + parts[1] / 1000
+            }
+            // The last visit a second ago; "waiting"'s deadline passed during that second.
+            var now = try redisNow()
+            try server.cli("SET", "{nodes}:seen", String(now - 1000))
+            try server.cli("ZADD", "{nodes}", String(now - 200), "waiting")
+            #expect(try wait(harness) { scanner.claimLost($0) }.isEmpty)
+            let moved = try #require(try wait(harness) { scanner.members($0) }["waiting"])
+            #expect(moved >= now - 200 + 900 - 50 && moved <= now - 200 + 900 + 200, "\(moved - now)")
+            #expect(try wait(harness) { waiting.renew($0) } != .reaped)
+            // Visited as usual: a deadline that passes now is a node that stopped.
+            now = try redisNow()
+            try server.cli("ZADD", "{nodes}", String(now - 200), "waiting")
+            #expect(try wait(harness) { scanner.claimLost($0) } == ["waiting"])
+            #expect(try wait(harness) { waiting.renew($0) } == .reaped)
+        }
+    }
+
     /// A lease is taken once; a second holder is told who has it; a takeover answers the
     /// previous holder; a stale holder's release frees nothing; the reaper frees what a lost
     /// node still held, and only that.

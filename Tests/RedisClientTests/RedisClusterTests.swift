@@ -95,9 +95,7 @@ import Testing
             let room = "migrating"
             let slot = RedisKeySlot.slot(of: RoomKeys(room: room).seq)
             let oldOwner = try #require(client.currentSlotMap?.owner(of: slot))
-            let subscription = log.subscription(room: room)
-            client.subscribe(subscription)
-            _ = try harness.waitForEvent { if case .subscriber(.subscribed(subscription, restored: false)) = $0 { return true } else { return false } }
+            let subscription = try harness.follow(room, of: log)
             let newPort = try #require(cluster.ports.first { $0 != oldOwner.port })
             try cluster.moveEmptySlot(slot, to: newPort)
             // The client's map is stale now: the append goes to the old owner first.

@@ -98,6 +98,15 @@ final class RedisHarness {
         return found
     }
 
+    /// Subscribes `client` to `room`'s live events and waits for the first confirmation.
+    @discardableResult
+    func follow(_ room: String, of log: RoomEventLog) throws -> RedisSubscription {
+        let subscription = log.subscription(room: room)
+        log.client.subscribe(subscription)
+        _ = try waitForEvent { if case .subscriber(.subscribed(subscription, restored: false)) = $0 { return true } else { return false } }
+        return subscription
+    }
+
     /// Pub/sub messages received so far, in order.
     var messages: [RedisPush] {
         events.compactMap { if case .subscriber(.message(let push)) = $0.event { return push } else { return nil } }

@@ -16,7 +16,7 @@ public final class ChatServerProcess: Sendable {
     public let metricsPort: UInt16?
     /// The other nodes of a cluster, `n2`, `n3`, ...; empty for one server.
     public let otherNodes: [ChatServerProcess]
-    /// The Redis the nodes share; nil for one server.
+    /// The Redis the nodes share; nil for one server (and for nodes on a Redis Cluster).
     public let redis: RedisServerProcess?
     /// Whether ``stop()`` stops ``redis`` too (it was made here, not given).
     private let ownsRedis: Bool
@@ -36,13 +36,26 @@ public final class ChatServerProcess: Sendable {
     /// and takes hellos) when this returns; one node without a `redis` is one server without
     /// `--cluster`.
     public convenience init(_ extra: [String] = [], nodes: Int, redis: RedisServerProcess? = nil) throws {
-        let arguments = ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
-                         "--log-level", "debug"] + extra
         guard nodes > 1 || redis != nil else {
-            try self.init(exactly: arguments)
+            try self.init(exactly: Self.testArguments + extra)
             return
         }
         let store = try redis ?? RedisServerProcess()
+        try self.init(extra, nodes: nodes, storeURL: "redis://127.0.0.1:\(store.port)", redis: store, ownsRedis: redis == nil)
+    }
+
+    /// `nodes` processes as above on a Redis Cluster of the test's own (its nodes as the seeds);
+    /// ``redis`` is nil, and ``stop()`` leaves the cluster to its owner.
+    public convenience init(_ extra: [String] = [], nodes: Int, redisCluster: RedisClusterProcesses) throws {
+        let seeds = redisCluster.ports.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        try self.init(extra, nodes: nodes, storeURL: "redis-cluster://" + seeds, redis: nil, ownsRedis: false)
+    }
+
+    private static let testArguments = ["--port", "0", "--cert", TestCertificates.serverCertificate, "--key", TestCertificates.serverKey,
+                                        "--log-level", "debug"]
+
+    private convenience init(_ extra: [String], nodes: Int, storeURL: String, redis: RedisServerProcess?, ownsRedis: Bool) throws {
+        let arguments = Self.testArguments + extra
         var shared = arguments
         var files: String?
         if !extra.contains("--files") {
@@ -51,7 +64,7 @@ public final class ChatServerProcess: Sendable {
             shared += ["--files", folder]
             files = folder
         }
-        let cluster = { (node: Int) in shared + ["--cluster", "redis://127.0.0.1:\(store.port)", "--node", "n\(node)"] }
+        let cluster = { (node: Int) in shared + ["--cluster", storeURL, "--node", "n\(node)"] }
         var others: [ChatServerProcess] = []
         let first: Launched
         do {
@@ -71,7 +84,7 @@ public final class ChatServerProcess: Sendable {
             if let files { try? FileManager.default.removeItem(atPath: files) }
             throw error
         }
-        self.init(first, otherNodes: others, redis: store, ownsRedis: redis == nil, sharedFiles: files)
+        self.init(first, otherNodes: others, redis: redis, ownsRedis: ownsRedis, sharedFiles: files)
         clusterPorts.withLock { $0[port] = ports }
     }
 

@@ -134,6 +134,30 @@ public final class RedisServerProcess: @unchecked Sendable {
         process?.waitForLine(timeout: timeout) { $0.contains(text) } != nil
     }
 
+    /// The ports of the replicas this master has online (INFO replication:
+    /// `slaveN:ip=...,port=P,state=online,...`): those a WAIT counts.
+    public func onlineReplicaPorts() throws -> [UInt16] {
+        try cli("INFO", "replication").split(whereSeparator: \.isNewline).filter { $0.hasPrefix("slave") && $0.contains("state=online") }
+            .compactMap { line in
+                line.split(separator: ",").first { $0.hasPrefix("port=") }.flatMap { UInt16($0.dropFirst(5)) }
+            }
+    }
+
+    /// Whether `replicas` replicas of this master confirm a write made now: FUNCTION FLUSH (a
+    /// write any master takes whatever its slots, leaving nothing behind), then WAIT on the same
+    /// connection. More than INFO's `state=online`, which Redis 7.0 reports for a replica that has
+    /// just synced before it streams to it (it starts on the replica's next ACK, within a second).
+    public func replicasConfirmWrites(_ replicas: Int = 1) throws -> Bool {
+        let child = try ChildProcess(Self.cli, ["-h", "127.0.0.1", "-p", String(port)])
+        child.write("FUNCTION FLUSH\nWAIT \(replicas) 100\n")
+        child.closeInput()
+        let answers = child.finish(timeout: 30).output.split(whereSeparator: \.isNewline)
+        return answers.last.flatMap { Int($0) }.map { $0 >= replicas } ?? false
+    }
+
+    /// Whether the server's log has a line that contains `text` (now, without waiting).
+    public func hasLogged(_ text: String) -> Bool { (process?.lineCount { $0.contains(text) } ?? 0) > 0 }
+
     /// Runs `redis-cli` against this server and returns its output (trimmed).
     @discardableResult
     public func cli(_ arguments: String...) throws -> String { try Self.run(port: port, arguments) }

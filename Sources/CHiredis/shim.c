@@ -118,16 +118,3 @@ const char *chiredis_reader_error(const chiredis_reader *bounded) {
 }
 
 int chiredis_reader_limit_exceeded(const chiredis_reader *bounded) { return bounded->limit_exceeded; }
-
-long long chiredis_format_command(char **target, int argc, const uint8_t *bytes, const size_t *lengths) {
-    const char **arguments = malloc(sizeof(char *) * (size_t)(argc > 0 ? argc : 1));
-    if (arguments == NULL) return -1;
-    size_t offset = 0;
-    for (int index = 0; index < argc; index++) {
-        arguments[index] = (const char *)bytes + offset;
-        offset += lengths[index];
-    }
-    int length = redisFormatCommandArgv(target, argc, arguments, lengths);
-    free(arguments);
-    return length;
-}

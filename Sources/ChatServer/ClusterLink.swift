@@ -34,6 +34,10 @@ final class ClusterLink {
     var typingRooms: [[UInt8]: String] = [:]
     /// Nodes this one is reaping now.
     var reaping: Set<String> = []
+    /// Peer ids' digests (``digest(ofPeer:)``) for the dedupe key of every append: a SHA-256 per
+    /// message cost 28,000 instructions (callgrind, docs/CLUSTER.md). Emptied when full.
+    var peerDigests: [String: String] = [:]
+    static let peerDigestCacheLimit = 2048
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
@@ -158,7 +162,7 @@ final class ClusterLink {
         // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
         let dedupe = append.dedupe.map { key in
             let peer = key.prefix { $0 != ":" }
-            return Self.digest(ofPeer: String(peer)) + key.dropFirst(peer.count)
+            return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
         }
         let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,

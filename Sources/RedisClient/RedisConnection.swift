@@ -39,7 +39,7 @@ public final class RedisConnection<Tag> {
         guard outbound.count < limits.maxOutboundBytes else {
             return .limitExceeded("more than \(limits.maxOutboundBytes) bytes waiting to be sent")
         }
-        guard outbound.append(command) else { return .limitExceeded("command could not be encoded") }
+        outbound.append(command)
         pending.append(tag)
         return nil
     }

@@ -8,8 +8,8 @@ public struct RedisOutboundBuffer: Sendable {
     public var count: Int { storage.count - start }
     public var isEmpty: Bool { start == storage.count }
 
-    /// Appends the encoding of `command`; false when the encoder failed.
-    mutating func append(_ command: RedisCommand) -> Bool { RESPEncoder.append(command, to: &storage) }
+    /// Appends the encoding of `command`.
+    mutating func append(_ command: RedisCommand) { RESPEncoder.append(command, to: &storage) }
 
     /// Calls `body` with the unwritten bytes; `body` returns how many it wrote.
     public mutating func write(_ body: (UnsafeRawBufferPointer) throws -> Int) rethrows {

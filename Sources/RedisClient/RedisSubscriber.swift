@@ -50,7 +50,7 @@ public final class RedisSubscriber {
     public func unsubscribe(_ subscription: RedisSubscription) {
         guard wanted.removeValue(forKey: subscription) != nil else { return }
         if isConnected {
-            _ = outbound.append(RedisCommand(arguments: [Array(subscription.kind.unsubscribeCommand.utf8), subscription.channel]))
+            outbound.append(RedisCommand(arguments: [Array(subscription.kind.unsubscribeCommand.utf8), subscription.channel]))
             expected.append(.unsubscribe(subscription))
         }
     }
@@ -81,7 +81,7 @@ public final class RedisSubscriber {
     @discardableResult
     public func heartbeat() -> Bool {
         guard isConnected, !expected.contains(.pong) else { return false }
-        _ = outbound.append(RedisCommand("PING"))
+        outbound.append(RedisCommand("PING"))
         expected.append(.pong)
         return true
     }
@@ -90,7 +90,7 @@ public final class RedisSubscriber {
     public var isAwaitingPong: Bool { expected.contains(.pong) }
 
     private func sendSubscribe(_ subscription: RedisSubscription) {
-        _ = outbound.append(RedisCommand(arguments: [Array(subscription.kind.subscribeCommand.utf8), subscription.channel]))
+        outbound.append(RedisCommand(arguments: [Array(subscription.kind.subscribeCommand.utf8), subscription.channel]))
         expected.append(.subscribe(subscription))
     }
 

@@ -122,11 +122,17 @@ import Testing
         guard case .limitExceeded? = small.send(RedisCommand("GET", "k"), tag: 1) else { Issue.record("not refused"); return }
     }
 
-    /// Commands are encoded as RESP arrays of bulk strings (hiredis's formatter), binary-safe.
+    /// Commands are encoded as RESP arrays of bulk strings, binary-safe, with lengths of several digits.
     @Test func commandEncoding() {
         let connection = RedisConnection<Int>()
         _ = connection.send(RedisCommand(arguments: [Array("SET".utf8), Array("k".utf8), [0, 13, 10]]), tag: 0)
         #expect(connection.outbound.bytes == Array("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\n".utf8) + [0, 13, 10] + [13, 10])
+        let long = RedisConnection<Int>()
+        let arguments = [Array("RPUSH".utf8), []] + (0..<10).map { Array(repeating: UInt8(ascii: "x"), count: $0 * 111) }
+        _ = long.send(RedisCommand(arguments: arguments), tag: 0)
+        var expected = Array("*12\r\n$5\r\nRPUSH\r\n$0\r\n\r\n$0\r\n\r\n".utf8)
+        for count in 1..<10 { expected += Array("$\(count * 111)\r\n".utf8) + Array(repeating: UInt8(ascii: "x"), count: count * 111) + [13, 10] }
+        #expect(long.outbound.bytes == expected)
     }
 
     /// A delivery that resets the connection (its owner dropped it) ends that parse: the rest

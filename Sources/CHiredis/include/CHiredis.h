@@ -1,7 +1,7 @@
 #ifndef CHIREDIS_H
 #define CHIREDIS_H
 
-// The whole C surface RedisClient sees: hiredis 0.14's RESP reader and command formatter, never
+// The whole C surface RedisClient sees: hiredis 0.14's RESP reader (commands are encoded in Swift), never
 // its connection or async layers (docs/CLUSTER.md says why). Sockets are ours, on our epoll loop.
 #include <hiredis/hiredis.h>
 #include <hiredis/read.h>
@@ -25,10 +25,5 @@ int chiredis_reader_next(chiredis_reader *reader, redisReply **reply);
 const char *chiredis_reader_error(const chiredis_reader *reader);
 // 1 when the failure was one of the limits above rather than malformed input.
 int chiredis_reader_limit_exceeded(const chiredis_reader *reader);
-
-// The RESP encoding of one command whose `argc` arguments lie back to back in `bytes`, the i-th
-// `lengths[i]` bytes long. Returns the length (the command in *target, free with
-// redisFreeCommand) or -1 when out of memory.
-long long chiredis_format_command(char **target, int argc, const uint8_t *bytes, const size_t *lengths);
 
 #endif

@@ -54,6 +54,8 @@ extension ChatServerApp {
         case .releaseIdentity(let peer, let client, let nick, let andPeer):
             cluster.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: andPeer)
         case .lookUpNick(let token, let nick): cluster.lookUpNick(token, nick: nick)
+        case .lookUpDirectReceipt(let token, let peer, let id): cluster.lookUpDirectReceipt(token, peer: peer, id: id)
+        case .storeDirectReceipt(let peer, let id, let ts): cluster.storeDirectReceipt(peer: peer, id: id, ts: ts)
         case .sendToNode(let token, let node, let message): cluster.send(message, to: node, token: token)
         case .publishMember(let member, let rooms): cluster.publishMember(member, rooms: rooms)
         default: break
@@ -99,6 +101,8 @@ extension ChatServerApp {
             perform(state.nickClaimed(token, outcome, now: now))
         case .nickLookedUp(let token, let outcome):
             perform(state.nickLookedUp(token, outcome, now: now))
+        case .directReceiptLookedUp(let token, let outcome):
+            perform(state.directReceiptLookedUp(token, outcome, now: now))
         case .nodeMessageSent(let token, let outcome):
             perform(state.nodeMessageSent(token, outcome, now: now))
         case .nodeMessage(let message):

@@ -126,6 +126,31 @@ extension ClusterLink {
         }
     }
 
+    // MARK: Direct messages' receipts
+
+    /// `{dm:DIGEST}:ID` = the `ts` a peer's `dm` with that id was delivered with, for 600 s (as a
+    /// room message's dedupe key): a resend through any node is acknowledged again, not delivered.
+    static func directReceiptKey(digest: String, id: String) -> String { "{dm:\(digest)}:\(id)" }
+
+    func lookUpDirectReceipt(_ token: UInt64, peer: String, id: String) {
+        let key = Self.directReceiptKey(digest: cachedDigest(ofPeer: peer), id: id)
+        client.send(RedisCommand("GET", key), key: key) { [report] result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let error): report(.directReceiptLookedUp(token, .failed("\(error)")))
+            case .success(let reply): report(.directReceiptLookedUp(token, .answered(reply.text.flatMap { Int64($0) })))
+            }
+        }
+    }
+
+    func storeDirectReceipt(peer: String, id: String, ts: Int64) {
+        let key = Self.directReceiptKey(digest: cachedDigest(ofPeer: peer), id: id)
+        client.send(RedisCommand("SET", key, String(ts), "EX", "600"), key: key, durable: true) { [logger] result in
+            if case .failure(let error) = RoomEventLog.storeResult(result) {
+                logger(.warning, "dm receipt not stored", ["error": "\(error)"])
+            }
+        }
+    }
+
     // MARK: Status
 
     /// A local user's status: to the other nodes, and into its records in its rooms' members.

@@ -69,6 +69,7 @@ final class ClusterLink {
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+        case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)
         case remoteStatus(MemberRecord)

@@ -104,7 +104,7 @@ extension ChatServerState {
                 out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageSent, .serverKick, .invite:
+        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }
         return out
@@ -120,6 +120,13 @@ extension ChatServerState {
     }
 
     // MARK: Direct messages to other nodes
+
+    /// A `dm` with an id: its receipt first, which the first send may have left through another
+    /// node (the client moved after its ack was lost).
+    func beginDirectReceiptLookup(_ request: ChatMessage, id: String, session: ClientSession, into out: inout [ServerAction]) {
+        let token = nextIdentityToken(.directMessageReceipt(session.id, request: request))
+        out.append(.lookUpDirectReceipt(token, peer: session.peer, id: id))
+    }
 
     /// A `dm` to a nick no connection of this node holds: where it is.
     func beginRemoteDirectMessage(_ request: ChatMessage, text: String, session: ClientSession, into out: inout [ServerAction]) {
@@ -167,8 +174,30 @@ extension ChatServerState {
             sendError(.unavailable, "the message could not be sent; send it again", id: id, to: session, into: &out)
             return out
         }
-        if let id { _ = persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: ts)], into: &out) }
+        if let id {
+            _ = persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: ts)], into: &out)
+            out.append(.storeDirectReceipt(peer: session.peer, id: id, ts: ts))
+        }
         sendChat(.ack(id: id, ts: ts), to: session, into: &out)
+        return out
+    }
+
+    /// The answer to ``ServerAction/lookUpDirectReceipt(_:peer:id:)``: the stamp of the first send
+    /// of this id (acknowledged again, delivered nowhere), or nil (delivered now).
+    public func directReceiptLookedUp(_ token: UInt64, _ outcome: ClaimOutcome<Int64?>, now: Int64) -> [ServerAction] {
+        guard case .directMessageReceipt(let client, let request)? = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown receipt lookup", ["token": String(token)])]
+        }
+        guard let session = clients[client] else { return [] }
+        var out: [ServerAction] = []
+        switch outcome {
+        case .failed:
+            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, to: session, into: &out)
+        case .answered(let ts?):
+            sendChat(.ack(id: request.id, ts: ts), to: session, into: &out)
+        case .answered(nil):
+            deliverDirectMessage(request, to: request.to ?? "", from: session, now: now, into: &out)
+        }
         return out
     }
 

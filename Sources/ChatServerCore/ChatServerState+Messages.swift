@@ -34,6 +34,15 @@ extension ChatServerState {
             sendError(.badField, "dm needs 'to'", id: message.id, to: session, into: &out)
             return
         }
+        // With a shared store the first send may have gone through another node: its receipt
+        // is in the store.
+        if roomLog == .shared, let id = message.id { return beginDirectReceiptLookup(message, id: id, session: session, into: &out) }
+        deliverDirectMessage(message, to: recipientNick, from: session, now: now, into: &out)
+    }
+
+    /// A `dm` known not to be a resend: to the recipient here, or (shared store) on its node.
+    func deliverDirectMessage(_ message: ChatMessage, to recipientNick: String, from session: ClientSession, now: Int64,
+                              into out: inout [ServerAction]) {
         let local = activeSession(forNick: recipientNick)
         // With a shared store a nick held by no connection here may be another node's.
         guard local != nil || roomLog == .shared else {
@@ -44,6 +53,7 @@ extension ChatServerState {
         guard let recipient = local else { return beginRemoteDirectMessage(message, text: text, session: session, into: &out) }
         if let id = message.id {
             guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
+            if roomLog == .shared { out.append(.storeDirectReceipt(peer: session.peer, id: id, ts: now)) }
         }
         let delivered = ChatMessage(
             type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick,

@@ -47,6 +47,8 @@ enum PendingIdentity {
     /// A `nick` request's new nick, or (`login`) the first free of the account's nick and its
     /// suffixed forms: a login whose candidates are all taken keeps its nick.
     case rename(ClientID, peer: String, request: ChatMessage, candidates: [String], login: Bool)
+    /// A `dm` with an id: whether the peer sent it before, through any node.
+    case directMessageReceipt(ClientID, request: ChatMessage)
     /// A `dm` to a nick not on this node: where it is.
     case directMessage(ClientID, request: ChatMessage, text: String)
     /// A server kick of a nick no connection here holds: where it is (`requester`: the operator's

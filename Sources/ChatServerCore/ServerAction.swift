@@ -62,6 +62,12 @@ public enum ServerAction: Sendable {
     case releaseIdentity(peer: String, client: ClientID, nick: String, andPeer: Bool)
     /// With a shared store: which node holds `nick`; through ``ChatServerState/nickLookedUp(_:_:now:)``.
     case lookUpNick(UInt64, nick: String)
+    /// With a shared store: the stamp (`ts`) of a `dm` this peer already sent with this id, through
+    /// any node; through ``ChatServerState/directReceiptLookedUp(_:_:now:)``.
+    case lookUpDirectReceipt(UInt64, peer: String, id: String)
+    /// With a shared store: a `dm` with an id was delivered, stamped `ts`: its receipt, for a resend
+    /// through any node (behind: nobody waits for it).
+    case storeDirectReceipt(peer: String, id: String, ts: Int64)
     /// With a shared store: put a message in a node's inbox; with a token, whether it was stored
     /// comes back through ``ChatServerState/nodeMessageSent(_:_:now:)``.
     case sendToNode(UInt64?, node: String, NodeMessage)

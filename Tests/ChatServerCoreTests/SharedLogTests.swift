@@ -331,6 +331,46 @@ import Testing
         #expect(world.nodes["a"]!.chat(to: 1).last.map { [$0.type, $0.code] } == ["error", "no-such-user"])
     }
 
+    /// A `dm` resent through another node (the sender moved before its ack arrived) is acknowledged
+    /// again with its first stamp and delivered nowhere a second time, for a recipient on the first
+    /// node as for one on another; with the store unreachable the lookup answers `unavailable`, and
+    /// the resend after it is delivered once.
+    @Test func directMessageResentThroughAnotherNodeIsNotDeliveredTwice() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.login(3, nick: "carol", on: "a")
+        world.send(ChatMessage(type: "dm", text: "to bob", id: "d1", to: "bob"), from: 1, on: "a")
+        world.send(ChatMessage(type: "dm", text: "to carol", id: "d2", to: "carol"), from: 1, on: "a")
+        world.settle()
+        // (A dm to another node's user is acknowledged once its inbox has it: the two acks may cross.)
+        func stamps(_ node: String, _ client: ClientID) -> [String: Int64] {
+            Dictionary(world.nodes[node]!.chat(to: client).filter { $0.type == "ack" }.map { ($0.id ?? "", $0.ts ?? 0) }) { $1 }
+        }
+        let firstAcks = stamps("a", 1)
+        #expect(firstAcks.keys.sorted() == ["d1", "d2"])
+        // alice's device comes back through node b, and sends both again.
+        world.connect(4, on: "b")
+        world.send(.join(nick: "alice", peer: SharedLogWorld.peer(1), room: "lobby"), from: 4, on: "b")
+        world.settle()
+        world.send(ChatMessage(type: "dm", text: "to bob", id: "d1", to: "bob"), from: 4, on: "b")
+        world.send(ChatMessage(type: "dm", text: "to carol", id: "d2", to: "carol"), from: 4, on: "b")
+        world.settle()
+        #expect(stamps("b", 4) == firstAcks)
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.type == "dm" }.map(\.text) == ["to bob"])
+        #expect(world.nodes["a"]!.chat(to: 3).filter { $0.type == "dm" }.map(\.text) == ["to carol"])
+
+        world.unavailable = true
+        world.send(ChatMessage(type: "dm", text: "later", id: "d3", to: "bob"), from: 4, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 4).last.map { [$0.type, $0.code, $0.id] } == ["error", "unavailable", "d3"])
+        world.unavailable = false
+        world.send(ChatMessage(type: "dm", text: "later", id: "d3", to: "bob"), from: 4, on: "b")
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 4).last.map { [$0.type, $0.id] } == ["ack", "d3"])
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.type == "dm" }.map(\.text) == ["to bob", "later"])
+    }
+
     /// The same device through another node: the old connection is closed with REPLACED, the new
     /// one keeps the nick, and joining its room again there stores nothing (nobody sees it leave
     /// or join); a room it does not join again there is left after the grace.

@@ -49,6 +49,7 @@ final class SharedLogWorld {
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
+        case receiptLookedUp(node: String, token: UInt64, Int64?)
         case inbox(node: String, NodeMessage)
         case sent(node: String, token: UInt64)
         case status(node: String, MemberRecord)
@@ -64,6 +65,8 @@ final class SharedLogWorld {
     /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
     private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
     private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
+    /// `dm` receipts: "PEER ID" → its ts.
+    private(set) var directReceipts: [String: Int64] = [:]
     /// Each room's settings, and the server bans.
     private(set) var settings: [String: RoomSettings] = [:]
     private(set) var serverBans: [Ban] = []
@@ -174,6 +177,8 @@ final class SharedLogWorld {
             take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
         case .lookedUp(let name, let token, let holder):
             take(nodes[name]!.state.nickLookedUp(token, .answered(holder), now: now), on: name)
+        case .receiptLookedUp(let name, let token, let ts):
+            take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts), now: now), on: name)
         case .inbox(let name, let message):
             take(nodes[name]!.state.nodeMessageDelivered(message, now: now), on: name)
         case .sent(let name, let token):
@@ -253,6 +258,10 @@ final class SharedLogWorld {
                 queue.append(.lookedUp(node: name, token: token, nickLeases[ChatValidation.nickKey(nick)].map {
                     NickHolder(node: $0.node, isThisNode: $0.node == name, device: $0.peer)
                 }))
+            case .lookUpDirectReceipt(let token, let peer, let id):
+                queue.append(.receiptLookedUp(node: name, token: token, directReceipts["\(peer) \(id)"]))
+            case .storeDirectReceipt(let peer, let id, let ts):
+                if !unavailable { directReceipts["\(peer) \(id)"] = ts }
             case .sendToNode(let token, let target, let message):
                 queue.append(.inbox(node: target, message))
                 if let token { queue.append(.sent(node: name, token: token)) }

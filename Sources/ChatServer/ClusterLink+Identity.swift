@@ -19,14 +19,8 @@ extension ClusterLink {
         return String(hash.finishHex().prefix(32))
     }
 
-    /// ``digest(ofPeer:)`` from ``peerDigests`` when known.
-    func cachedDigest(ofPeer peer: String) -> String {
-        if let known = peerDigests[peer] { return known }
-        if peerDigests.count >= Self.peerDigestCacheLimit { peerDigests.removeAll(keepingCapacity: true) }
-        let digest = Self.digest(ofPeer: peer)
-        peerDigests[peer] = digest
-        return digest
-    }
+    /// ``digest(ofPeer:)``, from ``peerDigests`` when known.
+    func cachedDigest(ofPeer peer: String) -> String { peerDigests.digest(ofPeer: peer) }
 
     func memberRecordText(_ member: MemberRecord) -> String {
         "\(options.node)/\(member.peer.map(Self.digest(ofPeer:)) ?? "-") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"

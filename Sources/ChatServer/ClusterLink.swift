@@ -34,10 +34,7 @@ final class ClusterLink {
     var typingRooms: [[UInt8]: String] = [:]
     /// Nodes this one is reaping now.
     var reaping: Set<String> = []
-    /// Peer ids' digests (``digest(ofPeer:)``) for the dedupe key of every append: a SHA-256 per
-    /// message cost 28,000 instructions (callgrind, docs/CLUSTER.md). Emptied when full.
-    var peerDigests: [String: String] = [:]
-    static let peerDigestCacheLimit = 2048
+    var peerDigests = PeerDigestCache()
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)

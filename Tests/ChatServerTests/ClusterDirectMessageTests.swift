@@ -1,3 +1,4 @@
+@testable import ChatServer
 import ChatClientKit
 import ChatProtocol
 import Foundation
@@ -24,14 +25,16 @@ struct ClusterDirectMessageTests {
     /// alice (node 0) sends a `dm` to bob (node 1) and one to carol (node 0), both acknowledged;
     /// then her device comes back through node 1 (the first connection is REPLACED) and sends both
     /// again with the same ids, as a client that lost the acks does: each is acknowledged with its
-    /// first stamp, and bob and carol have each got theirs once. A new id is delivered.
+    /// first stamp, and bob and carol have each got theirs once. A new id is delivered. The receipts
+    /// in Redis expire after 600 s.
     @Test func resendThroughAnotherNodeIsDeliveredOnce() async throws {
         let server = try ChatServerProcess(ClusterFaultTests.unlimited, nodes: 2)
         defer { server.stop() }
+        let redis = try #require(server.redis)
+        let peer = ChatSession.randomPeerID()
         let result = try await onDedicatedThread { () throws -> Outcome in
             var outcome = Outcome()
             let world = try ChatTestWorld(port: server.port)
-            let peer = ChatSession.randomPeerID()
             let alice = try world.connect("alice", peer: peer, node: 0)
             let bob = try world.connect("bob", node: 1)
             let carol = try world.connect("carol", node: 0)
@@ -67,5 +70,10 @@ struct ClusterDirectMessageTests {
         #expect(result.again.filter { $0.key != "d3" } == result.first, "\(result.again) vs \(result.first)")
         #expect(result.again["d3"] != nil)
         #expect(result.bobGot == ["to bob", "new"] && result.carolGot == ["to carol"], "\(result.bobGot) \(result.carolGot)")
+        for id in ["d1", "d2", "d3"] {
+            let key = ClusterLink.directReceiptKey(digest: ClusterLink.digest(ofPeer: peer), id: id)
+            let ttl = Int(try redis.cli("TTL", key).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -9
+            #expect((1...600).contains(ttl), "TTL of \(key): \(ttl)")
+        }
     }
 }

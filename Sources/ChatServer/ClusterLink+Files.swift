@@ -77,16 +77,18 @@ extension ClusterLink {
     static func encode(_ file: StoredFile) -> String {
         [file.id, file.sha256, String(file.size), file.name, file.room ?? "", file.seq.map(String.init) ?? "", String(file.ts), file.sender,
          file.senderAccount ?? "", file.uploaderPeer, file.uploadID, file.owner, file.recipient ?? "", file.recipientAccount ?? "",
-         file.recipientPeer ?? "", uploadKey(peer: file.uploaderPeer, id: file.uploadID)].joined(separator: "\t")
+         file.recipientPeer ?? "", uploadKey(peer: file.uploaderPeer, id: file.uploadID), file.recipientDevice ?? ""].joined(separator: "\t")
     }
 
     static func decodeFile(_ bytes: [UInt8]) -> StoredFile? {
         let fields = String(decoding: bytes, as: UTF8.self).split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 16, let size = Int64(fields[2]), let ts = Int64(fields[6]) else { return nil }
+        // 16 fields in records written before the recipient's device was (17).
+        guard fields.count == 16 || fields.count == 17, let size = Int64(fields[2]), let ts = Int64(fields[6]) else { return nil }
         func optional(_ index: Int) -> String? { fields[index].isEmpty ? nil : fields[index] }
         return StoredFile(id: fields[0], sha256: fields[1], size: size, name: fields[3], room: optional(4), seq: optional(5).flatMap { Int64($0) },
                           ts: ts, sender: fields[7], senderAccount: optional(8), uploaderPeer: fields[9], uploadID: fields[10],
-                          owner: fields[11], recipient: optional(12), recipientAccount: optional(13), recipientPeer: optional(14))
+                          owner: fields[11], recipient: optional(12), recipientAccount: optional(13), recipientPeer: optional(14),
+                          recipientDevice: fields.count == 17 ? optional(16) : nil)
     }
 
     /// ARGV: the number of ids, the ids, the number of upload keys, the keys, the owners. Answers

@@ -24,6 +24,9 @@ extension ClusterLink {
         case .invite(let nick, let device, let body):
             kind = "invite/\(nick)"
             payload = Array("\(device)\n".utf8) + body
+        case .fileNotice(let nick, let device, let body):
+            kind = "file/\(nick)"
+            payload = Array("\(device)\n".utf8) + body
         }
         inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
             guard let self, let token else { return }
@@ -50,11 +53,19 @@ extension ClusterLink {
             let by = text.prefix { $0 != "\n" }
             report(.nodeMessage(.kick(nick: String(parts[1]), reason: String(text.dropFirst(by.count + 1)), by: String(by))))
         case "invite":
-            guard let newline = event.payload.firstIndex(of: UInt8(ascii: "\n")) else { return }
-            report(.nodeMessage(.invite(nick: String(parts[1]), device: String(decoding: event.payload[..<newline], as: UTF8.self),
-                                        payload: Array(event.payload[(newline + 1)...]))))
+            guard let (device, body) = Self.deviceAndBody(event.payload) else { return }
+            report(.nodeMessage(.invite(nick: String(parts[1]), device: device, payload: body)))
+        case "file":
+            guard let (device, body) = Self.deviceAndBody(event.payload) else { return }
+            report(.nodeMessage(.fileNotice(nick: String(parts[1]), device: device, payload: body)))
         default:
             logger(.warning, "unknown inbox message", ["kind": String(parts[0].prefix(32))])
         }
+    }
+
+    /// A message for one device: its digest, LF, then the message as the user gets it.
+    private static func deviceAndBody(_ payload: [UInt8]) -> (device: String, body: [UInt8])? {
+        guard let newline = payload.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        return (String(decoding: payload[..<newline], as: UTF8.self), Array(payload[(newline + 1)...]))
     }
 }

@@ -5,7 +5,5 @@ struct ActiveUpload {
     let senderNick: String
     let senderAccount: String?
     /// A private file's recipient as the header found it.
-    let recipientNick: String?
-    let recipientAccount: String?
-    let recipientPeer: String?
+    let recipient: FileRecipient?
 }

@@ -104,7 +104,7 @@ extension ChatServerState {
                 out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite:
+        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .uploadRecipient, .fileNotice:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }
         return out
@@ -142,6 +142,10 @@ extension ChatServerState {
         }
         if case .invite(let client, let request)? = pending {
             return remoteInviteeLookedUp(request, from: client, outcome, now: now)
+        }
+        if case .uploadRecipient(let key, let request)? = pending { return uploadRecipientLookedUp(request, on: key, outcome, now: now) }
+        if case .fileNotice(let nick, let device, let payload)? = pending {
+            return fileNoticeRecipientLookedUp(nick: nick, device: device, payload: payload, outcome)
         }
         guard case .directMessage(let client, let request, let text)? = pending else {
             return [.log(.warning, "unknown nick lookup", ["token": String(token)])]
@@ -218,6 +222,13 @@ extension ChatServerState {
                 return [.log(.info, "invite for a user no longer here", [:])]
             }
             sendChat(notice, to: invited, into: &out)
+        case .fileNotice(let nick, let device, let payload):
+            guard let recipient = activeSession(forNick: nick), peerDigest(recipient.peer) == device,
+                  var notice = try? ChatMessage.decode(payload), notice.type == MessageType.file.rawValue else {
+                return [.log(.info, "file notice for a user no longer here", [:])]
+            }
+            notice.to = recipient.nick
+            sendChat(notice, to: recipient, into: &out)
         case .replace(let client, let peer):
             guard let session = clients[client], session.phase == .active, session.peer == peer.uppercased() else { return [] }
             replacedElsewhere(session, now: now, into: &out)
@@ -345,7 +356,7 @@ extension ChatServerState {
         releaseHeldMessages(of: session, now: now, into: &out)
     }
 
-    private func nextIdentityToken(_ pending: PendingIdentity) -> UInt64 {
+    func nextIdentityToken(_ pending: PendingIdentity) -> UInt64 {
         nextSharedToken += 1
         pendingIdentities[nextSharedToken] = pending
         return nextSharedToken

@@ -17,9 +17,15 @@ extension ChatServerState {
             refuseFileStream(key, error.errorCode, error.reason, id: id, into: &out)
         case .message(let message):
             guard admitFileStream(of: session, on: key, id: message.id, now: now, into: &out) else { break }
+            // With a shared store a private file's recipient may be another node's user: found first.
+            if message.messageType == .upload, let nick = message.to, roomLog == .shared, activeSession(forNick: nick) == nil,
+               ChatValidation.isValidNick(nick) {
+                beginUploadRecipientLookup(message, nick: nick, on: key, into: &out)
+                return out
+            }
             // With a shared store the records a header is checked against are read first.
-            if let catalog = files as? SharedFileCatalog, message.messageType == .upload || message.messageType == .download {
-                loadFiles(for: message, on: key, session: session, catalog: catalog, into: &out)
+            if files is SharedFileCatalog, message.messageType == .upload || message.messageType == .download {
+                loadFiles(for: message, on: key, session: session, into: &out)
                 return out
             }
             switch message.messageType {
@@ -92,10 +98,12 @@ extension ChatServerState {
                                                   size: file.size)))
     }
 
-    /// Members of the file's room now; the two parties of a private file, by peer or account.
+    /// Members of the file's room now; the two parties of a private file, by peer (or device: the
+    /// digest of the peer id, for a recipient that was on another node) or account.
     func mayDownload(_ file: StoredFile, _ session: ClientSession) -> Bool {
         if let room = file.room { return session.isMember(of: room) }
         if session.peer == file.uploaderPeer || session.peer == file.recipientPeer { return true }
+        if let device = file.recipientDevice, peerDigest(session.peer) == device { return true }
         guard let account = session.accountKey else { return false }
         return file.senderAccount.map(ChatValidation.nickKey) == account || file.recipientAccount.map(ChatValidation.nickKey) == account
     }

@@ -5,7 +5,7 @@ import ChatProtocol
 extension ChatServerState {
     /// Reads what the header needs (the upload's earlier record, its owner's stored bytes; the
     /// file to download) and handles it once they are here.
-    func loadFiles(for message: ChatMessage, on key: FileStreamKey, session: ClientSession, catalog: SharedFileCatalog,
+    func loadFiles(for message: ChatMessage, on key: FileStreamKey, session: ClientSession, remote: FileRecipient? = nil,
                    into out: inout [ServerAction]) {
         var query = FileQuery()
         if message.messageType == .download {
@@ -16,13 +16,13 @@ extension ChatServerState {
             query.owners = [FileOwner.key(account: session.account, peer: session.peer)]
         }
         nextSharedToken += 1
-        pendingFiles[nextSharedToken] = .header(key, message)
+        pendingFiles[nextSharedToken] = .header(key, message, remote: remote)
         out.append(.loadFiles(nextSharedToken, query))
     }
 
     /// The answer to ``ServerAction/loadFiles(_:_:)``; nil when the store could not be read.
     public func filesLoaded(_ token: UInt64, _ loaded: LoadedFiles?, now: Int64) -> [ServerAction] {
-        guard case .header(let key, let message)? = pendingFiles.removeValue(forKey: token),
+        guard case .header(let key, let message, let remote)? = pendingFiles.removeValue(forKey: token),
               let catalog = files as? SharedFileCatalog else {
             return [.log(.warning, "unknown file read", ["token": String(token)])]
         }
@@ -37,7 +37,7 @@ extension ChatServerState {
         if message.messageType == .download {
             handleDownload(message, on: key, from: session, into: &out)
         } else {
-            handleUploadHeader(message, on: key, from: session, now: now, into: &out)
+            handleUploadHeader(message, on: key, from: session, remote: remote, now: now, into: &out)
         }
         writeSharedPartials(into: &out)
         return out

@@ -78,8 +78,8 @@ extension ChatServerState {
         let file = StoredFile(
             id: event?.file ?? RandomPeerID.hexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
             room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
-            uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipientNick,
-            recipientAccount: upload.recipientAccount, recipientPeer: upload.recipientPeer)
+            uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipient?.nick,
+            recipientAccount: upload.recipient?.account, recipientPeer: upload.recipient?.peer, recipientDevice: upload.recipient?.device)
         if files is SharedFileCatalog {
             // The record (and eviction) in the shared store first; then its room event.
             nextSharedToken += 1
@@ -113,10 +113,11 @@ extension ChatServerState {
                                   stopSending: false))
         if let event {
             broadcast(event.message(replay: false), toMembersOf: event.room, except: key.client, into: &out)
-        } else if let recipientNick = upload.recipientNick, let recipient = activeSession(forNick: recipientNick) {
-            sendChat(.fileAnnouncement(file: file.id, name: file.name, size: file.size, sha256: file.sha256, sender: sender,
-                                       id: partial.id, room: nil, to: recipient.nick, seq: nil, ts: now, account: upload.senderAccount),
-                     to: recipient, into: &out)
+        } else if let recipient = upload.recipient {
+            let notice = ChatMessage.fileAnnouncement(file: file.id, name: file.name, size: file.size, sha256: file.sha256, sender: sender,
+                                                      id: partial.id, room: nil, to: recipient.nick, seq: nil, ts: now,
+                                                      account: upload.senderAccount)
+            announcePrivateFile(notice, to: recipient, into: &out)
         }
     }
 

@@ -3,8 +3,10 @@ import ChatProtocol
 /// Uploads (PROTOCOL.md section 9): the header's checks, resume by `offset`, the receipt that
 /// makes a repeated upload idempotent, and what happens when the body ends.
 extension ChatServerState {
-    func handleUploadHeader(_ message: ChatMessage, on key: FileStreamKey, from session: ClientSession, now: Int64,
-                            into out: inout [ServerAction]) {
+    /// `remote`: the recipient of a private file found on another node of several (looked up
+    /// before, ``beginUploadRecipientLookup``).
+    func handleUploadHeader(_ message: ChatMessage, on key: FileStreamKey, from session: ClientSession, remote: FileRecipient? = nil,
+                            now: Int64, into out: inout [ServerAction]) {
         guard let id = message.id, ChatValidation.isValidMessageID(id) else {
             refuseFileStream(key, .badField, "upload needs an id of 1 to \(ChatLimits.maxMessageIDBytes) ASCII letters, digits, '-', '_', '.' or ':'",
                              id: nil, into: &out)
@@ -35,7 +37,7 @@ extension ChatServerState {
                                       stopSending: true))
             return
         }
-        guard let place = uploadPlace(message, id: id, on: key, from: session, into: &out) else { return }
+        guard let place = uploadPlace(message, id: id, on: key, from: session, remote: remote, into: &out) else { return }
         let owner = FileOwner.key(account: session.account, peer: session.peer)
         let offset = message.offset ?? 0
         let held: PartialUpload?
@@ -81,22 +83,20 @@ extension ChatServerState {
             activeUploads[other] = nil
             out.append(.abandonUpload(other))
         }
-        activeUploads[key] = ActiveUpload(
-            partial: partial, senderNick: session.nick, senderAccount: session.account, recipientNick: place.recipient?.nick,
-            recipientAccount: place.recipient?.account, recipientPeer: place.recipient?.peer)
+        activeUploads[key] = ActiveUpload(partial: partial, senderNick: session.nick, senderAccount: session.account,
+                                          recipient: place.recipient)
         out.append(.receiveUpload(key, UploadJob(partialKey: partial.key, size: size, sha256: sha256, offset: offset, resumes: resumes)))
     }
 
-    /// The room (a member may share there) or the connected recipient of an upload, or nil after
-    /// refusing it.
+    /// The room (a member may share there) or the connected recipient of an upload (here, or
+    /// `remote` on another node), or nil after refusing it.
     private func uploadPlace(_ message: ChatMessage, id: String, on key: FileStreamKey, from session: ClientSession,
-                             into out: inout [ServerAction]) -> (room: String?, recipient: ClientSession?)? {
+                             remote: FileRecipient?, into out: inout [ServerAction]) -> (room: String?, recipient: FileRecipient?)? {
         if let nick = message.to {
-            guard let recipient = activeSession(forNick: nick) else {
-                refuseFileStream(key, .noSuchUser, "no user '\(ChatValidation.excerpt(nick))' is connected", id: id, into: &out)
-                return nil
-            }
-            return (nil, recipient)
+            if let recipient = activeSession(forNick: nick) { return (nil, FileRecipient(recipient)) }
+            if let remote, ChatValidation.nickKey(remote.nick) == ChatValidation.nickKey(nick) { return (nil, remote) }
+            refuseFileStream(key, .noSuchUser, "no user '\(ChatValidation.excerpt(nick))' is connected", id: id, into: &out)
+            return nil
         }
         guard let room = ChatValidation.normalizeRoom(message.roomOrDefault) else {
             refuseFileStream(key, .badRoom, "invalid room name", id: id, into: &out)

@@ -37,6 +37,9 @@ public enum NodeMessage: Sendable, Equatable {
     /// An `invite` for a guest of that node, `payload` as it gets it; delivered only while `nick`
     /// is still that device's (`device`: the digest of its peer id).
     case invite(nick: String, device: String, payload: [UInt8])
+    /// A private file's `file` notice for a user of that node, `payload` as it gets it; delivered
+    /// only while `nick` is still that device's (`device`: the digest of its peer id).
+    case fileNotice(nick: String, device: String, payload: [UInt8])
 }
 
 /// A connection's hello or rename waiting for the shared store (peer and nick leases).
@@ -58,4 +61,8 @@ enum PendingIdentity {
     case invite(ClientID, request: ChatMessage)
     /// A `dm` handed to the recipient's node (stamped `ts`: its `ack` says the same).
     case directMessageSent(ClientID, id: String?, ts: Int64)
+    /// A private upload's header to a nick no connection here holds: where it is.
+    case uploadRecipient(FileStreamKey, request: ChatMessage)
+    /// A stored private file's notice for a recipient no longer (or never) here: where it is now.
+    case fileNotice(nick: String, device: String, payload: [UInt8])
 }

@@ -139,6 +139,7 @@ public enum FileRecordOutcome: Sendable, Equatable {
 
 /// What waits for file records from the shared store.
 enum PendingFiles {
-    case header(FileStreamKey, ChatMessage)
+    /// A header waiting for its records (`remote`: a private file's recipient on another node).
+    case header(FileStreamKey, ChatMessage, remote: FileRecipient?)
     case store(FileStreamKey, ActiveUpload, StoredFile, StoredEvent?)
 }

@@ -20,14 +20,16 @@ public struct StoredFile: Sendable, Equatable, Hashable {
     public var uploadID: String
     /// Whose quota the file counts against (``FileOwner``).
     public var owner: String
-    /// A private file's recipient: its nick then, account and peer.
+    /// A private file's recipient: its nick then, account and peer; or, for a recipient that was
+    /// connected through another node of several, its device (the digest of its peer id) instead.
     public var recipient: String?
     public var recipientAccount: String?
     public var recipientPeer: String?
+    public var recipientDevice: String?
 
     public init(id: String, sha256: String, size: Int64, name: String, room: String?, seq: Int64?, ts: Int64, sender: String,
                 senderAccount: String?, uploaderPeer: String, uploadID: String, owner: String, recipient: String? = nil,
-                recipientAccount: String? = nil, recipientPeer: String? = nil) {
+                recipientAccount: String? = nil, recipientPeer: String? = nil, recipientDevice: String? = nil) {
         self.id = id
         self.sha256 = sha256
         self.size = size
@@ -43,6 +45,7 @@ public struct StoredFile: Sendable, Equatable, Hashable {
         self.recipient = recipient
         self.recipientAccount = recipientAccount
         self.recipientPeer = recipientPeer
+        self.recipientDevice = recipientDevice
     }
 }
 

@@ -217,6 +217,20 @@ struct FileStreamTests {
         #expect(harness.header(.download(file: fileID), on: Harness.fileStream(6)).downloads.count == 1)
     }
 
+    /// The notice of a private file goes to its recipient when the upload ends only if the
+    /// device the header found still holds the nick: a newcomer who took it learns nothing.
+    @Test func privateFileNoticeOnlyForTheRecipientTheHeaderFound() throws {
+        let harness = try Self.threeClients()
+        harness.upload("p2", to: "carol", on: Harness.fileStream(1))
+        harness.disconnect(3)
+        harness.login(6, nick: "carol", peer: Harness.peer(6), presence: false)
+        let stored = harness.uploadEnded(Harness.fileStream(1), .stored)
+        #expect(stored.fileStreamEnds.first?.message.type == "ack")
+        #expect(!stored.chat(to: 6).contains { $0.type == "file" })
+        harness.upload("p3", to: "carol", on: Harness.fileStream(1, 1))
+        #expect(harness.uploadEnded(Harness.fileStream(1, 1), .stored).chat(to: 6).map(\.type) == ["file"])
+    }
+
     /// `--files-max-bytes` evicts the oldest files first; the same bytes are kept once and cost nothing more.
     @Test func oldestFilesAreEvicted() throws {
         var configuration = ChatServerConfiguration()

@@ -86,11 +86,13 @@ final class SharedLogWorld {
     private var messageCounter: UInt64 = 0
 
     @discardableResult
-    func node(_ name: String, configuration: ChatServerConfiguration = ChatServerConfiguration()) throws -> Node {
+    /// `files`: one catalog for every node stands in for the file records a shared store keeps.
+    func node(_ name: String, configuration: ChatServerConfiguration = ChatServerConfiguration(), files: (any FileCatalog)? = nil)
+        throws -> Node {
         var configuration = configuration
         configuration.nodeName = name
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
-                                                               accounts: SharedAccountCache(), roomLog: .shared))
+                                                               accounts: SharedAccountCache(), files: files, roomLog: .shared))
         node.state.clusterReady(true)
         nodes[name] = node
         return node
@@ -176,7 +178,7 @@ final class SharedLogWorld {
         case .nickClaimed(let name, let token, let nick):
             take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
         case .lookedUp(let name, let token, let holder):
-            take(nodes[name]!.state.nickLookedUp(token, .answered(holder), now: now), on: name)
+            take(nodes[name]!.state.nickLookedUp(token, unavailable ? .failed("down") : .answered(holder), now: now), on: name)
         case .receiptLookedUp(let name, let token, let ts):
             take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts), now: now), on: name)
         case .inbox(let name, let message):

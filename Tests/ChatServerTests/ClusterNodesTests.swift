@@ -87,6 +87,18 @@ struct ClusterNodesTests {
     /// A file shared through one node is downloaded through the other, whole (the nodes share
     /// their files folder; the record lives in Redis).
     @Test func fileSharedThroughOneNodeDownloadedThroughAnother() throws {
+        try transferThroughTwoNodes("upload random 3M", size: 3 << 20)
+    }
+
+    /// A private file for a user of another node: the recipient's lease found in Redis, the notice
+    /// through its node's inbox, the download through its own node (allowed by its device).
+    @Test func privateFileForAUserOfAnotherNode() throws {
+        try transferThroughTwoNodes("upload random 2M to bob", size: 2 << 20)
+    }
+
+    /// alice on the first node runs `upload` once bob on the second is ready; bob downloads the
+    /// file he is told of, which must be `size` bytes.
+    private func transferThroughTwoNodes(_ upload: String, size: Int) throws {
         let nodes = try Nodes(2)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-nodes-in-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -94,7 +106,7 @@ struct ClusterNodesTests {
         let uploader = try Self.bot("""
             bot alice {
                 expect msg from bob "ready" within 20s
-                upload random 3M
+                \(upload)
                 wait 1s
             }
             """, port: nodes.port(0))
@@ -111,8 +123,8 @@ struct ClusterNodesTests {
         #expect(sent.status == 0, "\(sent.errors)")
         #expect(fetched.status == 0, "\(fetched.errors)")
         let saved = try FileManager.default.contentsOfDirectory(atPath: folder)
-        let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + (saved.first ?? ""))[.size] as? Int) ?? 0
-        #expect(saved.count == 1 && size == 3 << 20, "\(saved)")
+        let stored = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + (saved.first ?? ""))[.size] as? Int) ?? 0
+        #expect(saved.count == 1 && stored == size, "\(saved)")
     }
 
     /// An upload interrupted through one node resumes through the other from the bytes held (the

@@ -9,6 +9,9 @@
 # Redis and the bots apart, so the rows are CPU accounting, not saturation figures.
 #
 #   CELLS="50/1@200" DURATION=2 WARMUP=1 scripts/bench-cluster.sh     # a quick smoke run
+#
+# SERVER (and BOT) run other binaries instead of building the release ones (an older build, to
+# compare before and after a change in runs made one after the other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CELLS=${CELLS:-"50/1@200 50/1@1000 1000/50@1000"}
@@ -18,7 +21,7 @@ SIZE=${SIZE:-100}
 PORT=${BENCH_PORT:-4490}
 REDIS_PORT=${BENCH_REDIS_PORT:-6490}
 source scripts/bench-lib.sh
-build_release_binaries
+if [ -n "${SERVER:-}" ]; then BOT=${BOT:-.build/release/chat-bot}; else build_release_binaries; fi
 bench_workspace
 
 node_pids=()
@@ -59,6 +62,15 @@ start_nodes() {
 }
 
 nodes_ticks() { local sum=0; for pid in "${node_pids[@]}"; do sum=$((sum + $(cpu_ticks "$pid"))); done; echo "$sum"; }
+# The times the nodes went to sleep and were woken (voluntary context switches), summed: each
+# wake-up costs a node a system call, a switch and cold caches, which the instruction counts of
+# scripts/profile-cluster.sh do not show. (/proc/PID/stat's split of CPU into user and kernel
+# ticks is sampled and, on this VM, unreliable: not used.)
+nodes_wakeups() {
+    local switches=0 pid
+    for pid in "${node_pids[@]}"; do switches=$((switches + $(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status"))); done
+    echo "$switches"
+}
 redis_ticks() { if [ -n "$redis_pid" ]; then cpu_ticks "$redis_pid"; else echo 0; fi; }
 # Microseconds Redis spent executing commands since the last CONFIG RESETSTAT (INFO commandstats:
 # the commands alone, without its event loop, its timers and the idle connections' pings).
@@ -78,22 +90,23 @@ run_cell() {
     local bot=$! before="" after="" redis_before="" redis_after="" command_us=0
     while kill -0 "$bot" 2>/dev/null; do
         if [ -z "$before" ] && grep -q "connected" "$work/bot.err" 2>/dev/null; then
-            before=$(nodes_ticks); redis_before=$(redis_ticks)
+            before=$(nodes_ticks); redis_before=$(redis_ticks); wakeups_before=$(nodes_wakeups)
             [ -n "$redis_pid" ] && redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT > /dev/null
         fi
         if [ -z "$after" ] && grep -q "drained" "$work/bot.err" 2>/dev/null; then
-            after=$(nodes_ticks); redis_after=$(redis_ticks); command_us=$(redis_command_us)
+            after=$(nodes_ticks); redis_after=$(redis_ticks); command_us=$(redis_command_us); wakeups_after=$(nodes_wakeups)
         fi
         sleep 0.05
     done
     wait "$bot" || true
     if [ ! -s "$report" ]; then echo "chat-bot load failed: $(tail -3 "$work/bot.err")" >&2; exit 1; fi
-    [ -n "$after" ] || { after=$(nodes_ticks); redis_after=$(redis_ticks); }
-    [ -n "$before" ] || { before=$after; redis_before=$redis_after; }
+    [ -n "$after" ] || { after=$(nodes_ticks); redis_after=$(redis_ticks); wakeups_after=$(nodes_wakeups); }
+    [ -n "$before" ] || { before=$after; redis_before=$redis_after; wakeups_before=$wakeups_after; }
     local delivered sent
     delivered=$(json "$report" deliveries.delivered)
     sent=$(json "$report" messages.sent)
     server_us=$(per_unit_us $((after - before)) "$delivered")
+    wakeups=$(awk -v w=$((wakeups_after - wakeups_before)) -v n="$sent" 'BEGIN {if (n > 0) printf "%.1f", w / n; else print "n/a"}')
     redis_us="$(per_unit_us $((redis_after - redis_before)) "$sent") ($(awk -v u="$command_us" -v n="$sent" 'BEGIN {if (n > 0) printf "%.1f", u / n; else print "n/a"}') in commands)"
     figures="p50 $(json "$report" deliveries.latency_ms.p50) / p99 $(json "$report" deliveries.latency_ms.p99) ms; lost $(json "$report" deliveries.lost), dup $(json "$report" deliveries.duplicated), reordered $(json "$report" deliveries.out_of_order); $delivered deliveries"
 }
@@ -105,8 +118,10 @@ echo "over the nodes (/proc/PID/stat, 1/${HZ} s ticks, from connected to drained
 echo "process's (with its idle timers and the nodes' pings) and, in brackets, its commands' own (INFO commandstats);"
 echo "Redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) without persistence on loopback."
 echo
-echo "| cell | setup | server CPU µs per delivery | Redis CPU µs per message | figures |"
-echo "|---|---|---|---|---|"
+echo "Wake-ups: the nodes' voluntary context switches (sleeps in epoll_wait ended by input) per message sent, summed."
+echo
+echo "| cell | setup | server CPU µs per delivery | wake-ups per message | Redis CPU µs per message | figures |"
+echo "|---|---|---|---|---|---|"
 for cell in $CELLS; do
     clients=${cell%%/*}; rest=${cell#*/}; rooms=${rest%@*}; rate=${cell#*@}
     for setup in standalone "1 node" "3 nodes"; do
@@ -117,7 +132,7 @@ for cell in $CELLS; do
         esac
         run_cell "$clients" "$rooms" "$rate"
         redis_column=$([ "$setup" = standalone ] && echo "—" || echo "$redis_us")
-        echo "| $clients clients / $rooms room(s) @ $rate msgs/s | $setup | $server_us | $redis_column | $figures |"
+        echo "| $clients clients / $rooms room(s) @ $rate msgs/s | $setup | $server_us | $wakeups | $redis_column | $figures |"
         stop_all
         sleep 1
     done

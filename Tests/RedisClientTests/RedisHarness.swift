@@ -58,14 +58,23 @@ final class RedisHarness {
         .cluster(seeds: [RedisServerAddress(host: "127.0.0.1", port: cluster.ports[0])])
     }
 
-    /// Runs the loop until `done()` holds or `seconds` (scaled) pass; returns `done()`.
+    /// Runs the loop until `done()` holds or `seconds` (scaled) pass; returns `done()`. `done` is
+    /// checked after every round of the loop, and at least every 50 ms: a condition on the
+    /// outside (what a Redis server reports) may come true while the loop has nothing to wake
+    /// it (a client blocked in BLPOP sends no heartbeat).
     @discardableResult
     func run(seconds: Double = 15, until done: @escaping () -> Bool) -> Bool {
         if done() { return true }
         condition = done
         let timer = loop.schedule(at: .now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))) { [unowned self] in loop.stop() }
+        var recheck: LoopTimerID?
+        func scheduleRecheck() {
+            recheck = loop.schedule(at: .now() + .milliseconds(50)) { scheduleRecheck() }
+        }
+        scheduleRecheck()
         loop.run()
         loop.cancel(timer)
+        if let recheck { loop.cancel(recheck) }
         condition = nil
         return done()
     }

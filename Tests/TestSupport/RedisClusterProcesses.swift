@@ -156,7 +156,8 @@ public final class RedisClusterProcesses: @unchecked Sendable {
         return try online.contains(port) && master.replicasConfirmWrites(online.count)
     }
 
-    /// Moves an empty `slot` to the master on `port` (CLUSTER SETSLOT ... NODE on every master).
+    /// Moves an empty `slot` to the master on `port` (CLUSTER SETSLOT ... NODE on every master)
+    /// and returns once every node sees it there.
     public func moveEmptySlot(_ slot: Int, to port: UInt16) throws {
         let target = try nodeID(port: port)
         // The new owner first, then the others: each learns it at once rather than by gossip.
@@ -165,7 +166,15 @@ public final class RedisClusterProcesses: @unchecked Sendable {
             guard answer == "OK" else {
                 throw RedisServerProcess.StartFailure(description: "CLUSTER SETSLOT on \(node): \(answer)")
             }
+            if node == port {
+                // Without a migration the new owner's claim does not outrank the old owner's
+                // epoch: a heartbeat of the old owner still in flight (slow on a loaded machine)
+                // could hand the slot back on some node, and the two would send a client to
+                // each other. The highest epoch settles every disagreement for the new owner.
+                _ = try RedisServerProcess.run(port: node, ["CLUSTER", "BUMPEPOCH"])
+            }
         }
+        try waitUntil("every node sees \(port) serving slot \(slot)") { try allSee(port, serving: slot) }
     }
 
     private func waitUntil(_ what: String, timeout: TimeInterval = 30, _ condition: () throws -> Bool) throws {

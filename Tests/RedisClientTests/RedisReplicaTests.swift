@@ -79,8 +79,14 @@ import Testing
     @Test func lostConnectionAnswersEveryDurableWrite() async throws {
         try await Self.withReplica { harness, master, _ in
             let address = RedisServerAddress(host: "127.0.0.1", port: master.port)
-            // Two replicas required, one there: every WAIT blocks its whole timeout.
-            let client = try harness.client(.standalone(address), settings: Self.waitingSettings(replicas: 2))
+            // Two replicas required, one there: every WAIT blocks its whole timeout, here long
+            // enough for the test to see it blocked however slowly redis-cli starts on a loaded
+            // machine (500 ms was not: the WAIT had ended before INFO ran); the test cuts the
+            // connection long before it ends.
+            var settings = Self.waitingSettings(replicas: 2)
+            settings.replicationTimeout = .seconds(20)
+            settings.replyTimeout = .seconds(40)
+            let client = try harness.client(.standalone(address), settings: settings)
             var answers: [Int: [Result<RedisReply, RedisFailure>]] = [:]
             client.send(RedisCommand("SET", "a", "1"), durable: true) { answers[0, default: []].append($0) }
             #expect(harness.run { (try? master.cli("INFO", "clients"))?.contains("blocked_clients:1") == true })

@@ -16,6 +16,8 @@ struct FileDirectory: Sendable {
         let code: Int32
         let what: String
         var description: String { "\(what): \(String(cString: strerror(code)))" }
+        /// Another writer holds the file (``openPartial(_:fresh:)``).
+        var isBusy: Bool { code == EWOULDBLOCK }
     }
 
     /// Creates the folder and its two subfolders as needed.
@@ -47,12 +49,28 @@ struct FileDirectory: Sendable {
         }
     }
 
-    /// Opens a partial file for appending; `fresh` empties it first.
+    /// Opens a partial file for appending, holding its lock (`flock`, exclusive) for as long as
+    /// it stays open, so that no two writers ever append to one upload: nodes sharing the folder
+    /// (an interrupted upload's last bytes still being written by one node's worker while its
+    /// resume starts on another) as well as two opens in one process. `fresh` empties it first,
+    /// under the lock. Throws a ``Failure`` that ``Failure/isBusy`` while another writer has it.
     func openPartial(_ key: String, fresh: Bool) throws(Failure) -> Int32 {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : O_APPEND)
-        let descriptor = open(partialPath(key), flags, 0o600)
+        let descriptor = open(partialPath(key), O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND, 0o600)
         guard descriptor >= 0 else { throw Failure(code: errno, what: "opening a partial upload") }
+        func fail(_ what: String) -> Failure {
+            let failure = Failure(code: errno, what: what)
+            close(descriptor)
+            return failure
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw fail("locking a partial upload") }
+        if fresh, ftruncate(descriptor, 0) != 0 { throw fail("emptying a partial upload") }
         return descriptor
+    }
+
+    /// The size of a file of the folder now (0 when there is none).
+    func size(of bytes: FileBytes) -> Int64 {
+        var status = stat()
+        return stat(path(of: bytes), &status) == 0 ? Int64(status.st_size) : 0
     }
 
     func openForReading(_ bytes: FileBytes) -> Int32? {

@@ -56,7 +56,12 @@ final class FileWorker: Sendable {
         queue.async { [self] in
             LoopYield.onThisThread()
             do {
-                let descriptor = try directory.openPartial(job.partialKey, fresh: !job.resumes)
+                guard let descriptor = try openPartialWhenFree(job) else {
+                    // Another node still writes the interrupted upload's last bytes: what is
+                    // there is not final; the client starts again from it, and is told again
+                    // if that was too early.
+                    return reports.send(.uploadEnded(key, .badOffset(held: directory.size(of: .partial(job.partialKey)))))
+                }
                 if job.resumes {
                     let held = FileDirectory.size(of: descriptor)
                     guard held == job.offset else {
@@ -73,6 +78,24 @@ final class FileWorker: Sendable {
             }
         }
     }
+
+    /// The partial file of `job`, locked for writing; nil when another writer still held it
+    /// after ``lockWaits`` tries ``lockWait`` apart (this thread waits: the other writer is a
+    /// node sharing the folder, finishing what it had received).
+    private func openPartialWhenFree(_ job: UploadJob) throws(FileDirectory.Failure) -> Int32? {
+        for attempt in 0..<Self.lockWaits {
+            do {
+                return try directory.openPartial(job.partialKey, fresh: !job.resumes)
+            } catch where error.isBusy {
+                if attempt + 1 < Self.lockWaits { usleep(Self.lockWait) }
+            }
+        }
+        return nil
+    }
+
+    /// How often, and how far apart (µs), a start tries a partial file another writer holds.
+    static let lockWaits = 50
+    static let lockWait: UInt32 = 20_000
 
     /// The next body bytes of an upload. After a failure they are dropped (the loop already
     /// stopped the stream), their credit still given back.

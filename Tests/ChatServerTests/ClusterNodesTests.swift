@@ -1,5 +1,6 @@
 import ChatClientKit
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -134,15 +135,44 @@ struct ClusterNodesTests {
         let (first, second) = (nodes.port(0), nodes.port(1))
         let outcome = try await onDedicatedThread { () -> FileResumeTests.Outcome in
             var outcome = FileResumeTests.Outcome()
-            let peer = ChatSession.randomPeerID()
-            let before = try ChatTestWorld(port: first)
-            let alice = try FileResumeTests.sendHalf(before, peer: peer)
-            alice.connection.close(applicationCode: 0, reason: "gone")
-            _ = before.run(seconds: 10) { alice.closeReason != nil }
+            let (peer, before) = try FileResumeTests.interruptedHalf(port: first)
+            defer { withExtendedLifetime(before) {} }
             try FileResumeTests.resume(ChatTestWorld(port: second), peer: peer, into: &outcome)
             return outcome
         }
-        FileResumeTests.check(outcome)
+        FileResumeTests.check(outcome, firstFits: false)
+    }
+
+    /// Two nodes never write one upload at once: while the interrupted upload's partial file is
+    /// still locked by a writer (the test holds the lock, as the first node's file worker holds
+    /// it until it has written what it received), the resume through the other node waits, then
+    /// answers `bad-offset` with what is there; once the lock is free the resume fits and the
+    /// stored file is the whole file, byte for byte (before the lock, both nodes appended to the
+    /// same file under load and the stored file was corrupt).
+    @Test func resumeWaitsUntilTheOtherNodeStoppedWriting() async throws {
+        let nodes = try Nodes(2)
+        let (first, second) = (nodes.port(0), nodes.port(1))
+        let partials = nodes.files + "/partial"
+        let outcome = try await onDedicatedThread { () -> FileResumeTests.Outcome in
+            var outcome = FileResumeTests.Outcome()
+            let (peer, before) = try FileResumeTests.interruptedHalf(port: first)
+            defer { withExtendedLifetime(before) {} }
+            let names = try FileManager.default.contentsOfDirectory(atPath: partials)
+            guard names.count == 1 else { outcome.problems.append("partial files \(names)"); return outcome }
+            // Blocks until the first node's worker has let go of it.
+            let held = open(partials + "/" + names[0], O_RDONLY | O_CLOEXEC)
+            guard held >= 0, flock(held, LOCK_EX) == 0 else { outcome.problems.append("lock: \(errno)"); return outcome }
+            var released = false
+            defer { if !released { close(held) } }
+            try FileResumeTests.resume(ChatTestWorld(port: second), peer: peer, into: &outcome) {
+                close(held)
+                released = true
+            }
+            return outcome
+        }
+        #expect(outcome.firstAnswer?.code == "bad-offset" && outcome.firstAnswer?.offset == Int64(FileResumeTests.half),
+                "\(String(describing: outcome.firstAnswer))")
+        FileResumeTests.check(outcome, firstFits: false)
     }
 
     /// kill -9 of a node mid-conversation: within 10 s (PROTOCOL.md section 10) the members of the

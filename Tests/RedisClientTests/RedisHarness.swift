@@ -79,6 +79,25 @@ final class RedisHarness {
         return done()
     }
 
+    /// Waits until the Redis at `address` lists one client blocked (in BLPOP or WAIT), asking
+    /// through a connection of its own every 20 ms: an in-process client, where starting
+    /// redis-cli for each look took seconds when the whole suite ran on a loaded machine.
+    func waitUntilOneBlocked(at address: RedisServerAddress, seconds: Double = 15) throws -> Bool {
+        let probe = try client(.standalone(address))
+        defer { probe.stop() }
+        let deadline = QuicTime.now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))
+        while QuicTime.now() < deadline {
+            if case .success(let reply) = try call(probe, RedisCommand("INFO", "clients")),
+               let text = reply.bytes.map({ String(decoding: $0, as: UTF8.self) }), text.contains("blocked_clients:1") {
+                return true
+            }
+            var turned = false
+            loop.schedule(at: .now() + .milliseconds(20)) { turned = true }
+            run { turned }
+        }
+        return false
+    }
+
     /// Sends one command and waits for its answer.
     func call(_ client: RedisClient, _ command: RedisCommand, key: String? = nil) throws -> Result<RedisReply, RedisFailure> {
         var answer: Result<RedisReply, RedisFailure>?

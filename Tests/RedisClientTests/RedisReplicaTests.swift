@@ -89,7 +89,7 @@ import Testing
             let client = try harness.client(.standalone(address), settings: settings)
             var answers: [Int: [Result<RedisReply, RedisFailure>]] = [:]
             client.send(RedisCommand("SET", "a", "1"), durable: true) { answers[0, default: []].append($0) }
-            #expect(harness.run { (try? master.cli("INFO", "clients"))?.contains("blocked_clients:1") == true })
+            #expect(try harness.waitUntilOneBlocked(at: address))
             for index in 1...5 { client.send(RedisCommand("SET", "b\(index)", "1"), durable: true) { answers[index, default: []].append($0) } }
             let before = harness.events.count
             client.dropConnections(reason: "cut by the test")

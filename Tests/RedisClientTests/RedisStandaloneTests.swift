@@ -77,9 +77,7 @@ import Testing
             var blocked: Result<RedisReply, RedisFailure>?
             client.send(RedisCommand("BLPOP", "nothing", "0")) { blocked = $0 }
             // The BLPOP is in Redis's hands once Redis lists the client as blocked.
-            #expect(harness.run {
-                (try? RedisServerProcess.run(port: server.port, ["INFO", "clients"]))?.contains("blocked_clients:1") == true
-            })
+            #expect(try harness.waitUntilOneBlocked(at: RedisServerAddress(host: "127.0.0.1", port: server.port)))
             let before = harness.events.count
             server.kill9()
             #expect(harness.run { blocked != nil })
@@ -148,9 +146,7 @@ import Testing
             }
             // The second waits behind the first on the same connection.
             client.send(RedisCommand("BLPOP", "nothing", "0")) { answers.append($0) }
-            #expect(harness.run {
-                (try? RedisServerProcess.run(port: server.port, ["INFO", "clients"]))?.contains("blocked_clients:1") == true
-            })
+            #expect(try harness.waitUntilOneBlocked(at: RedisServerAddress(host: "127.0.0.1", port: server.port)))
             let eventsBefore = harness.events.filter { $0.client == 0 }.count
             server.kill9()
             #expect(harness.run { answers.count == 2 })

@@ -23,10 +23,10 @@ extension ClusterLink {
             payload = Array("\(by)\n\(reason)".utf8)
         case .invite(let nick, let device, let body):
             kind = "invite/\(nick)"
-            payload = Array("\(device)\n".utf8) + body
+            payload = Self.deviceMessage(device, body)
         case .fileNotice(let nick, let device, let body):
             kind = "file/\(nick)"
-            payload = Array("\(device)\n".utf8) + body
+            payload = Self.deviceMessage(device, body)
         }
         inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
             guard let self, let token else { return }
@@ -64,6 +64,9 @@ extension ClusterLink {
     }
 
     /// A message for one device: its digest, LF, then the message as the user gets it.
+    private static func deviceMessage(_ device: String, _ body: [UInt8]) -> [UInt8] { Array("\(device)\n".utf8) + body }
+
+    /// ``deviceMessage(_:_:)`` read back.
     private static func deviceAndBody(_ payload: [UInt8]) -> (device: String, body: [UInt8])? {
         guard let newline = payload.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         return (String(decoding: payload[..<newline], as: UTF8.self), Array(payload[(newline + 1)...]))

@@ -206,16 +206,11 @@ struct ClientOptions: ServerListOptions {
 
     /// A room name as people type it (`#dev` is dev), checked against the protocol's rules.
     static func room(_ typed: String) throws(UsageError) -> String {
-        let bare = typed.hasPrefix("#") ? String(typed.dropFirst()) : typed
-        guard let room = ChatValidation.normalizeRoom(bare) else {
-            throw UsageError("'\(typed)' is not a valid room name: 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit")
+        switch TypedName.room(typed) {
+        case .success(let room): return room
+        case .failure(.message(let text)): throw UsageError(text)
+        case .failure(.usage): throw UsageError("'\(typed)' is not a valid room name")
         }
-        return room
     }
 
-    /// Why a nick cannot be used, or nil when it can.
-    static func nickProblem(_ nick: String) -> String? {
-        ChatValidation.isValidNick(nick) ? nil
-            : "'\(nick)' is not a valid nick: 1 to 24 letters, digits, _ or -, starting with a letter"
-    }
 }

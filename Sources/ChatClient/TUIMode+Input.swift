@@ -51,7 +51,7 @@ extension TUIMode {
         default:
             let room = model.currentRoom
             let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
-            let candidates = CompletionCandidates(nicks: nicks, commands: ClientCommand.names)
+            let candidates = CompletionCandidates(nicks: nicks, commands: ClientCommands.names(fullScreen: true))
             switch editor.handle(key, candidates: candidates) {
             case .submitted(let line):
                 stopTyping()

@@ -120,7 +120,7 @@ final class TUIMode {
         // The rooms joined at start first on the bar, then the conversations open last time.
         for room in options.rooms { model.openRoom(room) }
         reopenConversations()
-        let problem: String? = options.nick.map { ClientOptions.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
+        let problem: String? = options.nick.map { TypedName.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
         if let problem {
             askForNick(because: problem)
         } else {
@@ -153,7 +153,7 @@ final class TUIMode {
     /// A line typed while the nick is asked for.
     func chose(nick: String) {
         let wanted = String(nick.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        if let problem = ClientOptions.nickProblem(wanted) { return note("\(problem). Try another.", in: currentRoomName) }
+        if let problem = TypedName.nickProblem(wanted) { return note("\(problem). Try another.", in: currentRoomName) }
         awaitingNick = false
         model.nick = wanted
         highlights.nick = wanted

@@ -9,16 +9,16 @@ import Testing
 struct FileTransferTextTests {
     /// `/send PATH`, `/send NICK PATH` (the path may hold spaces then), `/get N [FOLDER]`, `/cancel N`.
     @Test func fileCommandsParse() {
-        #expect(ClientCommand(parsing: "/send notes.txt") == .send(to: nil, path: "notes.txt"))
-        #expect(ClientCommand(parsing: "/send bob my notes.txt") == .send(to: "bob", path: "my notes.txt"))
-        #expect(ClientCommand(parsing: "/send") == .usage("send"))
-        #expect(ClientCommand(parsing: "/get 3") == .get(3, path: nil))
-        #expect(ClientCommand(parsing: "/get 3 /tmp/x y") == .get(3, path: "/tmp/x y"))
-        #expect(ClientCommand(parsing: "/get x") == .usage("get"))
-        #expect(ClientCommand(parsing: "/get 0") == .usage("get"))
-        #expect(ClientCommand(parsing: "/cancel 2") == .cancel(2))
-        #expect(ClientCommand(parsing: "/cancel") == .usage("cancel"))
-        #expect(ClientCommand.description(of: "send") != nil && ClientCommand.description(of: "get") != nil)
+        let context = RecordingScreenContext()
+        #expect(context.run("/send notes.txt") == ["send notes.txt to -"])
+        #expect(context.run("/send bob my notes.txt") == ["send my notes.txt to bob"])
+        #expect(context.run("/send") == ["complain usage: /send [NICK] PATH"])
+        #expect(context.run("/get 3") == ["get 3 into -"])
+        #expect(context.run("/get 3 /tmp/x y") == ["get 3 into /tmp/x y"])
+        #expect(context.run("/get x") == ["complain usage: /get N [FOLDER]"])
+        #expect(context.run("/get 0") == ["complain usage: /get N [FOLDER]"])
+        #expect(context.run("/cancel 2") == ["cancel 2"])
+        #expect(context.run("/cancel") == ["complain usage: /cancel N"])
     }
 
     /// A name from the network never leaves the folder and never replaces a file: `name (1).ext`,

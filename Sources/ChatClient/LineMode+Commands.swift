@@ -1,0 +1,125 @@
+import CLIOptions
+import ChatClientKit
+import ChatProtocol
+
+/// Line mode carries out the commands of the shared table (``ClientCommands``): requests go to
+/// the session, answers to standard output, mistakes to standard error.
+extension LineMode: CommandContext {
+    var commandRoom: String? { currentRoom }
+    var conversationNick: String? { nil }
+
+    func roomInfo(_ room: String) -> RoomMembers.Info { session.members.info(of: room) }
+
+    func note(_ text: String) {
+        show(formatter.note(text, at: unixMilliseconds()))
+    }
+
+    func complain(_ text: String) {
+        Console.error("chat-client: \(text)")
+    }
+
+    func request(_ message: ChatMessage, doing what: String) {
+        request(message)
+    }
+
+    @discardableResult
+    func request(_ message: ChatMessage) -> Bool {
+        guard session.send(message) else {
+            complain("too much waiting to be sent (\(Outbox.capacity) requests); not sent: \(message.password == nil ? message.text : message.type)")
+            return false
+        }
+        return true
+    }
+
+    func say(_ text: String, action: Bool) {
+        for piece in MessageSplitter.pieces(of: text, action: action) {
+            sendMessage(.msg(room: currentRoom, text: piece.wire, id: ChatSession.randomPeerID()))
+        }
+    }
+
+    func sendPrivate(_ text: String, to nick: String) {
+        for piece in MessageSplitter.pieces(of: text, action: false) {
+            sendMessage(.dm(to: nick, text: piece.wire, id: ChatSession.randomPeerID()))
+        }
+    }
+
+    private func sendMessage(_ message: ChatMessage) {
+        guard request(message), let id = message.id else { return }
+        sent[id] = message
+    }
+
+    func join(_ room: String) {
+        currentRoom = room
+        request(.join(room: room))
+    }
+
+    func part(_ room: String) {
+        request(.part(room: room))
+    }
+
+    func setAway(_ reason: String?) {
+        session.setStatus(reason == nil ? "online" : "away")
+    }
+
+    func who() {
+        let members = session.members.members(of: currentRoom)
+        note("#\(formatter.single(currentRoom)) members: \(members.map(formatter.single).joined(separator: " "))")
+    }
+
+    func history(_ count: Int?) {
+        request(.history(room: currentRoom, limit: count))
+    }
+
+    func askForSecret(_ purpose: SecretPurpose) {
+        awaitedSecret = purpose
+        let suppression = EchoSuppression.begin()
+        echo = suppression
+        if suppression.isTerminal { Console.error(purpose.prompt(nick: session.nick) + ": ", newline: false) }
+    }
+
+    func secretEntered(_ password: String, for purpose: SecretPurpose) {
+        awaitedSecret = nil
+        echo?.end()
+        if echo?.isTerminal == true { Console.error("") }
+        echo = nil
+        guard ChatValidation.isAcceptablePassword(password) else { return complain("a password is 8 to 256 bytes; nothing was sent") }
+        request(purpose.request(password: password).message)
+    }
+
+    func isFile(_ path: String) -> Bool { FileTransfers.isReadableFile(path) }
+
+    func send(_ path: String, to nick: String?) {
+        do {
+            let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
+            started(number, "sending \(path) as [transfer \(number)]")
+        } catch {
+            status = 1
+            complain("cannot send \(path): \(error)")
+        }
+    }
+
+    func get(_ number: Int, into folder: String?) {
+        guard let shared = sharedFiles[number] else { return complain("there is no shared file \(number)") }
+        let target = folder ?? ClientPaths.downloadFolder()
+        ClientPaths.makeDirectory(target)
+        do {
+            let transfer = try session.files.download(shared, into: target)
+            started(transfer, "getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
+        } catch {
+            status = 1
+            complain("cannot download into \(target): \(error)")
+        }
+    }
+
+    func cancel(_ number: Int) {
+        if !session.files.cancel(number) { complain("there is no transfer \(number)") }
+    }
+
+    func quit() { endOfInput() }
+
+    /// `/send` and `/get` accepted a transfer.
+    private func started(_ number: Int, _ text: String) {
+        guard options.json else { return complain(text) }
+        if let transfer = session.files.transfers[number] { Console.line(TransferEventJSON.started(transfer)) }
+    }
+}

@@ -56,6 +56,7 @@ final class TUIMode {
         self.options = options
         loop = try EventLoop()
         keys = TerminalKeys(loop: loop)
+        terminal.output = TerminalWriter(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
         session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
@@ -68,6 +69,7 @@ final class TUIMode {
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
+        terminal.output?.onDrained = { [unowned self] in needsRender = true }
         keys.onKey = { [unowned self] key in handle(key) }
         keys.onKeysHandled = { [unowned self] in needsRender = true }
         session.onMessage = { [unowned self] message, channel in
@@ -179,7 +181,9 @@ final class TUIMode {
     // MARK: Drawing
 
     func render() {
-        guard needsRender, terminal.isActive else { return }
+        // A frame still on its way to a slow terminal is finished first: the next one is a diff
+        // against it.
+        guard needsRender, terminal.isActive, !terminal.isBacklogged else { return }
         needsRender = false
         let (columns, rows) = terminal.size
         let size = TerminalSize(columns: columns, rows: rows)

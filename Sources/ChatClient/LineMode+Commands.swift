@@ -99,7 +99,7 @@ extension LineMode: CommandContext {
     }
 
     func get(_ number: Int, into folder: String?) {
-        guard let shared = sharedFiles[number] else { return complain("there is no shared file \(number)") }
+        guard let shared = session.files.sharedFiles[number] else { return complain("there is no shared file \(number)") }
         let target = folder ?? ClientPaths.downloadFolder()
         ClientPaths.makeDirectory(target)
         do {
@@ -107,7 +107,7 @@ extension LineMode: CommandContext {
             started(transfer, "getting \(formatter.single(shared.text)) as [transfer \(transfer)]")
         } catch {
             status = 1
-            complain("cannot download into \(target): \(error)")
+            complain("cannot get file \(number) into \(target): \(error)")
         }
     }
 

@@ -20,7 +20,7 @@ extension LineMode {
             }
         }
         if message.messageType == .file, message.file != nil {
-            let number = sharedFiles.number(for: message)
+            let number = session.files.number(forShared: message)
             if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds())) }
             isExplained = true
         }

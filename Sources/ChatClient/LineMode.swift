@@ -40,8 +40,6 @@ final class LineMode {
     /// read with echo off from a terminal, never printed, never sent as a message.
     var awaitedSecret: SecretPurpose?
     var echo: EchoSuppression?
-    /// Shared files seen, by the number their line shows (`/get N`).
-    var sharedFiles = SharedFiles()
     let trust: ServerTrust
     /// The server's certificate is unknown: the next input line answers whether to trust it.
     var awaitedTrust: String?

@@ -68,13 +68,17 @@ extension TUIMode: ScreenCommandContext {
         }
     }
 
+    /// The room is shown at once, before the server answers: what is typed next goes to it, also
+    /// while the connection is down (issue 24, defect 2). A join the server refuses closes it.
     func join(_ room: String) {
-        if session.rooms.contains(where: { $0.name == room }), model.roomIndex(named: room) != nil {
-            model.selectRoom(named: room)
-            return
-        }
-        roomToShow = room
-        request(.join(room: room), doing: "/join \(room)")
+        let index = model.openRoom(room)
+        model.selectRoom(at: index)
+        if session.rooms.contains(where: { $0.name == room }) { return }
+        var message = ChatMessage.join(room: room)
+        let id = ChatSession.randomPeerID()
+        message.id = id
+        pendingJoins[id] = room
+        request(message, doing: "/join \(room)")
     }
 
     func part(_ room: String) {

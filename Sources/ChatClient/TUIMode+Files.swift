@@ -19,14 +19,14 @@ extension TUIMode {
     }
 
     func get(_ number: Int, into folder: String?) {
-        guard let shared = sharedFiles[number] else { return note("there is no shared file \(number)", in: currentRoomName) }
+        guard let shared = session.files.sharedFiles[number] else { return note("there is no shared file \(number)", in: currentRoomName) }
         let target = folder ?? ClientPaths.downloadFolder()
         ClientPaths.makeDirectory(target)
         do {
             let transfer = try session.files.download(shared, into: target)
             note("[transfer \(transfer)] getting \(shared.text)", in: currentRoomName)
         } catch {
-            note("cannot download into \(target): \(error)", in: currentRoomName)
+            note("cannot get file \(number) into \(target): \(error)", in: currentRoomName)
         }
     }
 

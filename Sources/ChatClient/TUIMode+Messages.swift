@@ -21,6 +21,7 @@ extension TUIMode {
                  in: currentRoomName)
         case .joined:
             if isLive && same(message.sender, me) {
+                pendingJoins = pendingJoins.filter { $0.value != room }
                 let index = model.openRoom(room)
                 if room == roomToShow {
                     model.selectRoom(at: index)
@@ -97,6 +98,9 @@ extension TUIMode {
                 model.prependHistory(older, to: room)
             }
         case .error:
+            if let id = message.id, let room = pendingJoins.removeValue(forKey: id), !session.rooms.contains(where: { $0.name == room }) {
+                model.closeRoom(room)
+            }
             var target = currentRoomName
             if let id = message.id, let sent = sentLines.removeValue(forKey: id) {
                 model.updateOwnMessage(id: id, kind: .ownFailed)
@@ -117,7 +121,7 @@ extension TUIMode {
 
     /// A shared file: a line with its number in its room, or in the conversation with its sender.
     private func receivedFile(_ message: ChatMessage, at time: Int64) {
-        let number = sharedFiles.number(for: message)
+        let number = session.files.number(forShared: message)
         let text = "shared \(message.text) (\(FileTransfer.bytes(message.size ?? 0))) [file \(number)], /get \(number) downloads it"
         let line = ChatLine(timestamp: time, nick: message.sender, text: text, kind: message.replay == true ? .history : .event)
         if let room = message.room { return add(line, room: room, message: message) }

@@ -35,6 +35,8 @@ final class TUIMode {
     /// The room to show once our own `joined` for it arrives (the first room, then each /join);
     /// nil otherwise, so the re-joins of a reconnect never move the person.
     var roomToShow: String?
+    /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
+    var pendingJoins: [String: String] = [:]
     /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
     var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
     /// The nick is being asked for (none given, an invalid one, or refused by the server).
@@ -47,8 +49,6 @@ final class TUIMode {
     var lastTitle = ""
     var status: Int32 = 0
     var exitMessage: String?
-    /// Shared files seen, by the number their line shows (`/get N`).
-    var sharedFiles = SharedFiles()
     /// Where this run keeps its peer id and unfinished transfers (held while it runs).
     var slot: SessionSlot?
 

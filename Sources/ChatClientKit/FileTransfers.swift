@@ -57,7 +57,10 @@ public final class FileTransfers {
     private var jobs: [Int: Job] = [:]
     private var byStream: [QuicStreamID: Int] = [:]
     private var connection: QuicConnection?
+    /// The next number for a transfer or a shared file: one counter for both (``SharedFiles``).
     private var nextNumber = 1
+    /// The shared files seen, numbered from the same counter as the transfers.
+    public private(set) var sharedFiles = SharedFiles()
     /// Progress events at most this often per transfer.
     private var lastProgress: [Int: QuicTime] = [:]
     static let chunk = 64 << 10
@@ -167,15 +170,24 @@ public final class FileTransfers {
         return job
     }
 
-    /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own.
+    /// The number a shared file (a `file` event) is shown with, given on first sight; its
+    /// download has the same number.
+    public func number(forShared file: ChatMessage) -> Int {
+        sharedFiles.number(for: file, next: &nextNumber)
+    }
+
+    /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own, as
+    /// the transfer with the file's number. A file already being downloaded is refused.
     @discardableResult
     public func download(_ announced: ChatMessage, into folder: String) throws -> Int {
         guard let fileID = announced.file, let size = announced.size, let sha256 = announced.sha256 else {
             throw LocalFile.Failure("not a shared file", EINVAL)
         }
+        let number = number(forShared: announced)
+        guard transfers[number] == nil else { throw Refusal(description: "file \(number) is being downloaded already (/cancel \(number) stops it)") }
         let destination = DownloadName.path(in: folder, for: announced.text, taken: LocalFile.exists)
         let descriptor = try LocalFile.openForAppending(destination + ".part")
-        let transfer = FileTransfer(number: nextNumber, direction: .download(file: fileID, destination: destination), name: announced.text,
+        let transfer = FileTransfer(number: number, direction: .download(file: fileID, destination: destination), name: announced.text,
                                     size: size, sha256: sha256, id: fileID, started: .now())
         return begin(Job(transfer, descriptor: descriptor))
     }
@@ -335,6 +347,8 @@ public final class FileTransfers {
     private func handleAnswer(_ answer: ChatMessage, job: Job) -> Bool {
         switch answer.messageType {
         case .ack:
+            // Our own file's announcement, when it comes, shows the upload's number.
+            if let file = answer.file { sharedFiles.remember(file, as: job.transfer.number) }
             finish(job, with: .finished(job.transfer, ack: answer))
             return true
         case .error where answer.code == ErrorCode.badOffset.rawValue && job.transfer.isUpload:
@@ -392,6 +406,13 @@ public final class FileTransfers {
         }
         unfinishedChanged()
         onEvent(event)
+    }
+}
+
+extension FileTransfers {
+    /// A transfer refused as asked (not a system error).
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
     }
 }
 

@@ -253,4 +253,22 @@ struct SessionCoreTests {
         guard case .stopped(let ending) = session.core.state else { Issue.record("\(session.core.state)"); return }
         #expect(ending.kind == .untrusted)
     }
+
+    /// Issue 24, defect 3: a `/join` of a room the person was kicked from asks only for what came
+    /// after the kick (its earlier lines are still on screen); a join after that asks as usual.
+    @Test func joinAfterAKickAsksForWhatCameAfter() {
+        var session = VirtualSession(rooms: ["lobby", "dev"])
+        session.start()
+        session.welcome()
+        session.joined("dev", seq: 2)
+        session.receive(.relayedMsg(room: "dev", sender: "carol", text: "hi", id: nil, seq: 3, ts: 1))
+        session.receive(ChatMessage(type: "kicked", text: "out", sender: "op", room: "dev", seq: 4, to: "alice"))
+        _ = session.send(.join(room: "dev"))
+        #expect(session.written.last == "join dev since 4")
+        session.joined("dev", seq: 6)
+        _ = session.send(.part(room: "dev"))
+        session.receive(ChatMessage(type: "left", text: "part", sender: "alice", room: "dev", seq: 7))
+        _ = session.send(.join(room: "dev"))
+        #expect(session.written.last == "join dev")
+    }
 }

@@ -177,3 +177,33 @@ extension LineModeFileTests {
         return String(run.finish(timeout: 30).output.prefix(64))
     }
 }
+
+extension LineModeFileTests {
+    /// Issue 24, defect 5: a shared file and its download have one number (`/get 2` starts
+    /// transfer 2, `/cancel 2` stops it), and an upload's number is never a file's.
+    @Test func filesAndTransfersShareTheirNumbers() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: folder + "/one.bin"))
+        try Data(repeating: 8, count: 2000).write(to: URL(fileURLWithPath: folder + "/two.bin"))
+        try Data(repeating: 9, count: 3000).write(to: URL(fileURLWithPath: folder + "/mine.bin"))
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        alice.write("/send \(folder)/one.bin\n/send \(folder)/two.bin\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("shared two.bin") && $0.contains("[file 2]") } != nil, "\(bob.outputLines)")
+        bob.write("/send \(folder)/mine.bin\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("[transfer 3] sent mine.bin") } != nil, "\(bob.errorOutput)")
+        bob.write("/get 2 \(folder)/out\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("saved \(folder)/out/two.bin") }.map { $0.contains("[transfer 2]") } == true,
+                "\(bob.errorOutput)")
+        bob.write("/cancel 2\n")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("there is no transfer 2") } != nil, "\(bob.errorOutput)")
+        alice.closeInput()
+        _ = alice.finish(timeout: 30)
+        bob.closeInput()
+        _ = bob.finish(timeout: 30)
+    }
+}

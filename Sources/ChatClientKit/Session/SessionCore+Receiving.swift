@@ -24,6 +24,7 @@ extension SessionCore {
             welcomed(message, now: now)
         case .joined where isLive && Self.same(message.sender, nick):
             if !rooms.contains(where: { $0.name == room }) { rooms.append((room, message.seq)) }
+            removedAt[room] = nil
             answered(now: now) { $0.type == MessageType.join.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
         case .left where isLive && Self.same(message.sender, nick):
             rooms.removeAll { $0.name == room }
@@ -42,7 +43,9 @@ extension SessionCore {
             }
             flush(now: now)
         case .kicked where RoomMembers.removesOwnNick(message, nick), .banned where RoomMembers.removesOwnNick(message, nick):
-            // Out of the room for good: no re-join after a reconnect.
+            // Out of the room for good: no re-join after a reconnect. A later /join of it asks
+            // only for what came after.
+            if let seen = rooms.first(where: { $0.name == room })?.lastSeq { removedAt[room] = seen }
             rooms.removeAll { $0.name == room }
             answerModeration(message, now: now)
         case .topic, .mode, .op, .deop, .kicked, .banned, .unbanned, .invite, .rooms, .whois:

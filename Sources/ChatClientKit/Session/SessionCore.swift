@@ -100,6 +100,9 @@ public struct SessionCore {
     /// A server met after the first `welcome` whose certificate is unknown: waiting for
     /// ``trustDecided(_:now:)``.
     var trustQuestion: (fingerprint: String, lost: QuicCloseReason)?
+    /// The last seq seen in each room the person was kicked or banned from: a `join` of it
+    /// asks for what came after (the person's screen still shows what came before).
+    var removedAt: [String: Int64] = [:]
     /// What the last call produced, handed back at its end.
     var actions: [Action] = []
 
@@ -136,6 +139,11 @@ public struct SessionCore {
     /// Queues a request on the chat stream; false (nothing queued) when ``Outbox/capacity``
     /// requests wait already.
     public mutating func send(_ message: ChatMessage, now: QuicTime) -> (accepted: Bool, actions: [Action]) {
+        var message = message
+        if message.messageType == .join, message.since == nil, let room = ChatValidation.normalizeRoom(message.roomOrDefault),
+           let seq = removedAt[room] {
+            message.since = seq
+        }
         guard outbox.enqueue(message) != nil else { return (false, taken()) }
         flush(now: now)
         return (true, taken())

@@ -83,6 +83,9 @@ struct ClientOptions: ServerListOptions {
     var waitSeconds = 5
     /// What the discovered server advertised as its certificate (`fp`), for the trust question.
     var advertisedFingerprint: String?
+    /// The service name the server was chosen by on the local network (`--server NAME`, or picked
+    /// with `--discover`): trust on first use follows it.
+    var advertisedName: String?
     var certificate: String?
     var key: String?
     /// The identity file presented on every connection; nil with --no-identity or --cert.

@@ -91,7 +91,7 @@ extension LineMode: CommandContext {
     func send(_ path: String, to nick: String?) {
         do {
             let number = try session.files.upload(path, room: nick == nil ? currentRoom : nil, to: nick)
-            started(number, "sending \(path) as [transfer \(number)]")
+            started(number, "sending \(formatter.single(path)) as [transfer \(number)]")
         } catch {
             status = 1
             complain("cannot send \(path): \(error)")

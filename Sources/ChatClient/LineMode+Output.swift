@@ -50,7 +50,7 @@ extension LineMode {
         case .finished(let transfer, _):
             switch transfer.direction {
             case .upload: return "[transfer \(transfer.number)] sent \(formatter.single(transfer.name)) (\(FileTransfer.bytes(transfer.size)))"
-            case .download(_, let destination): return "[transfer \(transfer.number)] saved \(destination) (SHA-256 checked)"
+            case .download(_, let destination): return "[transfer \(transfer.number)] saved \(formatter.single(destination)) (SHA-256 checked)"
             }
         case .failed(let transfer, let reason):
             return "[transfer \(transfer.number)] \(formatter.single(transfer.name)) failed: \(formatter.single(reason))"

@@ -7,19 +7,26 @@ import QuicEngine
 /// (PROTOCOL.md section 11): without a CA named, a server whose certificate no CA found by
 /// default signs is checked against `$XDG_CONFIG_HOME/qchat/known_servers`. A listed server must
 /// present the very certificate listed; an unlisted one is asked about once (or taken, with
-/// `--trust-on-first-use`) and then listed. The fingerprint the server advertised on the local
-/// network, when it was discovered, is shown and compared.
+/// `--trust-on-first-use`) and then listed. A server chosen by the name it advertises on the
+/// local network (`--server NAME`, `--discover`) is listed under that name too and checked by it
+/// first: another machine advertising the name with its own certificate, at another address, is
+/// refused as a changed certificate, not trusted as a new server (issue 24, defect 18). What the
+/// service advertised as its fingerprint is shown and compared, never taken as a reassurance:
+/// whoever answers can advertise any.
 final class ServerTrust {
     let path: String
     private(set) var known: KnownServers
     /// `fp` of the discovered service, as advertised (nil when connecting by --host or --server
     /// HOST:PORT).
     let advertised: String?
+    /// The service name the server was chosen by (`--server NAME`, `--discover`), if it was.
+    let advertisedName: String?
 
     /// Reads known_servers; a damaged file is an error, never an empty list.
     init(options: ClientOptions) throws {
         path = options.paths.knownServersFile
         advertised = options.advertisedFingerprint
+        advertisedName = options.advertisedName
         known = try Self.read(path)
     }
 
@@ -40,15 +47,29 @@ final class ServerTrust {
 
     func entry(_ server: ServerSpec) -> KnownServers.Entry? { known.entry(host: server.host, port: server.port) }
 
+    /// The entry that pins the server: the one of its advertised name when it was chosen by name
+    /// and that name is known, else the one of its address. Its fingerprint and line.
+    func pin(_ server: ServerSpec) -> (fingerprint: String, line: Int)? {
+        if let name = advertisedName, let entry = known.entry(name: name) { return (entry.fingerprint, entry.line) }
+        return entry(server).map { ($0.fingerprint, $0.line) }
+    }
+
     /// The engine's policy for a server.
     func policy(for server: ServerSpec, _ options: ClientOptions) -> ServerCertificatePolicy {
         if options.caRequired { return .certificateAuthority }
-        if let entry = entry(server) { return .pinned(entry.fingerprint) }
+        if let pin = pin(server) { return .pinned(pin.fingerprint) }
         return .firstUse
     }
 
-    /// How the server is named in what the person reads.
+    /// How the server is named in what the person reads (with the name it was chosen by).
+    func name(_ server: ServerSpec) -> String {
+        advertisedName.map { "'\(ServerLookup.printable($0))' (\(Self.name(server)))" } ?? Self.name(server)
+    }
+
     static func name(_ server: ServerSpec) -> String { "\(server.host):\(server.port)" }
+
+    /// ` under the name 'NAME'` for a server chosen by its name.
+    private var advertisedAs: String { advertisedName.map { " under the name '\(ServerLookup.printable($0))'" } ?? "" }
 
     /// How the advertised fingerprint compares with the presented one.
     enum Advertisement: Equatable {
@@ -64,11 +85,14 @@ final class ServerTrust {
 
     /// The question, line by line; the answer is `yes` to trust.
     func question(for presented: String, server: ServerSpec) -> [String] {
-        var lines = ["The server \(Self.name(server)) is not known, and no CA you trust signed its certificate.",
+        var lines = ["The server \(name(server)) is not known, and no CA you trust signed its certificate.",
                      "Its certificate's SHA-256 fingerprint is sha256:\(presented)"]
         switch advertisement(comparedWith: presented) {
         case .none: break
-        case .matches: lines.append("It matches the fingerprint the server advertised on the local network.")
+        case .matches:
+            // The advertisement comes from whoever answers on the network: an impostor advertises
+            // its own fingerprint, so a match proves nothing.
+            lines.append("It is also the fingerprint advertised on the local network, which proves nothing: any machine can advertise any.")
         case .differs(let other):
             lines.append("WARNING: the server advertised \(other) on the local network, not this one: someone may be in between.")
         }
@@ -87,9 +111,10 @@ final class ServerTrust {
         var text = ""
         if lines == 0 {
             text = KnownServers.header
-            lines = 2
+            lines = KnownServers.header.filter { $0 == "\n" }.count
         }
         text += KnownServers.line(host: server.host, port: server.port, fingerprint: fingerprint)
+        if let name = advertisedName, known.entry(name: name) == nil { text += KnownServers.line(name: name, fingerprint: fingerprint) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -101,9 +126,11 @@ final class ServerTrust {
     /// The refusal of a certificate that is not the one listed: loud, both fingerprints, the file
     /// and line to edit, and no way to go on.
     func changedMessage(pinned: String, presented: String, server: ServerSpec) -> String {
-        let line = entry(server).map { "line \($0.line) of " } ?? ""
+        // Every line that names the server: its address's and its name's.
+        let numbers = ([entry(server)?.line, advertisedName.flatMap { known.entry(name: $0)?.line }].compactMap { $0 })
+        let line = numbers.isEmpty ? "" : (numbers.count == 1 ? "line \(numbers[0]) of " : "lines \(numbers[0]) and \(numbers[1]) of ")
         return """
-            chat-client: WARNING: THE CERTIFICATE OF \(Self.name(server)) HAS CHANGED. Not connecting.
+            chat-client: WARNING: THE CERTIFICATE OF \(name(server)) HAS CHANGED. Not connecting.
               known:     sha256:\(pinned) (\(line)\(path))
               presented: sha256:\(presented)
               Someone may be intercepting the connection, or the server has a new certificate.
@@ -119,9 +146,9 @@ final class ServerTrust {
     func accept(_ fingerprint: String, for server: ServerSpec) -> String {
         do {
             let line = try remember(fingerprint, for: server)
-            return "trusting \(Self.name(server)) (sha256:\(fingerprint)), kept on line \(line) of \(path)"
+            return "trusting \(Self.name(server)) (sha256:\(fingerprint))\(advertisedAs), kept on line \(line) of \(path)"
         } catch {
-            return "trusting \(Self.name(server)) (sha256:\(fingerprint)) for this run only: \(error)"
+            return "trusting \(Self.name(server)) (sha256:\(fingerprint))\(advertisedAs) for this run only: \(error)"
         }
     }
 

@@ -216,12 +216,16 @@ public final class FileTransfers {
             return true
         }
         guard let job = jobs[number] else { return false }
-        if let stream = job.stream, let connection {
-            connection.resetStream(stream, errorCode: 0x1)
-            connection.stopSending(stream, errorCode: 0x1)
-        }
+        stopStream(of: job)
         finish(job, with: .cancelled(job.transfer))
         return true
+    }
+
+    /// Ends a transfer's stream both ways: nothing more is sent or wanted.
+    private func stopStream(of job: Job) {
+        guard let stream = job.stream, let connection else { return }
+        connection.resetStream(stream, errorCode: 0x1)
+        connection.stopSending(stream, errorCode: 0x1)
     }
 
     /// The SHA-256 of a whole local file, as lowercase hex.
@@ -321,8 +325,19 @@ public final class FileTransfers {
             body = bytes[bodyStart...]
             guard case .message(let answer) = event else { return finish(job, with: .failed(job.transfer, reason: "bad answer")) }
             if handleAnswer(answer, job: job) { return }
+            // A download's header must describe the file announced: its size bounds what is written.
+            if !job.transfer.isUpload, let size = answer.size, size != job.transfer.size {
+                stopStream(of: job)
+                return finish(job, with: .failed(job.transfer, reason: "the server's answer gives \(size) bytes, the file was announced "
+                                                    + "with \(job.transfer.size)"))
+            }
         }
         guard case .download(_, let destination) = job.transfer.direction else { return }
+        // Never more than the file announced (a malicious server could send without end).
+        guard job.transfer.done + Int64(body.count) <= job.transfer.size else {
+            stopStream(of: job)
+            return finish(job, with: .failed(job.transfer, reason: "the server sent more than the file's \(job.transfer.size) bytes"))
+        }
         if !body.isEmpty {
             do {
                 try LocalFile.write(body, to: job.descriptor)

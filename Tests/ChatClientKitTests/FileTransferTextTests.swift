@@ -33,6 +33,8 @@ struct FileTransferTextTests {
         ("bad\u{1B}]0;title\u{07}name", [], "/d/bad_]0;title_name"),
         ("archive.tar.gz", ["/d/archive.tar.gz"], "/d/archive.tar (1).gz"),
         ("README", ["/d/README"], "/d/README (1)"),
+        ("invoice\u{202E}fdp.exe", [], "/d/invoice_fdp.exe"),
+        ("a\u{2066}b\u{200B}c\u{2028}d", [], "/d/a_b_c_d"),
     ])
     func downloadNames(_ name: String, _ taken: [String], _ expected: String) {
         #expect(DownloadName.path(in: "/d", for: name, taken: { taken.contains($0) }) == expected)

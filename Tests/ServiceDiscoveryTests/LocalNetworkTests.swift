@@ -63,7 +63,8 @@ struct LocalNetworkTests {
         #expect(refused.status == 1)
         #expect(refused.errors.contains("HAS CHANGED"), "\(refused.errors)")
         #expect(refused.errors.contains("sha256:\(firstPrint)") && refused.errors.contains("sha256:\(secondPrint)"))
-        #expect(refused.errors.contains("line 3 of \(config)/qchat/known_servers"), "\(refused.errors)")
+        // Its address's line and its name's (issue 24: trust follows the name the server was chosen by).
+        #expect(refused.errors.contains("lines 3 and 4 of \(config)/qchat/known_servers"), "\(refused.errors)")
         #expect(!refused.output.contains("must not be sent"))
     }
 
@@ -135,7 +136,8 @@ struct LocalNetworkTests {
         try tui.press("Enter")
         #expect(tui.waitFor { $0.joined().contains("Type yes to trust it") }, "\(tui.screen())")
         #expect(tui.screen().joined().contains("fingerprint is sha256:\(print)"))
-        #expect(tui.screen().joined().contains("It matches the fingerprint the server advertised on the local network."))
+        // A match is shown as what it is: no reassurance (whoever answers can advertise any).
+        #expect(tui.screen().joined().contains("which proves nothing"), "\(tui.screen())")
         try tui.type("yes")
         try tui.press("Enter")
         #expect(tui.waitFor { $0.joined().contains("carol joined") }, "\(tui.screen())")
@@ -167,6 +169,42 @@ struct LocalNetworkTests {
         #expect(discover.lineCount { $0.hasPrefix("+\tflood ") } == 256)
         #expect(discover.lineCount { $0.contains("more than 256") } == 1)
         #expect(discover.isRunning)
+    }
+
+    /// Issue 24, defect 18: on the same network, while the trusted server is away, another machine
+    /// advertises its name with a certificate of its own (and, in its TXT record, that
+    /// certificate's fingerprint) at another address. `--server NAME --trust-on-first-use` must
+    /// refuse it as a changed certificate, not trust it as a new server.
+    @Test func anImpostorAdvertisingATrustedNameIsRefused() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let config = lab.client.directory.appendingPathComponent("config").path
+        let environment = ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": lab.client.directory.path]
+        let trusted = try startServer(lab, state: lab.server.directory.appendingPathComponent("trusted").path, port: 0)
+        let trustedPrint = try #require(fingerprint(loggedBy: trusted))
+        #expect(trusted.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil, "\(lab.daemonLog(of: lab.server))")
+        let alice = try lab.start(on: lab.client, BuildPaths.product("chat-client"),
+                                  ["--server", Self.name, "--plain", "--nick", "alice", "--trust-on-first-use"], environment: environment)
+        alice.write("hello the real one\n")
+        alice.closeInput()
+        #expect(alice.finish(timeout: 20).status == 0)
+        trusted.stop()
+
+        let impostor = try startServer(lab, state: lab.server.directory.appendingPathComponent("impostor").path, port: 0)
+        defer { impostor.stop() }
+        let impostorPrint = try #require(fingerprint(loggedBy: impostor))
+        #expect(impostorPrint != trustedPrint && impostor.port != trusted.port)
+        #expect(impostor.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil, "\(lab.daemonLog(of: lab.server))")
+        let victim = try lab.start(on: lab.client, BuildPaths.product("chat-client"),
+                                   ["--server", Self.name, "--plain", "--nick", "alice", "--trust-on-first-use"], environment: environment)
+        victim.write("a secret for the real one\n")
+        let run = victim.finish(timeout: 20)
+        #expect(run.status == 1, "\(run.output) \(run.errors)")
+        #expect(run.errors.contains("HAS CHANGED") && run.errors.contains("sha256:\(trustedPrint)") && run.errors.contains("sha256:\(impostorPrint)"),
+                "\(run.errors)")
+        #expect(!run.output.contains("a secret for the real one"))
+        let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
+        #expect(!known.contains(impostorPrint), "\(known)")
     }
 
     private func startServer(_ lab: LocalNetworkLab, state: String, port: UInt16) throws -> ChatServerProcess {

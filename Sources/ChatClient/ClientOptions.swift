@@ -27,7 +27,9 @@ struct ClientOptions: ServerListOptions {
           --server NAME     connect to the server advertised on the local network as NAME (a value that
                             is not HOST:PORT is a name)
           --wait S          how long --server and --discover look before saying nothing was found
-                            (default 5)
+                            (default 5); in line mode also how long a server that does not answer
+                            at start is tried again (0: for ever; without --wait it is tried once).
+                            The full-screen UI waits for it for ever
           --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
                             for one when it is missing or invalid
           --room ROOM       a room to join at start, repeatable (default lobby); a leading # is dropped
@@ -81,6 +83,8 @@ struct ClientOptions: ServerListOptions {
     var serverName: String?
     /// Seconds `--server` and `--discover` look (0: `--discover` lists until interrupted).
     var waitSeconds = 5
+    /// `--wait` was given: line mode waits that long for a server down at start.
+    var waitGiven = false
     /// What the discovered server advertised as its certificate (`fp`), for the trust question.
     var advertisedFingerprint: String?
     /// The service name the server was chosen by on the local network (`--server NAME`, or picked
@@ -132,6 +136,7 @@ struct ClientOptions: ServerListOptions {
         }
         discover = options.flag("discover")
         waitSeconds = try options.integer("wait", default: 5, in: 0...3600)
+        waitGiven = options.string("wait") != nil
         try takeServers(wantedServers, hostOrPortGiven: options.string("host") != nil || options.string("port") != nil)
         certificate = options.string("cert") ?? file?.string("cert")
         key = options.string("key") ?? file?.string("key")

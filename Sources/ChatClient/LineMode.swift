@@ -59,6 +59,8 @@ final class LineMode {
         loop = try EventLoop()
         trust = try ServerTrust(options: options)
         session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
+        // A server down at start ends the run, as a script expects, unless --wait says how long to wait for it.
+        if options.waitGiven { session.firstConnectionPatience = options.waitSeconds == 0 ? SessionCore.forever : .seconds(UInt64(options.waitSeconds)) }
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }

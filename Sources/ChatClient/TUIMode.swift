@@ -60,6 +60,8 @@ final class TUIMode {
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
         session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
+        // A person at the screen waits for a server that is down, as after a loss (issue 24, defect 7).
+        session.firstConnectionPatience = SessionCore.forever
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
@@ -299,7 +301,11 @@ final class TUIMode {
         case .reconnecting(let attempt, let reason):
             model.connection = .reconnecting(attempt: attempt)
             if !session.everConnected {
-                note("\(reason); trying \(session.currentServer.label)", in: currentRoomName)
+                if attempt <= 1 || several {
+                    note("\(reason); trying \(session.currentServer.label)\(attempt > 1 ? " (attempt \(attempt))" : "")", in: currentRoomName)
+                } else if attempt == 2 {
+                    note("waiting for \(server) to answer; trying again by itself", in: currentRoomName)
+                }
             } else if attempt == 1 {
                 note("connection lost (\(reason)); reconnecting\(several ? " to \(session.currentServer.label)" : "")", in: currentRoomName)
             }

@@ -271,4 +271,30 @@ struct SessionCoreTests {
         _ = session.send(.join(room: "dev"))
         #expect(session.written.last == "join dev")
     }
+
+    /// Issue 24, defect 7: with patience, a server down at start is tried again and again, each
+    /// server in turn with a reconnect's backoff, until it answers or the patience runs out.
+    @Test func aServerDownAtStartIsWaitedFor() {
+        var session = VirtualSession(patience: .seconds(20))
+        session.start()
+        for _ in 0..<4 {
+            session.lose(.dropped)
+            #expect(session.core.state != .stopped(SessionEnding(.unreachable, "")))
+            session.advanceToDeadline()
+        }
+        #expect(session.connections.count == 5)
+        #expect(session.core.state == .reconnecting(attempt: 4, reason: "dropped: lost"))
+        session.welcome()
+        #expect(session.core.state == .connected)
+
+        var impatient = VirtualSession(patience: .seconds(5))
+        impatient.start()
+        while impatient.core.state != .connected, impatient.connections.count < 50 {
+            impatient.lose(.dropped)
+            guard case .reconnecting = impatient.core.state else { break }
+            impatient.advanceToDeadline()
+        }
+        guard case .stopped(let ending) = impatient.core.state else { Issue.record("\(impatient.core.state)"); return }
+        #expect(ending.kind == .unreachable && impatient.now - VirtualSession().now >= .seconds(5))
+    }
 }

@@ -78,8 +78,9 @@ public struct SessionCore {
     public internal(set) var rotation: ServerRotation
     /// How long a first connection that never got its `welcome` keeps being tried, each server
     /// in turn with the backoff of a reconnect; nil: each server once, then the session ends
-    /// (unreachable). `.max` tries for ever.
+    /// (unreachable). ``forever`` tries for ever.
     public var firstConnectionPatience: QuicDuration?
+    public static let forever = QuicDuration(nanoseconds: .max)
 
     /// Why each server failed before the first `welcome`, in the order tried.
     var firstRoundFailures: [String] = []

@@ -65,6 +65,7 @@ final class LineMode {
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
         session.files.onEvent = { [unowned self] event in transferred(event) }
+        TransferMemory.giveBack(after: session.files)
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
         // A server that may be unknown is asked about first, and the first line read answers:
         // until then no line is read, so a script's lines are never taken for the answer.

@@ -89,6 +89,7 @@ final class TUIMode {
             transferred(event)
             needsRender = true
         }
+        TransferMemory.giveBack(after: session.files)
         session.onMembersChanged = { [unowned self] room in
             let info = session.members.info(of: room)
             guard model.roomIndex(named: room) != nil || !info.members.isEmpty else { return }

@@ -305,6 +305,7 @@ public final class FileTransfers {
         case .streamClosed(let stream):
             byStream[stream] = nil
             openWaiting()
+            if isIdle { onIdle() }
         default:
             break
         }
@@ -421,7 +422,15 @@ public final class FileTransfers {
         }
         unfinishedChanged()
         onEvent(event)
+        if isIdle { onIdle() }
     }
+
+    /// No transfer runs, none is being hashed.
+    public var isIdle: Bool { jobs.isEmpty && hashing.isEmpty }
+
+    /// After the last transfer ended, and again as its stream closes (the connection then no
+    /// longer holds its bytes for retransmission): the moment to give memory back.
+    public var onIdle: () -> Void = {}
 }
 
 extension FileTransfers {

@@ -207,3 +207,40 @@ extension LineModeFileTests {
         _ = bob.finish(timeout: 30)
     }
 }
+
+extension LineModeFileTests {
+    /// Issue 24, defect 8: the memory an upload used is given back once it is done (17.6 MB grew to
+    /// 62.6 MB after one 57 MiB file, and stayed). Resident memory measured after joining, and
+    /// again once the upload is acknowledged; the client keeps running.
+    @Test func memoryIsGivenBackAfterAnUpload() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SystemRandomNumberGenerator()
+        let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes: [UInt8] = []
+        for index in 0..<57 { bytes += block.map { $0 &+ UInt8(truncatingIfNeeded: index) } }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/big.bin"))
+        bytes = []
+        let server = try ChatServerProcess(["--max-file-size", "\(100 << 20)"])
+        defer { server.stop() }
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        defer { alice.terminate() }
+        #expect(alice.waitForEvent("#lobby * alice joined"))
+        alice.write("/who\n")
+        #expect(alice.waitForLine(timeout: 10) { untimed($0).hasPrefix("#lobby members:") } != nil)
+        let before = try #require(alice.residentMemoryBytes())
+        alice.write("/send \(folder)/big.bin\n")
+        #expect(alice.waitForLine(timeout: 120) { $0.contains("[transfer 1] sent big.bin") } != nil, "\(alice.errorOutput.suffix(5))")
+        // Given back once the transfer's stream has closed, which follows the ack by a round trip:
+        // waited for, up to 10 s.
+        let bound = TestMemory.scaled(12 << 20)
+        var after = try #require(alice.residentMemoryBytes())
+        let deadline = Date().addingTimeInterval(TestTime.scaled(10))
+        while after - before >= bound, Date() < deadline {
+            usleep(100_000)
+            after = try #require(alice.residentMemoryBytes())
+        }
+        print("chat-client resident memory: \(before >> 10) KiB before a 57 MiB upload, \(after >> 10) KiB after")
+        #expect(after - before < bound, "\(before >> 10) KiB before, \(after >> 10) KiB after")
+    }
+}

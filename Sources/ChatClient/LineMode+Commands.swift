@@ -57,14 +57,38 @@ extension LineMode: CommandContext {
         request(.part(room: room))
     }
 
+    /// `/away [REASON]`, `/back`: said (issue 24, defect 6).
     func setAway(_ reason: String?) {
         session.setStatus(reason == nil ? "online" : "away")
+        if let reason {
+            note("* you are away" + (reason.isEmpty ? "" : ": \(formatter.single(reason))"))
+        } else {
+            note("* you are back")
+        }
     }
 
+    /// The member list of the current room; of a room just joined, once the server's roster is
+    /// in (issue 24, defect 13: an empty list came before `connected`).
     func who() {
-        let members = session.members.members(of: currentRoom)
-        note("#\(formatter.single(currentRoom)) members: \(members.map(formatter.single).joined(separator: " "))")
+        guard session.members.hasRoster(of: currentRoom) else {
+            let joining = (session.outbox.waiting + session.outbox.inFlight).contains {
+                $0.message.type == "join" && ChatValidation.normalizeRoom($0.message.roomOrDefault) == currentRoom
+            }
+            guard joining || session.rooms.contains(where: { $0.name == currentRoom }) || !session.everConnected else {
+                return complain("not in #\(formatter.single(currentRoom)): /join it first")
+            }
+            pendingWho.insert(currentRoom)
+            return
+        }
+        showMembers(of: currentRoom)
     }
+
+    func showMembers(of room: String) {
+        let members = session.members.members(of: room)
+        note("#\(formatter.single(room)) members: \(members.map(formatter.single).joined(separator: " "))")
+    }
+
+    func sameNick(_ one: String, _ other: String) -> Bool { ChatValidation.nickKey(one) == ChatValidation.nickKey(other) }
 
     func history(_ count: Int?) {
         request(.history(room: currentRoom, limit: count))

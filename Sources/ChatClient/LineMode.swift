@@ -48,6 +48,10 @@ final class LineMode {
     /// Where this run keeps its peer id and unfinished transfers (held while it runs).
     var slot: SessionSlot?
     var hasBeenConnected = false
+    /// The `welcome`, printed after the replay that comes with it.
+    var heldWelcome: ChatMessage?
+    /// Rooms whose `/who` waits for the member list (a room just joined).
+    var pendingWho: Set<String> = []
 
     init(options: ClientOptions) throws {
         self.options = options
@@ -64,6 +68,7 @@ final class LineMode {
         session.onMessage = { [unowned self] message, _ in received(message) }
         session.onProblem = { problem in Console.error("chat-client: \(problem)") }
         session.onState = { [unowned self] state in changed(state) }
+        session.onMembersChanged = { [unowned self] room in membersKnown(in: room) }
         session.files.onEvent = { [unowned self] event in transferred(event) }
         TransferMemory.giveBack(after: session.files)
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }

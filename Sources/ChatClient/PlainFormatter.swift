@@ -35,7 +35,7 @@ struct PlainFormatter {
             }
         case .joined: body = ("", "\(room) * \(sender) joined\(replay)")
         case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
-        case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))")
+        case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))\(replay)")
         case .error:
             body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(code: message.code, serverText: text)))")
         case .roster:

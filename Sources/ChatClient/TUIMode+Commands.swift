@@ -85,9 +85,18 @@ extension TUIMode: ScreenCommandContext {
         request(.part(room: room), doing: "/part \(room)")
     }
 
+    /// `/away [REASON]` and `/back`: said, and shown on the status bar while away; the reason
+    /// is kept for the run (issue 24, defect 6).
     func setAway(_ reason: String?) {
+        let wasAway = model.awayReason != nil
         session.setStatus(reason == nil ? "online" : "away")
         model.setStatus(reason == nil ? .online : .away, of: model.nick)
+        model.awayReason = reason
+        if let reason {
+            note("you are away" + (reason.isEmpty ? "" : ": \(reason)") + " (/back when you are back)", in: currentRoomName)
+        } else {
+            note(wasAway ? "you are back" : "you were not away", in: currentRoomName)
+        }
         queuedNote(reason == nil ? "/back" : "/away")
     }
 
@@ -95,17 +104,13 @@ extension TUIMode: ScreenCommandContext {
         let members = model.currentRoom?.members ?? []
         let room = model.currentRoom
         let list = members.sorted { $0.lowercased() < $1.lowercased() }
-            .map { nick in
-                let key = nick.lowercased()
-                if room?.operators.contains(key) == true { return "@" + nick }
-                if model.status(of: nick) == .away { return "~" + nick }
-                return room?.identified.contains(key) == true ? "+" + nick : nick
-            }.joined(separator: " ")
+            .map { nick in room.map { Renderer.memberMarks(nick, in: $0, away: model.status(of: nick) == .away) + nick } ?? nick }
+            .joined(separator: " ")
         note("\(members.count) here: \(list)", in: currentRoomName)
     }
 
     func history(_ count: Int?) {
-        requestOlderHistory(limit: min(count ?? 50, 200))
+        requestOlderHistory(limit: min(count ?? 50, 200), asked: true)
     }
 
     func isFile(_ path: String) -> Bool { FileTransfers.isReadableFile(path) }
@@ -133,16 +138,26 @@ extension TUIMode: ScreenCommandContext {
         model.clearLines(in: currentRoomName)
     }
 
+    /// What it found is shown in place; that it found nothing is a notice, not a line of the room.
     func search(_ term: String?) {
-        guard let term = term ?? model.lastSearchTerm else { return note("usage: /search WORD", in: currentRoomName) }
+        guard let term = term ?? model.lastSearchTerm else {
+            model.notice = "usage: /search WORD"
+            return
+        }
         let older = term == model.lastSearchTerm
-        if !model.search(term, older: older) { note("no \(older ? "older " : "")line with '\(term)'", in: currentRoomName) }
+        if !model.search(term, older: older) { model.notice = "no \(older ? "older " : "")line with '\(term)'" }
     }
 
+    /// `/buffer N`, `/buffer NAME` (the buffer of that name, else the first whose name contains
+    /// it, ignoring case and a leading # or @), `/buffer` (the list, in a notice-free line).
     func buffer(_ target: String?) {
-        guard let target, let number = Int(target) else { return note("usage: /buffer N", in: currentRoomName) }
-        guard model.rooms.indices.contains(number - 1) else { return note("there is no buffer \(number)", in: currentRoomName) }
-        model.selectRoom(at: number - 1)
+        guard let target else { return note(model.bufferList(), in: currentRoomName) }
+        if let number = Int(target) {
+            guard model.rooms.indices.contains(number - 1) else { return note("there is no buffer \(number)", in: currentRoomName) }
+            return model.selectRoom(at: number - 1)
+        }
+        guard let index = model.bufferIndex(matching: target) else { return note("no buffer matches '\(target)'", in: currentRoomName) }
+        model.selectRoom(at: index)
     }
 
     private func queuedNote(_ what: String) {

@@ -42,7 +42,8 @@ extension TUIMode {
             }
         case .failed(let transfer, let reason):
             model.transfer = nextShownTransfer()
-            model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: \(reason)",
+            model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: "
+                                    + FileTransfer.humanizingByteCounts(reason),
                                   kind: .error), to: currentRoomName)
         case .cancelled(let transfer):
             model.transfer = nextShownTransfer()

@@ -15,6 +15,8 @@ extension TUIMode {
 
     func handle(_ key: KeyEvent) {
         if secretEntry != nil { return handleSecretKey(key) }
+        // A notice stays until the next key.
+        model.notice = nil
         switch key {
         case .control("c"):
             requestQuit()
@@ -93,17 +95,30 @@ extension TUIMode {
 
     // MARK: Scrollback
 
-    func requestOlderHistory(limit: Int = 50) {
-        guard let room = currentChatRoom, let index = model.roomIndex(named: room), !model.rooms[index].isHistoryExhausted,
-              !historyRequested.contains(room) else { return }
+    /// Older events of the room shown, above the oldest shown. `asked`: by `/history`, which says
+    /// what came (PgUp at the top shows it).
+    func requestOlderHistory(limit: Int = 50, asked: Bool = false) {
+        guard let room = currentChatRoom, let index = model.roomIndex(named: room) else {
+            if asked { model.notice = "/history reads a room: show one first" }
+            return
+        }
+        guard !model.rooms[index].isHistoryExhausted else {
+            if asked { model.notice = "#\(room) has no older events" }
+            return
+        }
+        guard !historyRequested.contains(room) else { return }
         historyRequested.insert(room)
+        if asked { historyAnnounced.insert(room) }
         session.send(.history(room: room, before: oldestSeq[room], limit: limit))
     }
 
     /// Ctrl-R: the previous line with the last word searched for (or the input line's text).
     func searchAgain() {
         let term = model.lastSearchTerm ?? (editor.isEmpty ? nil : editor.text)
-        guard let term else { return note("Ctrl-R searches again after /search WORD", in: currentRoomName) }
-        if !model.search(term, older: model.lastSearchTerm == term) { note("no older line with '\(term)'", in: currentRoomName) }
+        guard let term else {
+            model.notice = "Ctrl-R searches again after /search WORD"
+            return
+        }
+        if !model.search(term, older: model.lastSearchTerm == term) { model.notice = "no older line with '\(term)'" }
     }
 }

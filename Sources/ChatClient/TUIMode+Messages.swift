@@ -19,6 +19,12 @@ extension TUIMode {
             model.serverName = message.text.isEmpty ? model.serverName : message.text
             note("connected to \(message.text) as \(message.sender)" + (message.account.map { ", logged in as \($0)" } ?? ""),
                  in: currentRoomName)
+            // The nick asked for was taken: said as an error, which the replay coming next (older
+            // lines, put before it) does not push away (issue 24, defect 14).
+            if !same(message.sender, session.helloNick) {
+                model.append(ChatLine(timestamp: time, nick: "", text: Self.nickTakenText(asked: session.helloNick, given: message.sender),
+                                      kind: .error), to: currentRoomName)
+            }
         case .joined:
             if isLive && same(message.sender, me) {
                 pendingJoins = pendingJoins.filter { $0.value != room }
@@ -28,12 +34,14 @@ extension TUIMode {
                     roomToShow = nil
                 }
             }
+            if restartNoise.hides(message) { return }
             add(ChatLine(timestamp: time, nick: message.sender, text: "joined", kind: .event), room: room, message: message)
         case .left:
             if isLive && same(message.sender, me) {
                 model.closeRoom(room)
                 return
             }
+            if restartNoise.hides(message) { return }
             if isLive { model.stopTyping(message.sender, in: room) }
             add(ChatLine(timestamp: time, nick: message.sender, text: "left (\(message.text))", kind: .event), room: room, message: message)
         case .msg:
@@ -61,6 +69,9 @@ extension TUIMode {
             }
             quitIfDelivered()
         case .dm:
+            // One we wrote to ourselves comes back (before or after its ack): its line is there already.
+            if same(message.sender, me), let id = message.id,
+               model.queryIndex(me).map({ model.rooms[$0].lines.contains { $0.id == id } }) == true { break }
             // A private message to us (or, written to ourselves, from us): its conversation.
             let other = same(message.sender, me) ? (message.to ?? message.sender) : message.sender
             if model.queryIndex(other) == nil { openConversation(with: other) }
@@ -97,6 +108,10 @@ extension TUIMode {
             } else {
                 model.prependHistory(older, to: room)
             }
+            if historyAnnounced.remove(room) != nil, model.currentRoom?.name == room {
+                model.notice = older.isEmpty ? "#\(room) has no older events"
+                    : "\(older.count) older event\(older.count == 1 ? "" : "s") of #\(room) above (PgUp shows them)"
+            }
         case .error:
             if let id = message.id, let room = pendingJoins.removeValue(forKey: id), !session.rooms.contains(where: { $0.name == room }) {
                 model.closeRoom(room)
@@ -109,7 +124,7 @@ extension TUIMode {
             }
             let explained = ErrorExplanation.text(code: message.code, serverText: message.text)
             if let room = message.room, model.roomIndex(named: room) != nil, target == currentRoomName { target = room }
-            model.append(ChatLine(timestamp: time, nick: "", text: "\(message.code ?? "error"): \(explained)", kind: .error), to: target)
+            model.append(ChatLine(timestamp: time, nick: "", text: explained, kind: .error), to: target)
         case .file where message.file != nil:
             receivedFile(message, at: time)
         case .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode, .invite, .rooms, .whois:
@@ -134,15 +149,26 @@ extension TUIMode {
         add(line, room: room, message: message)
     }
 
-    /// Replayed events answering a `history` request are collected until `history-end`; live
-    /// lines go to the log too.
+    /// Replayed events answering a `history` request are collected until `history-end`; other
+    /// replayed events (a join's, a reconnect's) take their place in time, before the notes of
+    /// the reconnect that brought them (issue 24, defect 15); live lines go to the log too.
     private func add(_ line: ChatLine, room: String, message: ChatMessage) {
         if message.replay == true, historyRequested.contains(room) {
             historyBuffer[room, default: []].append(line)
             return
         }
-        model.append(line, to: room)
-        if message.replay != true { log?.write(line, room: room) }
+        if message.replay == true {
+            model.insertInTimeOrder(line, to: room)
+        } else {
+            model.append(line, to: room)
+            log?.write(line, room: room)
+        }
+    }
+
+    /// "you asked for alice, which is taken: ..." (someone's account, or a nick in use).
+    static func nickTakenText(asked: String, given: String) -> String {
+        "the nick \(asked) is taken (someone's account, or someone connected with it): you are \(given). "
+            + "/login \(asked) if the account is yours, /nick for another"
     }
 
     private func same(_ one: String, _ other: String) -> Bool {

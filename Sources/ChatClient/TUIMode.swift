@@ -32,9 +32,13 @@ final class TUIMode {
     var oldestSeq: [String: Int64] = [:]
     var historyBuffer: [String: [ChatLine]] = [:]
     var historyRequested: Set<String> = []
+    /// Rooms whose `history` answer a `/history` asked for: its end says what came.
+    var historyAnnounced: Set<String> = []
     /// The room to show once our own `joined` for it arrives (the first room, then each /join);
     /// nil otherwise, so the re-joins of a reconnect never move the person.
     var roomToShow: String?
+    /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
+    var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
     var pendingJoins: [String: String] = [:]
     /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
@@ -151,7 +155,7 @@ final class TUIMode {
 
     func askForNick(because problem: String) {
         awaitingNick = true
-        model.connection = .disconnected(reason: "choose a nick")
+        model.connection = .waiting("choose a nick")
         note("\(problem). Type the nick you want and press Enter.", in: currentRoomName)
     }
 

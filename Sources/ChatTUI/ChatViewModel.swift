@@ -21,6 +21,11 @@ public struct ChatViewModel: Sendable, Equatable {
     /// While a password is asked for: the prompt the input line shows instead of the room, and
     /// nothing of what is typed (no echo).
     public var secretPrompt: String?
+    /// Set while the person is away (`/away REASON`; empty: no reason): the status bar says so.
+    public var awayReason: String?
+    /// A short answer shown on the typing line until the next key (`/search` finding nothing,
+    /// `/history`): not a line of the room's scrollback.
+    public var notice: String?
 
     public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
         self.serverName = serverName

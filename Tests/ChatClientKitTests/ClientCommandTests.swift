@@ -146,10 +146,14 @@ struct ModerationCommandTests {
         #expect(context.run("/certificate swap") == ["complain usage: /certificate add|remove"])
     }
 
-    /// Errors of sections 7 and 8 are explained in words, the server's text after; version 1 codes keep the server's text.
+    /// Errors of sections 7 and 8 say the server's text once, with what to do when there is
+    /// something (issue 24, defect 12: "You are banned (you are banned from room 'ops')"); the
+    /// client's words when the server gave none; version 1 codes keep the server's text.
     @Test func errorsAreExplained() {
         #expect(ErrorExplanation.text(code: "not-invited", serverText: "room 'dev' is invite-only")
-            == "The room is invite-only: ask an operator for an /invite (room 'dev' is invite-only)")
+            == "room 'dev' is invite-only: ask an operator for an /invite")
+        #expect(ErrorExplanation.text(code: "banned", serverText: "you are banned from room 'ops'") == "you are banned from room 'ops'")
+        #expect(ErrorExplanation.text(code: "banned", serverText: "") == "You are banned")
         #expect(ErrorExplanation.text(code: "nick-in-use", serverText: "nick 'bob' is taken") == "nick 'bob' is taken")
         #expect(ErrorExplanation.text(code: "bad-login", serverText: "").hasPrefix("Wrong account name or password"))
     }

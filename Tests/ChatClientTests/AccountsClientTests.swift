@@ -116,7 +116,8 @@ struct AccountsClientTests {
         #expect(owner.waitFor { Self.markedMembers($0) == ["@alice", "+bob"] }, "\(owner.dump)")
         #expect(guest.waitForEvent("#dev * carol was kicked by alice (not registered)"))
         guest.write("/join dev\n")
-        #expect(guest.waitForLine(timeout: 10) { $0.contains("! account-required: Only logged-in users may do that here") } != nil)
+        // The server's words once, with what to do (issue 24, defect 12).
+        #expect(guest.waitForLine(timeout: 10) { $0.contains("! account-required: room 'dev' takes logged-in users only: /register or /login") } != nil)
         // bob's list followed the kick too.
         member.write("/who\n")
         #expect(member.waitForLine(timeout: 10) { $0.hasSuffix("#dev members: bob alice") } != nil)

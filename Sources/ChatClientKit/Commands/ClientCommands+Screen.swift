@@ -11,7 +11,7 @@ extension ClientCommands {
                       "show the last line containing WORD; /search again (or Ctrl-R) for older ones") { context, invocation in
             (context as? ScreenCommandContext)?.search(invocation[0])
         },
-        ClientCommand("buffer", aliases: ["b"], takes: "[N | NAME]", words: 0...1, completes: [.room], fullScreenOnly: true,
+        ClientCommand("buffer", aliases: ["b", "buffers"], takes: "[N | NAME]", words: 0...1, completes: [.room], fullScreenOnly: true,
                       "show room or conversation number N, or the one whose name contains NAME; without either, list them")
         { context, invocation in
             (context as? ScreenCommandContext)?.buffer(invocation[0])

@@ -53,6 +53,8 @@ public final class ResilientSession {
     /// kept from an earlier run (``SessionSlot``), given to ``start(nick:peer:)``.
     public var peer: String { core.peer }
     public var nick: String { core.nick }
+    /// The nick the last hello asked for (``SessionCore/helloNick``).
+    public var helloNick: String { core.helloNick }
     public var serverName: String? { core.serverName }
     public var everConnected: Bool { core.everConnected }
     public var rooms: [(name: String, lastSeq: Int64?)] { core.rooms }

@@ -37,6 +37,7 @@ extension SessionCore {
             answered(now: now) { $0.type == MessageType.history.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
         case .account:
             account = message.account
+            for room in members.setIdentified(nick, message.account != nil) { actions.append(.membersChanged(room)) }
             // A password that logged in (or registered, or changed) logs in again after a reconnect.
             if let entry = outbox.answered(where: { Self.accountRequests.contains($0.type) }), let password = entry.message.password {
                 helloPassword = password

@@ -56,6 +56,8 @@ public struct SessionCore {
     /// The peer id every connection says hello with.
     public internal(set) var peer: String
     public internal(set) var nick: String
+    /// The nick the last hello asked for: a `welcome` with another one means it was taken.
+    public internal(set) var helloNick = ""
     /// The server's name from the last `welcome`.
     public internal(set) var serverName: String?
     /// True once any connection got its `welcome`.
@@ -241,6 +243,7 @@ public struct SessionCore {
         let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
         hasConnection = true
+        helloNick = nick
         actions.append(.connect(rotation.current, Hello(nick: nick, peer: peer, room: first.name, since: first.lastSeq, status: status,
                                                         password: helloPassword)))
     }
@@ -248,6 +251,7 @@ public struct SessionCore {
     /// A new first `join` on the current connection (after a refusal, or a server too busy).
     mutating func sayHelloAgain() {
         let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
+        helloNick = nick
         actions.append(.write(.join(nick: nick, peer: peer, room: first.name, since: first.lastSeq, password: helloPassword), .chat))
     }
 

@@ -21,6 +21,12 @@ struct FileTransferTextTests {
         #expect(context.run("/cancel") == ["complain usage: /cancel N"])
     }
 
+    /// Issue 24, defect 16: a count of bytes in a server's reason reads for people.
+    @Test func byteCountsInReasons() {
+        #expect(FileTransfer.humanizingByteCounts("too-large: files are at most 52428800 bytes here") == "too-large: files are at most 50.0 MiB here")
+        #expect(FileTransfer.humanizingByteCounts("a topic is at most 512 bytes") == "a topic is at most 512 bytes")
+    }
+
     /// A name from the network never leaves the folder and never replaces a file: `name (1).ext`,
     /// `(2)`, …, a `.part` in progress counting as taken.
     @Test(arguments: [

@@ -297,4 +297,21 @@ struct SessionCoreTests {
         guard case .stopped(let ending) = impatient.core.state else { Issue.record("\(impatient.core.state)"); return }
         #expect(ending.kind == .unreachable && impatient.now - VirtualSession().now >= .seconds(5))
     }
+
+    /// Issue 24, defect 11: the session's own nick is marked logged in (`+`) in every room as
+    /// soon as an `account` says so, and again after a /login renamed it; not at the next roster.
+    @Test func ownAccountMarksTheOwnNick() {
+        var session = VirtualSession(nick: "alice_2")
+        session.start()
+        session.welcome(as: "alice_2")
+        session.joined("lobby", seq: 1, as: "alice_2")
+        session.receive(ChatMessage(type: "roster", room: "lobby", members: ["alice_2", "bob"]), on: .presence)
+        #expect(!session.core.members.info(of: "lobby").isIdentified("alice_2"))
+        let mark = session.actions.count
+        session.receive(ChatMessage(type: "account", text: "logged-in", account: "alice"))
+        #expect(session.core.members.info(of: "lobby").isIdentified("alice_2"))
+        #expect(session.actions(since: mark).contains(.membersChanged("lobby")))
+        session.receive(ChatMessage(type: "nick", text: "alice", sender: "alice_2", room: "lobby", seq: 2))
+        #expect(session.core.members.info(of: "lobby").identified == ["alice"])
+    }
 }

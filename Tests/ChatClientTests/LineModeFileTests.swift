@@ -244,3 +244,27 @@ extension LineModeFileTests {
         #expect(after - before < bound, "\(before >> 10) KiB before, \(after >> 10) KiB after")
     }
 }
+
+extension LineModeFileTests {
+    /// Issue 24, defect 4: a file whose path has spaces is sent to the room, in quotes, with
+    /// backslashes, or typed as it is (the first word was taken as a nick).
+    @Test func pathsWithSpaces() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: folder + "/my notes.txt"))
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        defer { bob.terminate() }
+        #expect(bob.waitForEvent("#lobby * bob joined"))
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        alice.write("/send \"\(folder)/my notes.txt\"\n/send \(folder.replacingOccurrences(of: " ", with: "\\ "))/my\\ notes.txt\n"
+                    + "/send \(folder)/my notes.txt\n")
+        for number in 1...3 {
+            #expect(alice.waitForLine(timeout: 30) { $0.contains("[transfer \(number)] sent my notes.txt") } != nil, "\(alice.errorOutput)")
+        }
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("* alice shared my notes.txt (100 B) [file 3]") } != nil, "\(bob.outputLines)")
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 0)
+    }
+}

@@ -54,7 +54,8 @@ struct ClientOptions: ServerListOptions {
           --version, -h/--help
         Configuration file: key = value lines, # comments; keys host, port, server (HOST:PORT, comma-separated
         and repeatable: the lines add up), nick, rooms (comma-separated),
-        ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
+        ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off),
+        ignore (comma-separated nicks; /ignore and /unignore write it).
         Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
         use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
         Commands: type /help in the client.
@@ -64,7 +65,7 @@ struct ClientOptions: ServerListOptions {
     struct Information: Error { let text: String }
 
     static let settingKeys: Set<String> = ["host", "port", "server", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
-                                           "colors", "logs", "bell"]
+                                           "colors", "logs", "bell", "ignore"]
 
     /// The servers, in the order they are tried: `--server HOST:PORT` (repeatable) or `server =`,
     /// else `--host`/`--port` (`host =`/`port =`).
@@ -97,6 +98,10 @@ struct ClientOptions: ServerListOptions {
     var json = false
     var plain = false
     var highlightWords: [String] = []
+    /// Nicks whose messages and comings and goings are not shown (`ignore =`, `/ignore`).
+    var ignored: [String] = []
+    /// The configuration file `/ignore` writes to: the one named, else the default.
+    var configurationPath: String
     /// nil: the mode's default.
     var timestampFormat: String?
     var colors = true
@@ -106,6 +111,7 @@ struct ClientOptions: ServerListOptions {
 
     init(_ arguments: [String], paths: ClientPaths = ClientPaths()) throws {
         self.paths = paths
+        configurationPath = paths.configurationFile
         if arguments.contains("-h") { throw Information(text: ClientOptions.usage) }
         let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp",
                                                                   "identity", "server", "wait"],
@@ -148,6 +154,8 @@ struct ClientOptions: ServerListOptions {
         json = options.flag("json")
         plain = options.flag("plain")
         highlightWords = file?.list("highlight") ?? []
+        ignored = file?.list("ignore") ?? []
+        configurationPath = options.string("config") ?? paths.configurationFile
         timestampFormat = options.string("timestamp") ?? file?.string("timestamp")
         let fileColors = try file?.bool("colors") ?? true
         let fileLogs = try file?.bool("logs") ?? false

@@ -141,6 +141,10 @@ extension LineMode: CommandContext {
 
     func quit() { endOfInput() }
 
+    func ignore(_ nick: String?) { note("* " + ignoring.ignore(nick, ownNick: session.nick)) }
+
+    func unignore(_ nick: String) { note("* " + ignoring.unignore(nick)) }
+
     /// `/send` and `/get` accepted a transfer.
     private func started(_ number: Int, _ text: String) {
         guard options.json else { return complain(text) }

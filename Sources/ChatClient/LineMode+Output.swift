@@ -10,6 +10,7 @@ extension LineMode {
         lastProgress = .now()
         if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
         if !options.json, heldBack(message) { return }
+        if !options.json, ignoring.list.hides(message) { return }
         var isExplained = false
         if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
             if message.messageType == .ack {

@@ -50,12 +50,15 @@ final class LineMode {
     var hasBeenConnected = false
     /// The `welcome`, printed after the replay that comes with it.
     var heldWelcome: ChatMessage?
+    /// Who is ignored (`/ignore`): not printed in plain line mode (`--json` prints everything).
+    var ignoring: IgnoreSetting
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 
     init(options: ClientOptions) throws {
         self.options = options
         currentRoom = options.rooms[0]
+        ignoring = IgnoreSetting(options: options)
         guard let nick = options.nick else { throw UsageError("--nick is required (or nick = NAME in \(options.paths.configurationFile))") }
         if let problem = TypedName.nickProblem(nick) { throw UsageError(problem) }
         formatter = PlainFormatter(timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.seconds.pattern),

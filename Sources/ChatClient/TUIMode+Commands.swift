@@ -121,6 +121,10 @@ extension TUIMode: ScreenCommandContext {
 
     func quit() { requestQuit() }
 
+    func ignore(_ nick: String?) { note(ignoring.ignore(nick, ownNick: model.nick), in: currentRoomName) }
+
+    func unignore(_ nick: String) { note(ignoring.unignore(nick), in: currentRoomName) }
+
     // MARK: The screen's own
 
     func query(_ nick: String, text: String?) {

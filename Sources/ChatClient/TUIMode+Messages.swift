@@ -12,6 +12,7 @@ extension TUIMode {
         let me = session.nick
         let isLive = message.replay != true
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
+        if ignoring.list.hides(message) { return }
         switch message.messageType {
         case .welcome:
             model.nick = message.sender

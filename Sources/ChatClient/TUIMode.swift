@@ -37,6 +37,8 @@ final class TUIMode {
     /// The room to show once our own `joined` for it arrives (the first room, then each /join);
     /// nil otherwise, so the re-joins of a reconnect never move the person.
     var roomToShow: String?
+    /// Who is ignored (`/ignore`): nothing of theirs is shown.
+    var ignoring: IgnoreSetting
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
     var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
@@ -58,6 +60,7 @@ final class TUIMode {
 
     init(options: ClientOptions) throws {
         self.options = options
+        ignoring = IgnoreSetting(options: options)
         loop = try EventLoop()
         keys = TerminalKeys(loop: loop)
         terminal.output = TerminalWriter(loop: loop)

@@ -1,4 +1,5 @@
 import ChatClientKit
+import ChatProtocol
 import Testing
 
 /// The one command table (``ClientCommands``): each line asks the mode for what the person meant,
@@ -156,5 +157,29 @@ struct ModerationCommandTests {
         #expect(ErrorExplanation.text(code: "banned", serverText: "") == "You are banned")
         #expect(ErrorExplanation.text(code: "nick-in-use", serverText: "nick 'bob' is taken") == "nick 'bob' is taken")
         #expect(ErrorExplanation.text(code: "bad-login", serverText: "").hasPrefix("Wrong account name or password"))
+    }
+}
+
+/// `/ignore` (issue 24, first of the habits).
+struct IgnoreTests {
+    @Test func commands() {
+        let context = RecordingScreenContext()
+        #expect(context.run("/ignore carol") == ["ignore carol"])
+        #expect(context.run("/ignore") == ["ignore -"])
+        #expect(context.run("/unignore carol") == ["unignore carol"])
+        #expect(context.run("/ignore no way").first?.hasPrefix("complain usage") == true)
+    }
+
+    /// An ignored nick's messages, files, typing and comings and goings are hidden, whatever its
+    /// case; others', and the server's answers, are not.
+    @Test func whatIsHidden() {
+        var list = IgnoreList(["Carol"])
+        #expect(!list.add("carol") && list.contains("CAROL"))
+        for type in ["msg", "dm", "typing", "file", "joined", "left", "nick"] {
+            #expect(list.hides(ChatMessage(type: type, text: "x", sender: "carol", room: "lobby")), "\(type)")
+        }
+        #expect(!list.hides(ChatMessage(type: "msg", text: "x", sender: "bob", room: "lobby")))
+        #expect(!list.hides(ChatMessage(type: "kicked", sender: "carol", room: "lobby", to: "bob")))
+        #expect(list.remove("CAROL") && !list.hides(ChatMessage(type: "msg", text: "x", sender: "carol", room: "lobby")))
     }
 }

@@ -31,6 +31,8 @@ class RecordingContext: CommandContext {
     func get(_ number: Int, into folder: String?) { calls.append("get \(number) into \(folder ?? "-")") }
     func cancel(_ number: Int) { calls.append("cancel \(number)") }
     func quit() { calls.append("quit") }
+    func ignore(_ nick: String?) { calls.append("ignore \(nick ?? "-")") }
+    func unignore(_ nick: String) { calls.append("unignore \(nick)") }
 
     /// Runs a line through the table and returns what it asked for.
     func run(_ line: String) -> [String] {

@@ -46,6 +46,15 @@ extension ClientCommands {
         },
         ClientCommand("back", "show yourself online again") { context, _ in context.setAway(nil) },
         ClientCommand("who", aliases: ["names"], "list who is in the room (@ operator, ~ away, + logged in)") { context, _ in context.who() },
+        ClientCommand("ignore", takes: "[NICK]", words: 0...1, completes: [.nick],
+                      "hide what NICK says, shares and types, and their comings and goings (kept in the configuration); alone, list them")
+        { context, invocation throws(CommandError) in
+            if let nick = invocation[0], let problem = TypedName.nickProblem(nick) { throw .message(problem) }
+            context.ignore(invocation[0])
+        },
+        ClientCommand("unignore", takes: "NICK", words: 1...1, completes: [.nick], "show NICK again") { context, invocation in
+            context.unignore(invocation.words[0])
+        },
         ClientCommand("history", takes: "[N]", words: 0...1, completes: [.number],
                       "ask for the room's last N stored events (default 50, at most 200)") { context, invocation throws(CommandError) in
             guard let typed = invocation[0] else { return context.history(nil) }

@@ -38,6 +38,9 @@ public protocol CommandContext: AnyObject {
     func get(_ number: Int, into folder: String?)
     func cancel(_ number: Int)
     func quit()
+    /// `/ignore NICK` (nil: list them), `/unignore NICK`.
+    func ignore(_ nick: String?)
+    func unignore(_ nick: String)
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.

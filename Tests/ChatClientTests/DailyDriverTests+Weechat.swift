@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+extension DailyDriverTests {
+    /// Issue 24: the habits of weechat, irssi and senpai users, each in the full-screen client
+    /// and in line mode.
+    @Suite("weechat habits") struct WeechatHabits {
+        /// `/ignore carol`: nothing of hers is shown, in full screen and in line mode; the list
+        /// is kept in the configuration, so a client started again still ignores her; `/unignore`
+        /// shows her again.
+        @Test func ignore() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let carol = try home.lineClient(port: server.port, nick: "carol")
+            defer { carol.terminate() }
+            #expect(carol.waitForEvent("#lobby * carol joined"))
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            try DailyDriverTests.enter(bob, "/ignore carol")
+            #expect(bob.waitFor { $0.joined().contains("ignoring carol") }, "\(bob.dump)")
+            let daveHome = try ClientHome()
+            defer { daveHome.remove() }
+            let dave = try daveHome.lineClient(port: server.port, nick: "dave")
+            defer { dave.terminate() }
+            #expect(dave.waitForEvent("#lobby * dave joined"))
+            dave.write("/ignore carol\n")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("ignoring carol") } != nil)
+            carol.write("you should not see this\n")
+            carol.write("/msg bob nor this\n")
+            carol.write("/msg dave nor this\n")
+            // A line from someone else after hers: once it is shown, hers had its chance.
+            let erin = try home.lineClient(port: server.port, nick: "erin")
+            defer { erin.terminate() }
+            erin.write("erin speaks\n")
+            #expect(bob.waitFor { $0.joined().contains("erin speaks") }, "\(bob.dump)")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("<erin> erin speaks") } != nil)
+            #expect(!bob.dump.contains("should not see") && !bob.dump.contains("nor this") && !bob.dump.contains("@carol"), "\(bob.dump)")
+            #expect(!dave.outputLines.contains { $0.contains("should not see") || $0.contains("nor this") }, "\(dave.outputLines)")
+            let configuration = try String(contentsOfFile: home.configDirectory + "/qchat/client.conf", encoding: .utf8)
+            #expect(configuration.contains("ignore = carol"), "\(configuration)")
+
+            // Started again, bob still ignores her; /unignore shows her again.
+            try DailyDriverTests.enter(bob, "/quit")
+            #expect(bob.waitFor { $0.joined().contains("EXITED") }, "\(bob.dump)")
+            let again = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(again.waitFor { $0.joined().contains("bob joined") }, "\(again.dump)")
+            carol.write("still hidden\n")
+            erin.write("erin again\n")
+            #expect(again.waitFor { $0.joined().contains("erin again") }, "\(again.dump)")
+            #expect(!again.dump.contains("still hidden"), "\(again.dump)")
+            try DailyDriverTests.enter(again, "/unignore carol")
+            #expect(again.waitFor { $0.joined().contains("no longer ignoring carol") }, "\(again.dump)")
+            carol.write("seen again\n")
+            #expect(again.waitFor { $0.joined().contains("<carol> seen again") }, "\(again.dump)")
+            #expect(!(try String(contentsOfFile: home.configDirectory + "/qchat/client.conf", encoding: .utf8)).contains("carol"))
+        }
+    }
+}

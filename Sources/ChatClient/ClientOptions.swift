@@ -55,7 +55,7 @@ struct ClientOptions: ServerListOptions {
         Configuration file: key = value lines, # comments; keys host, port, server (HOST:PORT, comma-separated
         and repeatable: the lines add up), nick, rooms (comma-separated),
         ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off),
-        ignore (comma-separated nicks; /ignore and /unignore write it).
+        ignore (comma-separated nicks; /ignore and /unignore write it), smart-filter (on/off).
         Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
         use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
         Commands: type /help in the client.
@@ -65,7 +65,7 @@ struct ClientOptions: ServerListOptions {
     struct Information: Error { let text: String }
 
     static let settingKeys: Set<String> = ["host", "port", "server", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
-                                           "colors", "logs", "bell", "ignore"]
+                                           "colors", "logs", "bell", "ignore", "smart-filter"]
 
     /// The servers, in the order they are tried: `--server HOST:PORT` (repeatable) or `server =`,
     /// else `--host`/`--port` (`host =`/`port =`).
@@ -100,6 +100,8 @@ struct ClientOptions: ServerListOptions {
     var highlightWords: [String] = []
     /// Nicks whose messages and comings and goings are not shown (`ignore =`, `/ignore`).
     var ignored: [String] = []
+    /// `smart-filter = on`: joins and parts of people quiet for 10 minutes are hidden.
+    var smartFilter = false
     /// The configuration file `/ignore` writes to: the one named, else the default.
     var configurationPath: String
     /// nil: the mode's default.
@@ -155,6 +157,7 @@ struct ClientOptions: ServerListOptions {
         plain = options.flag("plain")
         highlightWords = file?.list("highlight") ?? []
         ignored = file?.list("ignore") ?? []
+        smartFilter = try file?.bool("smart-filter") ?? false
         configurationPath = options.string("config") ?? paths.configurationFile
         timestampFormat = options.string("timestamp") ?? file?.string("timestamp")
         let fileColors = try file?.bool("colors") ?? true

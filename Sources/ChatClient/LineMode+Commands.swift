@@ -145,6 +145,11 @@ extension LineMode: CommandContext {
 
     func unignore(_ nick: String) { note("* " + ignoring.unignore(nick)) }
 
+    func smartFilter(_ on: Bool?) {
+        if let on { smartFilter.isOn = on }
+        note("* " + SmartFilter.stateText(smartFilter.isOn))
+    }
+
     /// `/send` and `/get` accepted a transfer.
     private func started(_ number: Int, _ text: String) {
         guard options.json else { return complain(text) }

@@ -11,6 +11,7 @@ extension LineMode {
         if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
         if !options.json, heldBack(message) { return }
         if !options.json, ignoring.list.hides(message) { return }
+        if smartFilter.hides(message, ownNick: session.nick, now: unixMilliseconds()), !options.json { return }
         var isExplained = false
         if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
             if message.messageType == .ack {

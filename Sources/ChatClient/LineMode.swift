@@ -52,6 +52,7 @@ final class LineMode {
     var heldWelcome: ChatMessage?
     /// Who is ignored (`/ignore`): not printed in plain line mode (`--json` prints everything).
     var ignoring: IgnoreSetting
+    var smartFilter: SmartFilter
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 
@@ -59,6 +60,7 @@ final class LineMode {
         self.options = options
         currentRoom = options.rooms[0]
         ignoring = IgnoreSetting(options: options)
+        smartFilter = SmartFilter(isOn: options.smartFilter)
         guard let nick = options.nick else { throw UsageError("--nick is required (or nick = NAME in \(options.paths.configurationFile))") }
         if let problem = TypedName.nickProblem(nick) { throw UsageError(problem) }
         formatter = PlainFormatter(timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.seconds.pattern),

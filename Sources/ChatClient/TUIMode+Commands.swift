@@ -125,6 +125,11 @@ extension TUIMode: ScreenCommandContext {
 
     func unignore(_ nick: String) { note(ignoring.unignore(nick), in: currentRoomName) }
 
+    func smartFilter(_ on: Bool?) {
+        if let on { smartFilter.isOn = on }
+        note(SmartFilter.stateText(smartFilter.isOn), in: currentRoomName)
+    }
+
     // MARK: The screen's own
 
     func query(_ nick: String, text: String?) {

@@ -13,6 +13,7 @@ extension TUIMode {
         let isLive = message.replay != true
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
         if ignoring.list.hides(message) { return }
+        let filtered = smartFilter.hides(message, ownNick: me, now: unixMilliseconds())
         switch message.messageType {
         case .welcome:
             model.nick = message.sender
@@ -35,15 +36,15 @@ extension TUIMode {
                     roomToShow = nil
                 }
             }
-            if restartNoise.hides(message) { return }
+            if restartNoise.hides(message) || filtered { return }
             add(ChatLine(timestamp: time, nick: message.sender, text: "joined", kind: .event), room: room, message: message)
         case .left:
             if isLive && same(message.sender, me) {
                 model.closeRoom(room)
                 return
             }
-            if restartNoise.hides(message) { return }
             if isLive { model.stopTyping(message.sender, in: room) }
+            if restartNoise.hides(message) || filtered { return }
             add(ChatLine(timestamp: time, nick: message.sender, text: "left (\(message.text))", kind: .event), room: room, message: message)
         case .msg:
             let action = ChatAction.body(of: message.text)
@@ -88,6 +89,7 @@ extension TUIMode {
             model.renameQuery(from: message.sender, to: message.text)
             if same(message.sender, me) || same(message.text, model.nick) { highlights.nick = model.nick }
             if message.room != nil {
+                if filtered { return }
                 add(ChatLine(timestamp: time, nick: message.sender, text: "is now \(message.text)", kind: .event), room: room, message: message)
             } else {
                 note("\(message.sender) is now \(message.text)", in: currentRoomName)

@@ -39,6 +39,7 @@ final class TUIMode {
     var roomToShow: String?
     /// Who is ignored (`/ignore`): nothing of theirs is shown.
     var ignoring: IgnoreSetting
+    var smartFilter: SmartFilter
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
     var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
@@ -61,6 +62,7 @@ final class TUIMode {
     init(options: ClientOptions) throws {
         self.options = options
         ignoring = IgnoreSetting(options: options)
+        smartFilter = SmartFilter(isOn: options.smartFilter)
         loop = try EventLoop()
         keys = TerminalKeys(loop: loop)
         terminal.output = TerminalWriter(loop: loop)

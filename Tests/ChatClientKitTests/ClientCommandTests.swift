@@ -183,3 +183,34 @@ struct IgnoreTests {
         #expect(list.remove("CAROL") && !list.hides(ChatMessage(type: "msg", text: "x", sender: "carol", room: "lobby")))
     }
 }
+
+/// The smart filter (issue 24, habits).
+struct SmartFilterTests {
+    static func event(_ type: String, _ nick: String, at minute: Int64, text: String = "") -> ChatMessage {
+        ChatMessage(type: type, text: text, sender: nick, room: "lobby", ts: minute * 60_000)
+    }
+
+    /// On: comings and goings of the quiet are hidden, of those who spoke within 10 minutes shown
+    /// (also under their new nick), one's own always; off: everything shown.
+    @Test func hidesTheQuiet() {
+        var filter = SmartFilter(isOn: true)
+        let hidden1 = filter.hides(Self.event("joined", "carol", at: 0), ownNick: "bob", now: 0)
+        #expect(hidden1)
+        let hidden2 = filter.hides(Self.event("joined", "bob", at: 0), ownNick: "bob", now: 0)
+        #expect(!hidden2)
+        let hidden3 = filter.hides(Self.event("msg", "carol", at: 1, text: "hi"), ownNick: "bob", now: 0)
+        #expect(!hidden3)
+        let hidden4 = filter.hides(Self.event("nick", "carol", at: 2, text: "caroline"), ownNick: "bob", now: 0)
+        #expect(!hidden4)
+        let hidden5 = filter.hides(Self.event("left", "caroline", at: 5, text: "quit"), ownNick: "bob", now: 0)
+        #expect(!hidden5)
+        let hidden6 = filter.hides(Self.event("left", "caroline", at: 13, text: "quit"), ownNick: "bob", now: 0)
+        #expect(hidden6)
+        filter.isOn = false
+        let hidden7 = filter.hides(Self.event("joined", "dave", at: 20), ownNick: "bob", now: 0)
+        #expect(!hidden7)
+        let context = RecordingScreenContext()
+        #expect(context.run("/filter") == ["filter -"] && context.run("/filter on") == ["filter on"])
+        #expect(context.run("/filter maybe") == ["complain usage: /filter [on|off]"])
+    }
+}

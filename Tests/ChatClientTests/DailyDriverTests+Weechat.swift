@@ -57,5 +57,37 @@ extension DailyDriverTests {
             #expect(again.waitFor { $0.joined().contains("<carol> seen again") }, "\(again.dump)")
             #expect(!(try String(contentsOfFile: home.configDirectory + "/qchat/client.conf", encoding: .utf8)).contains("carol"))
         }
+
+        /// The smart filter: with `smart-filter = on` the join and part of someone who never
+        /// spoke are not shown, those of someone who just spoke are; `/filter off` shows them all.
+        /// In full screen and in line mode.
+        @Test func smartFilter() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            try home.writeConfiguration("smart-filter = on\n")
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            let dave = try home.lineClient(port: server.port, nick: "dave")
+            defer { dave.terminate() }
+            #expect(dave.waitForEvent("#lobby * dave joined"))
+            let quiet = try runBotScript("bot quietone lobby {\n    quit\n}\n", port: server.port)
+            #expect(quiet.finish(timeout: 20).status == 0)
+            let talker = try runBotScript("bot talker lobby {\n    say hello all\n    quit\n}\n", port: server.port)
+            #expect(talker.finish(timeout: 20).status == 0)
+            #expect(bob.waitFor { $0.joined().contains("talker left") }, "\(bob.dump)")
+            #expect(dave.waitForEvent("#lobby * talker left (quit)"))
+            #expect(!bob.dump.contains("quietone"), "\(bob.dump)")
+            #expect(!dave.outputLines.contains { $0.contains("quietone") }, "\(dave.outputLines)")
+            try DailyDriverTests.enter(bob, "/filter off")
+            dave.write("/filter off\n")
+            #expect(bob.waitFor { $0.joined().contains("the smart filter is off") }, "\(bob.dump)")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("the smart filter is off") } != nil)
+            let again = try runBotScript("bot quiettwo lobby {\n    quit\n}\n", port: server.port)
+            #expect(again.finish(timeout: 20).status == 0)
+            #expect(bob.waitFor { $0.joined().contains("quiettwo left") }, "\(bob.dump)")
+            #expect(dave.waitForEvent("#lobby * quiettwo left (quit)"))
+        }
     }
 }

@@ -55,6 +55,13 @@ extension ClientCommands {
         ClientCommand("unignore", takes: "NICK", words: 1...1, completes: [.nick], "show NICK again") { context, invocation in
             context.unignore(invocation.words[0])
         },
+        ClientCommand("filter", takes: "[on|off]", words: 0...1, completes: [.word],
+                      "hide the joins, parts and nick changes of people who have not spoken in the room for 10 minutes (smart-filter = on)")
+        { context, invocation throws(CommandError) in
+            guard let word = invocation[0] else { return context.smartFilter(nil) }
+            guard word == "on" || word == "off" else { throw .usage }
+            context.smartFilter(word == "on")
+        },
         ClientCommand("history", takes: "[N]", words: 0...1, completes: [.number],
                       "ask for the room's last N stored events (default 50, at most 200)") { context, invocation throws(CommandError) in
             guard let typed = invocation[0] else { return context.history(nil) }

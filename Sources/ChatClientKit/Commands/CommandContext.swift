@@ -41,6 +41,8 @@ public protocol CommandContext: AnyObject {
     /// `/ignore NICK` (nil: list them), `/unignore NICK`.
     func ignore(_ nick: String?)
     func unignore(_ nick: String)
+    /// `/filter on|off` (nil: say whether it is on): the smart filter of joins and parts.
+    func smartFilter(_ on: Bool?)
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.

@@ -89,5 +89,35 @@ extension DailyDriverTests {
             #expect(bob.waitFor { $0.joined().contains("quiettwo left") }, "\(bob.dump)")
             #expect(dave.waitForEvent("#lobby * quiettwo left (quit)"))
         }
+
+        /// Word-wise editing as readline does it: Alt-B back a word, Alt-D cuts the word after the
+        /// cursor, Alt-Backspace the one before, Ctrl-Left/Ctrl-Right a word at a time, Ctrl-T
+        /// swaps two characters. (Line mode reads whole lines: its editing is the terminal's.)
+        @Test func wordWiseEditing() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let watcher = try home.lineClient(port: server.port, nick: "watcher")
+            defer { watcher.terminate() }
+            #expect(watcher.waitForEvent("#lobby * watcher joined"))
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            try bob.type("hello brave new wrold")
+            try bob.press("C-Left")
+            try bob.press("C-Right")
+            try bob.press("Left")
+            try bob.press("Left")
+            try bob.press("Left")
+            try bob.press("C-t")
+            try bob.press("M-b")
+            try bob.press("M-b")
+            try bob.press("M-d")
+            try bob.press("M-b")
+            try bob.press("M-BSpace")
+            try bob.press("Enter")
+            #expect(watcher.waitForLine(timeout: 10) { $0.contains("<bob>") }.map { untimed($0) } == "#lobby <bob> brave  world",
+                    "\(watcher.outputLines)")
+        }
     }
 }

@@ -9,6 +9,9 @@ extension LineMode {
     func received(_ message: ChatMessage) {
         lastProgress = .now()
         if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
+        if let reply = awayReplies.reply(to: message, reason: awayReason, ownNick: session.nick, now: unixMilliseconds()), let to = reply.to {
+            sendPrivate(reply.text, to: to)
+        }
         if !options.json, heldBack(message) { return }
         if !options.json, ignoring.list.hides(message) { return }
         if smartFilter.hides(message, ownNick: session.nick, now: unixMilliseconds()), !options.json { return }

@@ -53,6 +53,9 @@ final class LineMode {
     /// Who is ignored (`/ignore`): not printed in plain line mode (`--json` prints everything).
     var ignoring: IgnoreSetting
     var smartFilter: SmartFilter
+    /// `/away REASON`: the reason, and who was told it.
+    var awayReason: String?
+    var awayReplies = AwayReplies()
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 

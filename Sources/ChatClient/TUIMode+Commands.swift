@@ -55,7 +55,7 @@ extension TUIMode: ScreenCommandContext {
         }
     }
 
-    private func sendPrivate(_ text: String, to nick: String, action: Bool) {
+    func sendPrivate(_ text: String, to nick: String, action: Bool) {
         let buffer = model.rooms[model.openQuery(nick)].name
         for (piece, body) in MessageSplitter.pieces(of: text, action: action) {
             let id = ChatSession.randomPeerID()

@@ -71,6 +71,9 @@ extension TUIMode {
             }
             quitIfDelivered()
         case .dm:
+            // Away: the sender is told, after their message is shown.
+            let reply = awayReplies.reply(to: message, reason: model.awayReason, ownNick: me, now: unixMilliseconds())
+            defer { if let reply, let to = reply.to { sendPrivate(ChatAction.body(of: reply.text) ?? reply.text, to: to, action: true) } }
             // One we wrote to ourselves comes back (before or after its ack): its line is there already.
             if same(message.sender, me), let id = message.id,
                model.queryIndex(me).map({ model.rooms[$0].lines.contains { $0.id == id } }) == true { break }

@@ -40,6 +40,8 @@ final class TUIMode {
     /// Who is ignored (`/ignore`): nothing of theirs is shown.
     var ignoring: IgnoreSetting
     var smartFilter: SmartFilter
+    /// Who was told the person is away (``AwayReplies``).
+    var awayReplies = AwayReplies()
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
     var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.

@@ -214,3 +214,23 @@ struct SmartFilterTests {
         #expect(context.run("/filter maybe") == ["complain usage: /filter [on|off]"])
     }
 }
+
+/// Away with a reason (issue 24, habits): a private message is answered once an hour per
+/// correspondent, never an answer, never one's own.
+struct AwayRepliesTests {
+    static func dm(from nick: String, _ text: String = "hi") -> ChatMessage {
+        ChatMessage(type: "dm", text: text, sender: nick, id: "X", to: "bob")
+    }
+
+    @Test func answersOnceAnHour() {
+        var replies = AwayReplies()
+        #expect(replies.reply(to: Self.dm(from: "alice"), reason: nil, ownNick: "bob", now: 0) == nil)
+        let first = replies.reply(to: Self.dm(from: "alice"), reason: "lunch", ownNick: "bob", now: 0)
+        #expect(first?.to == "alice" && first?.text == "/me is away: lunch")
+        #expect(replies.reply(to: Self.dm(from: "Alice"), reason: "lunch", ownNick: "bob", now: 60_000) == nil)
+        #expect(replies.reply(to: Self.dm(from: "alice"), reason: "lunch", ownNick: "bob", now: AwayReplies.interval)?.to == "alice")
+        #expect(replies.reply(to: Self.dm(from: "carol", "/me is away: gone"), reason: "lunch", ownNick: "bob", now: 0) == nil)
+        #expect(replies.reply(to: Self.dm(from: "bob"), reason: "lunch", ownNick: "bob", now: 0) == nil)
+        #expect(replies.reply(to: Self.dm(from: "dave"), reason: "", ownNick: "bob", now: 0)?.text == "/me is away")
+    }
+}

@@ -119,5 +119,34 @@ extension DailyDriverTests {
             #expect(watcher.waitForLine(timeout: 10) { $0.contains("<bob>") }.map { untimed($0) } == "#lobby <bob> brave  world",
                     "\(watcher.outputLines)")
         }
+
+        /// Away with a reason: the bar says so, and whoever writes privately is told the reason,
+        /// once; in line mode too.
+        @Test func awayAnswersPrivateMessages() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let alice = try home.lineClient(port: server.port, nick: "alice")
+            defer { alice.terminate() }
+            #expect(alice.waitForEvent("#lobby * alice joined"))
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            let dave = try home.lineClient(port: server.port, nick: "dave")
+            defer { dave.terminate() }
+            #expect(dave.waitForEvent("#lobby * dave joined"))
+            try DailyDriverTests.enter(bob, "/away at lunch")
+            dave.write("/away in a meeting\n")
+            #expect(bob.waitFor { ($0.first ?? "").contains("bob (away)") }, "\(bob.dump)")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("you are away: in a meeting") } != nil)
+            alice.write("/msg bob are you there\n/msg dave are you there\n")
+            #expect(alice.waitForEvent("* bob is away: at lunch (private)"), "\(alice.outputLines)")
+            #expect(alice.waitForEvent("* dave is away: in a meeting (private)"), "\(alice.outputLines)")
+            alice.write("/msg bob again\n")
+            #expect(bob.waitFor { ($0.first ?? "").contains("@alice(2") }, "\(bob.dump)")
+            alice.write("/msg dave again\n")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("*alice* again") } != nil)
+            #expect(alice.lineCount { $0.contains("is away:") } == 2, "\(alice.outputLines)")
+        }
     }
 }

@@ -39,7 +39,7 @@ extension ClientCommands {
             context.request(.nick(nick), doing: "/nick \(nick)")
         },
         ClientCommand("away", takes: "[REASON]", words: 0...1, rest: true, completes: [.text],
-                      "show yourself away, with a reason shown on your status bar until /back") { context, invocation throws(CommandError) in
+                      "show yourself away until /back (the status bar says so); whoever writes to you privately is told the reason, once an hour") { context, invocation throws(CommandError) in
             let reason = invocation[0]
             if let reason, reason.utf8.count > awayReasonLimit { throw .message("a reason is at most \(awayReasonLimit) bytes") }
             context.setAway(reason ?? "")

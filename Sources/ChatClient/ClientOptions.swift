@@ -73,6 +73,8 @@ struct ClientOptions: ServerListOptions {
     /// As given; the modes check it (line mode refuses an invalid one, the full-screen UI asks).
     var nick: String?
     var rooms = [ChatLimits.defaultRoom]
+    /// `--room` was given: the command line says which rooms, none are rejoined from the last run.
+    var roomsGiven = false
     var ca: String?
     /// The CA was named (--ca or `ca =`): it alone decides, no trust on first use.
     var caRequired = false
@@ -135,6 +137,7 @@ struct ClientOptions: ServerListOptions {
             : file?.integer("port", in: 1...65535) ?? 4433)
         nick = options.string("nick") ?? file?.string("nick")
         let wantedRooms = options.strings("room").isEmpty ? (file?.list("rooms") ?? rooms) : options.strings("room")
+        roomsGiven = !options.strings("room").isEmpty
         rooms = try wantedRooms.map(Self.room)
         if rooms.isEmpty { rooms = [ChatLimits.defaultRoom] }
         insecure = options.flag("insecure")

@@ -13,6 +13,7 @@ extension TUIMode {
         let isLive = message.replay != true
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
         if ignoring.list.hides(message) { return }
+        if Self.changesOwnRooms(message, me: me) { rememberedRooms?.write(session.rooms.map(\.name)) }
         let filtered = smartFilter.hides(message, ownNick: me, now: unixMilliseconds())
         switch message.messageType {
         case .welcome:
@@ -179,5 +180,17 @@ extension TUIMode {
 
     private func same(_ one: String, _ other: String) -> Bool {
         ChatValidation.nickKey(one) == ChatValidation.nickKey(other)
+    }
+}
+
+extension TUIMode {
+    /// Our own live `joined` or `left`, or a kick or ban of us: the rooms we are in changed.
+    static func changesOwnRooms(_ message: ChatMessage, me: String) -> Bool {
+        guard message.replay != true else { return false }
+        switch message.messageType {
+        case .joined, .left: return ChatValidation.nickKey(message.sender) == ChatValidation.nickKey(me)
+        case .kicked, .banned: return RoomMembers.removesOwnNick(message, me)
+        default: return false
+        }
     }
 }

@@ -42,6 +42,8 @@ final class TUIMode {
     var smartFilter: SmartFilter
     /// Who was told the person is away (``AwayReplies``).
     var awayReplies = AwayReplies()
+    /// Where the rooms the client is in are kept for the next run (nil: not kept).
+    let rememberedRooms: RememberedRooms?
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
     var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
@@ -70,7 +72,10 @@ final class TUIMode {
         terminal.output = TerminalWriter(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
-        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
+        // The rooms of the last run are joined again, after those asked for (not with --room).
+        rememberedRooms = nick.isEmpty || options.roomsGiven ? nil : RememberedRooms(options: options, nick: nick)
+        let rooms = RememberedRooms.joining(options.rooms, rememberedRooms?.read() ?? [])
+        session = try ClientConnection.open(options, nick: nick, rooms: rooms, trust: trust, on: loop)
         // A person at the screen waits for a server that is down, as after a loss (issue 24, defect 7).
         session.firstConnectionPatience = SessionCore.forever
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
@@ -134,7 +139,9 @@ final class TUIMode {
         _ = fcntl(0, F_SETFL, flags | O_NONBLOCK)
         try loop.watchReadable(0) { [unowned self] in readKeys() }
         // The rooms joined at start first on the bar, then the conversations open last time.
-        for room in options.rooms { model.openRoom(room) }
+        for room in session.core.rooms.map(\.name) + session.outbox.waiting.compactMap({ $0.message.type == "join" ? $0.message.room : nil }) {
+            model.openRoom(room)
+        }
         reopenConversations()
         let problem: String? = options.nick.map { TypedName.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
         if let problem {

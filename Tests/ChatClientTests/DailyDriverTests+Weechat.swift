@@ -148,5 +148,37 @@ extension DailyDriverTests {
             #expect(dave.waitForLine(timeout: 10) { $0.contains("*alice* again") } != nil)
             #expect(alice.lineCount { $0.contains("is away:") } == 2, "\(alice.outputLines)")
         }
+
+        /// Started again, the full-screen client rejoins the rooms it was in (not one it left);
+        /// `--room` says the rooms itself. (Line mode: a script names its rooms.)
+        @Test func rejoinsItsRoomsAfterARestart() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            for room in ["dev", "ops", "tmp"] {
+                try DailyDriverTests.enter(bob, "/join \(room)")
+                #expect(bob.waitFor { _ in bob.prompt() == "[\(room)]" }, "\(bob.dump)")
+            }
+            try DailyDriverTests.enter(bob, "/part tmp")
+            #expect(bob.waitFor { !($0.first ?? "").contains("tmp") }, "\(bob.dump)")
+            try DailyDriverTests.enter(bob, "/quit")
+            #expect(bob.waitFor { $0.joined().contains("EXITED") }, "\(bob.dump)")
+            let again = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(again.waitFor { ($0.first ?? "").contains("1:lobby") && ($0.first ?? "").contains("2:dev") && ($0.first ?? "").contains("3:ops") },
+                    "\(again.dump)")
+            #expect(again.waitFor { $0.joined().contains("bob joined") }, "\(again.dump)")
+            #expect(!(again.screen().first ?? "").contains("tmp"), "\(again.dump)")
+            let watcher = try home.lineClient(port: server.port, nick: "watcher", ["--room", "ops"])
+            defer { watcher.terminate() }
+            #expect(watcher.waitForLine(timeout: 10) { untimed($0).hasPrefix("#ops members:") && $0.contains("bob") } != nil, "\(watcher.outputLines)")
+            try DailyDriverTests.enter(again, "/quit")
+            #expect(again.waitFor { $0.joined().contains("EXITED") }, "\(again.dump)")
+            let chosen = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob", ["--room", "lobby"])
+            #expect(chosen.waitFor { $0.joined().contains("bob joined") }, "\(chosen.dump)")
+            #expect(!(chosen.screen().first ?? "").contains("dev"), "\(chosen.dump)")
+        }
     }
 }

@@ -146,6 +146,14 @@ extension LineMode: CommandContext {
 
     func unignore(_ nick: String) { note("* " + ignoring.unignore(nick)) }
 
+    /// `/lastlog WORD`: the lines printed with WORD (of the last 2,000), printed again.
+    func lastlog(_ word: String) {
+        let needle = word.lowercased()
+        let found = printed.suffix(Self.printedLimit).filter { $0.lowercased().contains(needle) }
+        note("* \(found.count) line\(found.count == 1 ? "" : "s") with '\(formatter.single(word))':")
+        for line in found { Console.line(line) }
+    }
+
     func smartFilter(_ on: Bool?) {
         if let on { smartFilter.isOn = on }
         note("* " + SmartFilter.stateText(smartFilter.isOn))

@@ -100,5 +100,7 @@ extension LineMode {
 
     func show(_ lines: [String]) {
         for line in lines { Console.line(line) }
+        printed += lines
+        if printed.count > Self.printedLimit * 2 { printed.removeFirst(printed.count - Self.printedLimit) }
     }
 }

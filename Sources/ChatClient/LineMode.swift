@@ -56,6 +56,9 @@ final class LineMode {
     /// `/away REASON`: the reason, and who was told it.
     var awayReason: String?
     var awayReplies = AwayReplies()
+    /// The lines printed last (at most ``printedLimit``), for `/lastlog`.
+    var printed: [String] = []
+    static let printedLimit = 2_000
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 

@@ -35,6 +35,10 @@ extension TUIMode: ScreenCommandContext {
     /// takes (4,096 bytes) when it is longer.
     func say(_ text: String, action: Bool) {
         if let nick = model.currentRoom?.queryNick { return sendPrivate(text, to: nick, action: action) }
+        if model.currentRoom?.isView == true {
+            model.notice = "nothing is sent from a view: /close it, or show a room"
+            return
+        }
         let room = currentRoomName
         for (piece, body) in MessageSplitter.pieces(of: text, action: action) {
             let id = ChatSession.randomPeerID()
@@ -125,6 +129,10 @@ extension TUIMode: ScreenCommandContext {
 
     func unignore(_ nick: String) { note(ignoring.unignore(nick), in: currentRoomName) }
 
+    func lastlog(_ word: String) {
+        model.showLastlog(word)
+    }
+
     func smartFilter(_ on: Bool?) {
         if let on { smartFilter.isOn = on }
         note(SmartFilter.stateText(smartFilter.isOn), in: currentRoomName)
@@ -139,6 +147,7 @@ extension TUIMode: ScreenCommandContext {
     }
 
     func close() {
+        if let view = model.currentRoom, view.isView { return model.closeRoom(view.name) }
         if let room = currentChatRoom { return part(room) }
         closeConversation()
     }

@@ -162,7 +162,7 @@ final class TUIMode {
     /// The room shown, when it is a room (not a private conversation).
     var currentChatRoom: String? {
         guard let room = model.currentRoom else { return options.rooms[0] }
-        return room.isQuery ? nil : room.name
+        return room.isQuery || room.isView ? nil : room.name
     }
 
     // MARK: The nick

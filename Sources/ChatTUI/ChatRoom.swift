@@ -37,6 +37,11 @@ public struct ChatRoom: Sendable, Equatable {
     /// A private conversation rather than a room.
     public var isQuery: Bool { name.hasPrefix(Self.queryPrefix) }
 
+    /// A view of lines gathered from elsewhere (`/lastlog`), named `=` and what it shows, which
+    /// no room or conversation can be: nothing is sent from it.
+    public static let viewPrefix = "="
+    public var isView: Bool { name.hasPrefix(Self.viewPrefix) }
+
     /// The other side's nick of a private conversation.
     public var queryNick: String? { isQuery ? String(name.dropFirst(Self.queryPrefix.count)) : nil }
 

@@ -22,3 +22,30 @@ extension ChatViewModel {
     /// "anew": the same word in any case).
     public var lastSearchTerm: String? { currentRoom?.searchMatch?.term }
 }
+
+extension ChatViewModel {
+    /// `/lastlog WORD`: every line of the current buffer containing WORD (in the text or the nick,
+    /// case ignored), in a view buffer of their own (`=lastlog`, replaced by the next), which is
+    /// shown. Returns how many lines matched.
+    @discardableResult
+    public mutating func showLastlog(_ term: String) -> Int {
+        guard let source = currentRoom, !term.isEmpty else { return 0 }
+        let needle = term.lowercased()
+        let found = source.lines.filter { line in
+            line.kind != .readMarker && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
+        }
+        let name = ChatRoom.viewPrefix + "lastlog"
+        closeRoom(name)
+        let index = openRoom(name)
+        let header = ChatLine(timestamp: found.first?.timestamp ?? 0, nick: "",
+                              text: "\(found.count) line\(found.count == 1 ? "" : "s") of \(source.name) with '\(term)' (/close closes this view)",
+                              kind: .event)
+        rooms[index].lines = [header] + found.map { line in
+            var copy = line
+            if copy.kind == .ownPending { copy.kind = .ownConfirmed }
+            return copy
+        }
+        selectRoom(at: index)
+        return found.count
+    }
+}

@@ -33,6 +33,7 @@ class RecordingContext: CommandContext {
     func quit() { calls.append("quit") }
     func ignore(_ nick: String?) { calls.append("ignore \(nick ?? "-")") }
     func unignore(_ nick: String) { calls.append("unignore \(nick)") }
+    func lastlog(_ word: String) { calls.append("lastlog \(word)") }
     func smartFilter(_ on: Bool?) { calls.append("filter \(on.map { $0 ? "on" : "off" } ?? "-")") }
 
     /// Runs a line through the table and returns what it asked for.

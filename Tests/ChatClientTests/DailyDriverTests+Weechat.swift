@@ -180,5 +180,33 @@ extension DailyDriverTests {
             #expect(chosen.waitFor { $0.joined().contains("bob joined") }, "\(chosen.dump)")
             #expect(!(chosen.screen().first ?? "").contains("dev"), "\(chosen.dump)")
         }
+
+        /// `/lastlog WORD`: every line with the word in a view of its own, closed by /close;
+        /// in line mode the lines it printed with the word, again.
+        @Test func lastlog() throws {
+            let server = try ChatServerProcess(["--flood-burst", "100", "--flood-rate", "100"])
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            let dave = try home.lineClient(port: server.port, nick: "dave")
+            defer { dave.terminate() }
+            let lines = (1...30).map { "    say line \($0)" + ($0 % 10 == 0 ? " deploy" : "") }
+            let bot = try runBotScript((["bot carol lobby {"] + lines + ["    quit", "}"]).joined(separator: "\n"), port: server.port)
+            #expect(bot.finish(timeout: 30).status == 0)
+            #expect(bob.waitFor { $0.joined().contains("carol left") }, "\(bob.dump)")
+            #expect(dave.waitForEvent("#lobby * carol left (quit)"))
+            try DailyDriverTests.enter(bob, "/lastlog deploy")
+            #expect(bob.waitFor { screen in screen.joined().contains("3 lines of lobby with 'deploy'")
+                && ["line 10 deploy", "line 20 deploy", "line 30 deploy"].allSatisfy { screen.joined().contains($0) } }, "\(bob.dump)")
+            #expect(bob.prompt() == "[=lastlog]" && !bob.dump.contains("line 11"), "\(bob.dump)")
+            try DailyDriverTests.enter(bob, "/close")
+            #expect(bob.waitFor { _ in bob.prompt() == "[lobby]" }, "\(bob.dump)")
+            dave.write("/lastlog deploy\n")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("3 lines with 'deploy'") } != nil, "\(dave.outputLines)")
+            #expect(dave.waitForLine(timeout: 10) { $0.contains("<carol> line 30 deploy") } != nil)
+            #expect(dave.lineCount { $0.contains("<carol> line 20 deploy") } == 2, "\(dave.outputLines)")
+        }
     }
 }

@@ -116,3 +116,19 @@ struct SecondDayRenderingTests {
         #expect(model.currentRoom?.lines.map(\.text) == ["before", "connection lost", "during", "connected", "after"])
     }
 }
+
+/// `/lastlog WORD` (issue 24, habits): every matching line in a view of its own.
+struct LastlogTests {
+    @Test func everyMatchInAView() {
+        var model = sampleModel()
+        model.append(ChatLine(timestamp: sampleTime, nick: "carol", text: "deploy at noon", kind: .message), to: "lobby")
+        model.append(ChatLine(timestamp: sampleTime, nick: "bob", text: "the DEPLOY failed", kind: .message), to: "lobby")
+        #expect(model.showLastlog("deploy") == 2)
+        #expect(model.currentRoom?.name == "=lastlog" && model.currentRoom?.isView == true)
+        #expect(model.currentRoom?.lines.map(\.text) == ["2 lines of lobby with 'deploy' (/close closes this view)", "deploy at noon", "the DEPLOY failed"])
+        let screen = renderOnScreen(model, editor: makeEditor(""), size: TerminalSize(columns: 100, rows: 20)).screen
+        #expect(!screen.textLines.joined().contains("Members"))
+        model.selectRoom(named: "lobby")
+        #expect(model.showLastlog("nothing-like-it") == 0 && model.rooms.filter(\.isView).count == 1)
+    }
+}

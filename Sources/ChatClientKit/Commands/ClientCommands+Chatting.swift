@@ -62,6 +62,11 @@ extension ClientCommands {
             guard word == "on" || word == "off" else { throw .usage }
             context.smartFilter(word == "on")
         },
+        ClientCommand("lastlog", takes: "WORD", words: 1...1, rest: true, completes: [.text],
+                      "every line of the room or conversation shown that contains WORD, in a view of its own (line mode: printed again)")
+        { context, invocation in
+            context.lastlog(invocation.words[0])
+        },
         ClientCommand("history", takes: "[N]", words: 0...1, completes: [.number],
                       "ask for the room's last N stored events (default 50, at most 200)") { context, invocation throws(CommandError) in
             guard let typed = invocation[0] else { return context.history(nil) }

@@ -43,6 +43,8 @@ public protocol CommandContext: AnyObject {
     func unignore(_ nick: String)
     /// `/filter on|off` (nil: say whether it is on): the smart filter of joins and parts.
     func smartFilter(_ on: Bool?)
+    /// Every line with `word`, in a view (line mode: printed again).
+    func lastlog(_ word: String)
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.

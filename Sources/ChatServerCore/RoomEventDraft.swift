@@ -66,4 +66,6 @@ struct PendingAppend {
     let origin: ClientID?
     let purpose: AppendPurpose
     let ts: Int64
+    /// Its event was delivered before the reply, with this seq, and its ack went out then.
+    var acknowledgedSeq: Int64? = nil
 }

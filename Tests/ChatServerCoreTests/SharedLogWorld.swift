@@ -30,6 +30,8 @@ final class SharedLogWorld {
         let kind: StoredEventKind
         let node: String
         let origin: ClientID?
+        /// The token of the append that stored it (its node's).
+        var append: UInt64? = nil
         let payload: [UInt8]
         var memberStatus: PresenceStatus?
     }
@@ -210,7 +212,7 @@ final class SharedLogWorld {
 
     private func event(_ entry: Entry, room: String, for node: Node) -> SharedRoomEvent {
         SharedRoomEvent(room: room, seq: entry.seq, kind: entry.kind, origin: entry.node == node.name ? entry.origin : nil,
-                        payload: entry.payload, memberStatus: entry.memberStatus)
+                        append: entry.node == node.name ? entry.append : nil, payload: entry.payload, memberStatus: entry.memberStatus)
     }
 
     /// Actions a test got from the node's core directly (an operator command): as if returned.
@@ -372,7 +374,7 @@ final class SharedLogWorld {
         }
         if let change = append.policy { settings[append.room, default: RoomSettings()].apply(change) }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
-        let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,
+        let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin, append: append.token,
                           payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq, memberStatus: append.memberStatus)
         log[append.room, default: []].append(entry)
         if let key = append.dedupe.map({ "\(append.room)/\($0)" }) { dedupe[key] = seq }

@@ -25,7 +25,8 @@ extension ClusterLink {
 
     static func settingsChange(_ change: PolicyChange) -> RoomSettingsChange? {
         switch change {
-        case .owner(_, let account): return .set(field: "owner", value: account)
+        // The first claim owns the room for good: the script sets it only while it is absent.
+        case .owner(_, let account): return .setIfAbsent(field: "owner", value: account)
         case .topic(_, let topic?): return .set(field: "topic", value: "\(topic.ts) \(topic.setBy) \(topic.text)")
         case .topic(_, nil): return .delete(field: "topic")
         case .mode(_, let mode, let on): return on ? .set(field: "mode:\(mode.rawValue)", value: "1") : .delete(field: "mode:\(mode.rawValue)")

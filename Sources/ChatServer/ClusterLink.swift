@@ -168,6 +168,9 @@ final class ClusterLink {
                    dedupe: dedupe) { [report, metrics] result in
             metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
             switch result {
+            case .success(let stored) where stored.existing != nil:
+                metrics.appends["refused", default: 0] += 1
+                report(.appended(append.token, .settingTaken(stored.existing!)))
             case .success(let stored):
                 metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
                 report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))

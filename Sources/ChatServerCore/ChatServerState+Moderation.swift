@@ -29,7 +29,8 @@ extension ChatServerState {
             return
         }
         guard save(.owner(room: room, account: account), request: request, to: session, into: &out) else { return }
-        announce(.op, in: room, by: session, text: "owner", target: account, withOperators: true, now: now, into: &out)
+        announce(.op, in: room, by: session, text: "owner", target: account, withOperators: true, purpose: .claim(id: request.id), now: now,
+                 into: &out)
     }
 
     func handleTopic(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -205,16 +206,16 @@ extension ChatServerState {
     /// A moderation room event: stored with the room's next seq, then sent to every member.
     /// `removing` (a ban's) lists, live only, the nicks the event takes out of the room.
     func announce(_ kind: StoredEventKind, in room: String, by session: ClientSession, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
-                  into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil,
+                  purpose: AppendPurpose = .announcement(id: nil), now: Int64, into out: inout [ServerAction]) {
         announce(kind, in: room, sender: session.nick, text: text, target: target, mode: mode, withOperators: withOperators,
-                 removing: removing, now: now, into: &out)
+                 removing: removing, purpose: purpose, now: now, into: &out)
         out.append(.log(.info, kind.rawValue, logFields(session, ["room": room, "to": target ?? mode ?? ""])))
     }
 
     func announce(_ kind: StoredEventKind, in room: String, sender: String, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
-                  into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil,
+                  purpose: AppendPurpose = .announcement(id: nil), now: Int64, into out: inout [ServerAction]) {
         let event = StoredEvent(room: room, seq: 0, ts: now, kind: kind, sender: sender, text: text, target: target, mode: mode)
         let origin = activeSession(forNick: sender)
         // A kick or ban takes its targets out of the room's members on every node.
@@ -223,7 +224,7 @@ extension ChatServerState {
         let policy = policyToAnnounce?.room == room ? policyToAnnounce : nil
         policyToAnnounce = nil
         record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
-                               origin: origin, purpose: .announcement(id: nil),
+                               origin: origin, purpose: purpose,
                                membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) }, policy: policy)],
                now: now, into: &out)
     }

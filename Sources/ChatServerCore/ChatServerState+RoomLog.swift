@@ -77,9 +77,19 @@ extension ChatServerState {
             }
         case .join:
             if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
-        case .part, .announcement, .notice:
+        case .part, .announcement, .claim, .notice:
             break
         }
+    }
+
+    /// A `claim` another claim came before (a shared log, through another node): nothing was
+    /// stored; the room's owner is `owner`, in the cache at once (this node had taken its own
+    /// claim for granted), and the asker is told `room-owned`, as when the cache knew.
+    func claimRefused(_ room: String, owner: String, id: String?, origin: ClientSession?, into out: inout [ServerAction]) {
+        roomSettings[room]?.apply(.owner(room: room, account: owner))
+        out.append(.log(.info, "claim refused", ["room": room, "owner": owner]))
+        guard let origin else { return }
+        sendError(.roomOwned, "room '\(room)' is owned by '\(owner)'", id: id, room: room, to: origin, into: &out)
     }
 
     /// The origin's part when its event could not be stored: `error unavailable` with the
@@ -95,7 +105,7 @@ extension ChatServerState {
         case .part(let id):
             guard let origin else { return }
             partFailed(room, id: id, session: origin, into: &out)
-        case .announcement(let id):
+        case .announcement(let id), .claim(let id):
             // With a shared store the change was not stored either: the cache forgets it.
             if roomLog == .shared { readRoomSettings(room, then: .refresh, into: &out) }
             guard let origin else { return }

@@ -24,6 +24,13 @@ extension ChatServerState {
             if seq == 0 { out.append(.log(.debug, "room event not needed", ["room": pending.room])) }
             appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin,
                          acknowledged: pending.acknowledgedSeq != nil, now: now, into: &out)
+        case .settingTaken(let value):
+            if case .claim(let id) = pending.purpose {
+                claimRefused(pending.room, owner: value, id: id, origin: origin, into: &out)
+            } else {
+                out.append(.log(.error, "room event refused for a setting", ["room": pending.room]))
+                appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
+            }
         case .failed(let reason):
             out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
             appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
@@ -49,7 +56,7 @@ extension ChatServerState {
                 if DeferredClose.follows(seq, in: pending.room, through: &deferred.through) {
                     answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
                 }
-            case .failed: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
+            case .failed, .settingTaken: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
             }
             if let answer { out.append(.send(client, .chat, SharedPayload(line: answer), live: true)) }
         }

@@ -343,6 +343,11 @@ final class SharedLogWorld {
             queue.append(.reply(node: node.name, token: append.token, .stored(seq: seq, duplicate: true)))
             return
         }
+        // A claim's owner is set only while the room has none (the script's `setnx`).
+        if case .owner? = append.policy, let owner = settings[append.room]?.owner {
+            queue.append(.reply(node: node.name, token: append.token, .settingTaken(owner)))
+            return
+        }
         switch append.membership {
         case .add(let record)?:
             if let held = members[append.room]?[record.key], held.record.peer == record.peer, record.peer != nil {

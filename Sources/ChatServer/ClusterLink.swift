@@ -66,6 +66,7 @@ final class ClusterLink {
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+        case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)
         case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)

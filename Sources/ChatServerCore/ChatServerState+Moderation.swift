@@ -12,8 +12,10 @@ extension ChatServerState {
         let label: String
         let accountName: String?
         let session: ClientSession?
-        /// A guest of another node (a shared store): its device's digest.
+        /// A guest of another node (a shared store): its device's digest, and its address as its
+        /// device's lease names it.
         var device: String? = nil
+        var address: String? = nil
 
         var accountKey: String? { accountName.map(ChatValidation.nickKey) }
     }
@@ -157,8 +159,9 @@ extension ChatServerState {
     }
 
     /// `to` of a request as a connected nick or an account name; nil after `no-such-user`.
-    /// With `remoteGuests` (an `invite`, with a shared store), a nick found nowhere here is looked
-    /// up in the store (``beginRemoteInvite``): nil then, and no error.
+    /// With `remoteGuests` (an `invite` or a `ban`, with a shared store), a nick found nowhere here
+    /// is looked up in the store (``beginRemoteInvite``, ``beginRemoteBan``): nil then, and no
+    /// error; the request goes on when the answer comes.
     func moderationTarget(_ request: ChatMessage, from session: ClientSession, remoteGuests: Bool = false,
                           into out: inout [ServerAction]) -> ModerationTarget? {
         let name = request.to ?? ""
@@ -166,7 +169,8 @@ extension ChatServerState {
             return ModerationTarget(label: connected.account ?? connected.nick, accountName: connected.account, session: connected)
         }
         // A member of another node (a shared store), logged in: its account. (A guest of another
-        // node is known here by nick only: it can be kicked, not banned, from here.)
+        // node is known here by nick and device only: an invite takes the device; a ban looks the
+        // device's lease up for its address, below.)
         if let room = request.room.flatMap(ChatValidation.normalizeRoom),
            let member = rooms[room]?.remote.records[ChatValidation.nickKey(name)] {
             if let account = member.account { return ModerationTarget(label: account, accountName: account, session: nil) }
@@ -180,7 +184,11 @@ extension ChatServerState {
         case .none: break
         }
         if remoteGuests, roomLog == .shared, ChatValidation.isValidNick(name) {
-            beginRemoteInvite(request, from: session, into: &out)
+            if request.messageType == .ban {
+                beginRemoteBan(request, from: session, into: &out)
+            } else {
+                beginRemoteInvite(request, from: session, into: &out)
+            }
             return nil
         }
         sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(name))'", id: request.id, to: session, into: &out)

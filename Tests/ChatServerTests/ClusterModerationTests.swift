@@ -84,4 +84,68 @@ struct ClusterModerationTests {
             #expect(result.refused[loser]?.contains(room) == true && result.refused[owner]?.contains(room) != true, "\(room)")
         }
     }
+
+    struct BanOutcome: Sendable {
+        var ok = false
+        var steps: [String] = []
+        var answer: ChatMessage?
+        var trollGot: ChatMessage?
+        var trollSpeaking: ChatMessage?
+        var sameDeviceElsewhere: ChatMessage?
+        var sameAddress: ChatMessage?
+    }
+
+    /// The owner of lobby through the first node bans a guest connected through the second (with
+    /// `--exempt none`, so loopback is an address that bans can name): the guest gets `banned` and
+    /// is out of the room on its node; its device coming back through the first node, and another
+    /// guest from its address through the second, are refused `banned`. Before the fix the owner
+    /// got `no-such-user` and the guest kept speaking.
+    @Test func guestOfAnotherNodeIsBanned() async throws {
+        let server = try ChatServerProcess(["--exempt", "none"] + ClusterFaultTests.unlimited, nodes: 2)
+        defer { server.stop() }
+        let result = try await onDedicatedThread { () throws -> BanOutcome in
+            var outcome = BanOutcome()
+            let world = try ChatTestWorld(port: server.port)
+            let alice = try world.connect("alice", node: 0)
+            outcome.ok = world.run(seconds: 20) { world.joined(alice) }
+            outcome.ok = outcome.ok && AccountsEndToEndTests.request(world, alice, .register(password: "alice-pass"), answer: "account")?.text
+                == "registered"
+            outcome.ok = outcome.ok && AccountsEndToEndTests.request(world, alice, .claim(room: "lobby"), answer: "op")?.to == "alice"
+            outcome.steps.append("owner \(outcome.ok)")
+            let trollPeer = ChatSession.randomPeerID()
+            let troll = try world.connect("troll", peer: trollPeer, node: 1)
+            outcome.ok = outcome.ok && world.run(seconds: 20) { world.joined(troll) && world.has(alice, type: "joined") { $0.sender == "troll" } }
+            outcome.steps.append("troll in \(outcome.ok)")
+            guard outcome.ok else { return outcome }
+            var ban = ChatMessage.ban(room: "lobby", target: "troll", reason: "spam")
+            ban.id = "ban-1"
+            alice.send(ban)
+            outcome.ok = world.run(seconds: 20) {
+                world.has(alice, type: "banned") { $0.to == "troll" } || world.has(alice, type: "error") { $0.id == "ban-1" }
+            }
+            outcome.answer = world.messages(alice, type: "banned").last ?? world.messages(alice, type: "error").last
+            outcome.ok = outcome.ok && world.run(seconds: 20) { world.has(troll, type: "banned") }
+            outcome.trollGot = world.messages(troll, type: "banned").last
+            outcome.steps.append("banned \(outcome.ok)")
+            troll.send(.msg(room: "lobby", text: "still here", id: "t-1"))
+            outcome.ok = outcome.ok && world.run(seconds: 20) { world.has(troll, type: "error") { $0.id == "t-1" } }
+            outcome.trollSpeaking = world.messages(troll, type: "error").last
+            troll.quit()
+            // The same device through the first node, then another guest from the same address.
+            let again = try world.connect("troll", peer: trollPeer, node: 0)
+            outcome.ok = outcome.ok && world.run(seconds: 20) { world.has(again, type: "error") { $0.room == "lobby" } }
+            outcome.sameDeviceElsewhere = world.messages(again, type: "error").last
+            let newcomer = try world.connect("newcomer", node: 1)
+            outcome.ok = outcome.ok && world.run(seconds: 20) { world.has(newcomer, type: "error") { $0.room == "lobby" } }
+            outcome.sameAddress = world.messages(newcomer, type: "error").last
+            outcome.steps.append("refused \(outcome.ok)")
+            return outcome
+        }
+        #expect(result.ok, "\(result.steps)")
+        #expect(result.answer?.type == "banned" && result.answer?.to == "troll", "\(String(describing: result.answer))")
+        #expect(result.trollGot?.to == "troll" && result.trollGot?.text == "spam")
+        #expect(result.trollSpeaking?.code == "not-joined", "\(String(describing: result.trollSpeaking))")
+        #expect(result.sameDeviceElsewhere?.code == "banned", "\(String(describing: result.sameDeviceElsewhere))")
+        #expect(result.sameAddress?.code == "banned", "\(String(describing: result.sameAddress))")
+    }
 }

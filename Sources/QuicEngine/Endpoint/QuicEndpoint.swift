@@ -385,14 +385,18 @@ public final class QuicEndpoint {
     /// After a datagram was read into a connection. Most packets a server reads are ACKs of what
     /// it sent: they leave nothing to send unless data of ours was waiting for the window they
     /// open. So an established connection with nothing queued that heard on its current path is
-    /// not written at once; if the packet asked for an ACK, ngtcp2's ACK-delay deadline (an
-    /// eighth of the RTT at most) brings the write. Everything else is written as after any call.
+    /// not written when the read left ngtcp2 nothing to send either
+    /// (``QuicConnection/mayOweFramesAfterRead(deadline:)``; callbacks that make it owe a frame
+    /// mark the connection dirty themselves). Everything else is written as after any call:
+    /// a control frame never waits for data or a timer.
     private func afterReceive(_ connection: QuicConnection, onPath: Bool) {
-        guard onPath, connection.isEstablished, connection.hasNoQueuedData, case .established = connection.phase else {
+        guard onPath, connection.isEstablished, connection.hasNoQueuedData else {
             afterCall(connection)
             return
         }
-        reschedule(connection)
+        let deadline = connection.nextDeadline
+        if connection.mayOweFramesAfterRead(deadline: deadline) { markDirty(connection) }
+        reschedule(connection, to: deadline)
     }
 
     private func afterWrite(_ connection: QuicConnection) {
@@ -407,8 +411,8 @@ public final class QuicEndpoint {
     /// stopped the loss timer: the usual case after every delivery) is pushed anew too, so the
     /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
     /// timer that no longer exists.
-    private func reschedule(_ connection: QuicConnection) {
-        let deadline = connection.nextDeadline
+    private func reschedule(_ connection: QuicConnection, to known: UInt64? = nil) {
+        let deadline = known ?? connection.nextDeadline
         guard deadline != connection.scheduledDeadline else { return }
         connection.scheduledDeadline = deadline
         if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }

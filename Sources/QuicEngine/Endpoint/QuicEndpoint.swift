@@ -81,36 +81,6 @@ public final class QuicEndpoint {
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
     var retryingUnderLoad = false
 
-    /// A server's secrets (for stateless reset and Retry tokens, for session tickets) are derived
-    /// from its private key, so a restarted server still recognises its old connection IDs and
-    /// tickets: it answers a client of its previous life with a stateless reset, and that client
-    /// notices at once instead of after an idle timeout, and reconnects with a resumed handshake.
-    /// Each purpose has its own label; `length` is 32 (SHA-256) or 64 (SHA-512) bytes.
-    static func keyMaterial(derivedFrom server: QuicServerConfiguration, label: String, length: Int) throws -> [UInt8] {
-        guard let path = server.connection.tls.privateKeyPath else { return randomBytes(length) }
-        var key = gnutls_datum_t()
-        guard gnutls_load_file(path, &key) == 0, let data = key.data else {
-            throw QuicError.tls(function: "read key \(path)", message: "cannot read the private key file")
-        }
-        defer { cquic_gnutls_free(data) }
-        var input = Array(UnsafeBufferPointer(start: data, count: Int(key.size))) + Array(label.utf8)
-        var digest = [UInt8](repeating: 0, count: length)
-        let algorithm = length > 32 ? GNUTLS_DIG_SHA512 : GNUTLS_DIG_SHA256
-        let result = input.withUnsafeMutableBytes { bytes in
-            gnutls_hash_fast(algorithm, bytes.baseAddress, bytes.count, &digest)
-        }
-        input.removeAll()
-        guard result == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(result)) }
-        return digest
-    }
-
-    /// A server's certificate, key and client CA from their files, with the session ticket key
-    /// derived from that private key.
-    static func credentials(for server: QuicServerConfiguration) throws -> TLSCredentials {
-        try TLSCredentials(server.connection.tls,
-                           ticketKeyMaterial: try QuicEndpoint.keyMaterial(derivedFrom: server, label: "qchat session ticket key v1", length: 64))
-    }
-
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, count) }

@@ -11,7 +11,8 @@ extension LineMode: CommandContext {
     func roomInfo(_ room: String) -> RoomMembers.Info { session.members.info(of: room) }
 
     func note(_ text: String) {
-        show(formatter.note(text, at: unixMilliseconds()))
+        let now = unixMilliseconds()
+        show(formatter.note(text, at: now), at: now)
     }
 
     func complain(_ text: String) {

@@ -1,6 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
+import ChatTUI
 import QuicEngine
 
 /// What line mode prints: each event one timestamped line (or one JSON object with --json), our
@@ -18,7 +19,8 @@ extension LineMode {
         var isExplained = false
         if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
             if message.messageType == .ack {
-                if !options.json { show(formatter.ownLines(for: own, nick: session.nick, at: message.ts ?? unixMilliseconds())) }
+                let time = message.ts ?? unixMilliseconds()
+                if !options.json { show(formatter.ownLines(for: own, nick: session.nick, at: time), at: time) }
             } else {
                 status = 1
                 complain("not sent (\(message.code ?? "error"): \(message.text)): \(own.text)")
@@ -27,10 +29,10 @@ extension LineMode {
         }
         if message.messageType == .file, message.file != nil {
             let number = session.files.number(forShared: message)
-            if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds())) }
+            if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds()), at: message.ts ?? unixMilliseconds()) }
             isExplained = true
         }
-        if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds())) }
+        if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds()), at: message.ts ?? unixMilliseconds()) }
         if inputEnded { settle() }
     }
 
@@ -86,7 +88,7 @@ extension LineMode {
         }
         if message.replay != true, let welcome = heldWelcome {
             heldWelcome = nil
-            show(formatter.lines(for: welcome, now: unixMilliseconds()))
+            show(formatter.lines(for: welcome, now: unixMilliseconds()), at: welcome.ts ?? unixMilliseconds())
         }
         return false
     }
@@ -98,7 +100,19 @@ extension LineMode {
         showMembers(of: room)
     }
 
-    func show(_ lines: [String]) {
+    /// Prints the lines of an event of `time`, after a day line when its local day is not the
+    /// day of the lines printed before (issue 24, dates): replayed history of other days, a run
+    /// past midnight.
+    func show(_ lines: [String], at time: Int64) {
+        let day = TimestampFormat.day(of: time, utcOffsetSeconds: formatter.utcOffsetSeconds)
+        if !lines.isEmpty, day != shownDay {
+            shownDay = day
+            emit(formatter.dayLine(at: time))
+        }
+        emit(lines)
+    }
+
+    private func emit(_ lines: [String]) {
         for line in lines { Console.line(line) }
         printed += lines
         if printed.count > Self.printedLimit * 2 { printed.removeFirst(printed.count - Self.printedLimit) }

@@ -59,6 +59,8 @@ final class LineMode {
     /// The lines printed last (at most ``printedLimit``), for `/lastlog`.
     var printed: [String] = []
     static let printedLimit = 2_000
+    /// The local day of the lines printed last: a line of another day is preceded by a day line.
+    var shownDay: Int64
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 
@@ -71,6 +73,7 @@ final class LineMode {
         if let problem = TypedName.nickProblem(nick) { throw UsageError(problem) }
         formatter = PlainFormatter(timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.seconds.pattern),
                                    utcOffsetSeconds: localUTCOffset())
+        shownDay = TimestampFormat.day(of: unixMilliseconds(), utcOffsetSeconds: formatter.utcOffsetSeconds)
         loop = try EventLoop()
         trust = try ServerTrust(options: options)
         session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)

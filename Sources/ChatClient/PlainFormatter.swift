@@ -80,6 +80,11 @@ struct PlainFormatter {
         format(prefix: "", text: text, at: time)
     }
 
+    /// `time * day changed to 2026-12-08`, printed before the first line of another day.
+    func dayLine(at time: Int64) -> [String] {
+        note("* day changed to " + TimestampFormat.date.format(time, utcOffsetSeconds: utcOffsetSeconds), at: time)
+    }
+
     /// `time prefix text`, each further line of the text indented to where the text starts.
     func format(prefix: String, text: String, at time: Int64) -> [String] {
         let stamp = timestamp.isEmpty ? "" : timestamp.format(time, utcOffsetSeconds: utcOffsetSeconds) + " "

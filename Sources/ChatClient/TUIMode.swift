@@ -79,6 +79,7 @@ final class TUIMode {
         // A person at the screen waits for a server that is down, as after a loss (issue 24, defect 7).
         session.firstConnectionPatience = SessionCore.forever
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
+        model.utcOffsetSeconds = localUTCOffset()
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
                                                    timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.minutes.pattern)))

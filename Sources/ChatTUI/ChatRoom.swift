@@ -51,7 +51,7 @@ public struct ChatRoom: Sendable, Equatable {
     /// Lines below the bottom of a scrolled-back pane, the read marker not counted (0 when following).
     public var linesBelow: Int {
         guard let anchor = scrollAnchor, anchor.lineIndex + 1 < lines.count else { return 0 }
-        return lines[(max(0, anchor.lineIndex) + 1)...].filter { $0.kind != .readMarker }.count
+        return lines[(max(0, anchor.lineIndex) + 1)...].filter { !$0.isRule }.count
     }
 
     func memberIndex(of nick: String) -> Int? {

@@ -12,6 +12,7 @@ extension ChatViewModel {
             rooms[index].unreadCount += 1
             if line.isHighlight { rooms[index].highlightCount += 1 }
         }
+        if needsDayChange(before: line, in: index) { rooms[index].lines.append(dayChange(to: line)) }
         rooms[index].lines.append(line)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
@@ -29,6 +30,7 @@ extension ChatViewModel {
         if let match = rooms[index].searchMatch {
             rooms[index].searchMatch = (match.lineIndex + older.count, match.term)
         }
+        placeDayChanges(in: index, ruleOnTop: true)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
 
@@ -78,6 +80,7 @@ extension ChatViewModel {
         if let match = rooms[index].searchMatch, match.lineIndex >= position {
             rooms[index].searchMatch = (match.lineIndex + 1, match.term)
         }
+        placeDayChanges(in: index, ruleOnTop: false)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
 }

@@ -11,7 +11,7 @@ extension ChatViewModel {
         let end = older && sameTerm ? room.searchMatch?.lineIndex ?? room.lines.count : room.lines.count
         let needle = term.lowercased()
         guard let found = room.lines[..<min(end, room.lines.count)].lastIndex(where: { line in
-            line.kind != .readMarker && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
+            !line.isRule && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
         }) else { return false }
         rooms[currentRoomIndex].searchMatch = (found, term)
         rooms[currentRoomIndex].scrollAnchor = found == room.lines.count - 1 ? nil : ScrollAnchor(lineIndex: found, hiddenRows: 0)
@@ -32,7 +32,7 @@ extension ChatViewModel {
         guard let source = currentRoom, !term.isEmpty else { return 0 }
         let needle = term.lowercased()
         let found = source.lines.filter { line in
-            line.kind != .readMarker && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
+            !line.isRule && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
         }
         let name = ChatRoom.viewPrefix + "lastlog"
         closeRoom(name)
@@ -40,11 +40,11 @@ extension ChatViewModel {
         let header = ChatLine(timestamp: found.first?.timestamp ?? 0, nick: "",
                               text: "\(found.count) line\(found.count == 1 ? "" : "s") of \(source.name) with '\(term)' (/close closes this view)",
                               kind: .event)
-        rooms[index].lines = [header] + found.map { line in
+        rooms[index].lines = [header] + withDayChanges(found.map { line in
             var copy = line
             if copy.kind == .ownPending { copy.kind = .ownConfirmed }
             return copy
-        }
+        }, ruleOnTop: true).lines
         selectRoom(at: index)
         return found.count
     }

@@ -26,6 +26,9 @@ public struct ChatViewModel: Sendable, Equatable {
     /// A short answer shown on the typing line until the next key (`/search` finding nothing,
     /// `/history`): not a line of the room's scrollback.
     public var notice: String?
+    /// The local zone's offset from UTC, for the day of a line: a rule marks where the day
+    /// changes between two lines (`── 2026-12-08 ──`).
+    public var utcOffsetSeconds = 0
 
     public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
         self.serverName = serverName

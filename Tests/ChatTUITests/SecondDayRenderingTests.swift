@@ -125,7 +125,8 @@ struct LastlogTests {
         model.append(ChatLine(timestamp: sampleTime, nick: "bob", text: "the DEPLOY failed", kind: .message), to: "lobby")
         #expect(model.showLastlog("deploy") == 2)
         #expect(model.currentRoom?.name == "=lastlog" && model.currentRoom?.isView == true)
-        #expect(model.currentRoom?.lines.map(\.text) == ["2 lines of lobby with 'deploy' (/close closes this view)", "deploy at noon", "the DEPLOY failed"])
+        #expect(model.currentRoom?.lines.map(\.text) == ["2 lines of lobby with 'deploy' (/close closes this view)", "2025-11-30", "deploy at noon",
+                                                        "the DEPLOY failed"])
         let screen = renderOnScreen(model, editor: makeEditor(""), size: TerminalSize(columns: 100, rows: 20)).screen
         #expect(!screen.textLines.joined().contains("Members"))
         model.selectRoom(named: "lobby")

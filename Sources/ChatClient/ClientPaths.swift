@@ -22,6 +22,9 @@ struct ClientPaths {
     var configurationFile: String { configDirectory + "/client.conf" }
     /// Servers trusted on first use (``KnownServers``).
     var knownServersFile: String { configDirectory + "/known_servers" }
+    /// Servers trusted under the name they advertised on the local network (``KnownServers``
+    /// `name:` lines), apart so that known_servers stays readable by earlier clients.
+    var knownNamesFile: String { configDirectory + "/known_names" }
     var logDirectory: String { stateDirectory + "/logs" }
     var privateMessageDirectory: String { stateDirectory + "/private" }
     /// Session slots (``SessionSlot``): `sessions/<server>/<nick>/`.

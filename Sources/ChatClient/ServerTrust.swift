@@ -8,14 +8,20 @@ import QuicEngine
 /// default signs is checked against `$XDG_CONFIG_HOME/qchat/known_servers`. A listed server must
 /// present the very certificate listed; an unlisted one is asked about once (or taken, with
 /// `--trust-on-first-use`) and then listed. A server chosen by the name it advertises on the
-/// local network (`--server NAME`, `--discover`) is listed under that name too and checked by it
-/// first: another machine advertising the name with its own certificate, at another address, is
-/// refused as a changed certificate, not trusted as a new server (issue 24, defect 18). What the
+/// local network (`--server NAME`, `--discover`) is listed under that name too, in
+/// `known_names` beside it, and checked by it first: another machine advertising the name with its
+/// own certificate, at another address, is refused as a changed certificate, not trusted as a new
+/// server (issue 24, defect 18). The names have a file of their own so that known_servers keeps
+/// the format every earlier chat-client reads strictly (a line it does not know would make the
+/// whole file damaged to it, and every server unusable). What the
 /// service advertised as its fingerprint is shown and compared, never taken as a reassurance:
 /// whoever answers can advertise any.
 final class ServerTrust {
     let path: String
+    /// `known_names`: the servers known by their advertised names.
+    let namesPath: String
     private(set) var known: KnownServers
+    private(set) var knownNames: KnownServers
     /// `fp` of the discovered service, as advertised (nil when connecting by --host or --server
     /// HOST:PORT).
     let advertised: String?
@@ -25,9 +31,11 @@ final class ServerTrust {
     /// Reads known_servers; a damaged file is an error, never an empty list.
     init(options: ClientOptions) throws {
         path = options.paths.knownServersFile
+        namesPath = options.paths.knownNamesFile
         advertised = options.advertisedFingerprint
         advertisedName = options.advertisedName
         known = try Self.read(path)
+        knownNames = try Self.read(namesPath)
     }
 
     private static func read(_ path: String) throws -> KnownServers {
@@ -50,7 +58,7 @@ final class ServerTrust {
     /// The entry that pins the server: the one of its advertised name when it was chosen by name
     /// and that name is known, else the one of its address. Its fingerprint and line.
     func pin(_ server: ServerSpec) -> (fingerprint: String, line: Int)? {
-        if let name = advertisedName, let entry = known.entry(name: name) { return (entry.fingerprint, entry.line) }
+        if let name = advertisedName, let entry = knownNames.entry(name: name) { return (entry.fingerprint, entry.line) }
         return entry(server).map { ($0.fingerprint, $0.line) }
     }
 
@@ -101,40 +109,48 @@ final class ServerTrust {
         return lines
     }
 
-    /// Adds the server to known_servers (the directory 0700, the file 0600); returns its line.
+    /// Adds the server to known_servers, and its advertised name to known_names (the directory
+    /// 0700, the files 0600); returns its line in known_servers.
     func remember(_ fingerprint: String, for server: ServerSpec) throws -> Int {
+        let line = try Self.append(KnownServers.line(host: server.host, port: server.port, fingerprint: fingerprint), to: path,
+                                   header: KnownServers.header, after: known.lineCount)
+        // Read back, so a second server trusted in this run is numbered right.
+        if let again = try? Self.read(path) { known = again }
+        if let name = advertisedName, knownNames.entry(name: name) == nil {
+            _ = try Self.append(KnownServers.line(name: name, fingerprint: fingerprint), to: namesPath, header: KnownServers.namesHeader,
+                                after: knownNames.lineCount)
+            if let again = try? Self.read(namesPath) { knownNames = again }
+        }
+        return line
+    }
+
+    /// Appends a line to a file that has `lines` lines (the header first into an empty one),
+    /// fsync'd; returns its line number.
+    private static func append(_ line: String, to path: String, header: String, after lines: Int) throws -> Int {
         if let slash = path.lastIndex(of: "/") { ClientPaths.makeDirectory(String(path[..<slash])) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        var lines = known.lineCount
-        var text = ""
-        if lines == 0 {
-            text = KnownServers.header
-            lines = KnownServers.header.filter { $0 == "\n" }.count
-        }
-        text += KnownServers.line(host: server.host, port: server.port, fingerprint: fingerprint)
-        if let name = advertisedName, known.entry(name: name) == nil { text += KnownServers.line(name: name, fingerprint: fingerprint) }
+        let text = (lines == 0 ? header : "") + line
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        // Read back, so a second server trusted in this run is numbered right.
-        if let again = try? Self.read(path) { known = again }
-        return lines + 1
+        return (lines == 0 ? header.filter { $0 == "\n" }.count : lines) + 1
     }
 
     /// The refusal of a certificate that is not the one listed: loud, both fingerprints, the file
     /// and line to edit, and no way to go on.
     func changedMessage(pinned: String, presented: String, server: ServerSpec) -> String {
         // Every line that names the server: its address's and its name's.
-        let numbers = ([entry(server)?.line, advertisedName.flatMap { known.entry(name: $0)?.line }].compactMap { $0 })
-        let line = numbers.isEmpty ? "" : (numbers.count == 1 ? "line \(numbers[0]) of " : "lines \(numbers[0]) and \(numbers[1]) of ")
+        let lines = [entry(server).map { "line \($0.line) of \(path)" },
+                     advertisedName.flatMap { knownNames.entry(name: $0) }.map { "line \($0.line) of \(namesPath)" }].compactMap { $0 }
+        let listed = lines.isEmpty ? path : lines.joined(separator: " and ")
         return """
             chat-client: WARNING: THE CERTIFICATE OF \(name(server)) HAS CHANGED. Not connecting.
-              known:     sha256:\(pinned) (\(line)\(path))
+              known:     sha256:\(pinned) (\(listed))
               presented: sha256:\(presented)
               Someone may be intercepting the connection, or the server has a new certificate.
-              If its operator confirms the new fingerprint, delete \(line.isEmpty ? "its line in " : line)\(path) and connect again.
+              If its operator confirms the new fingerprint, delete \(lines.isEmpty ? "its line in " + path : listed) and connect again.
             """
     }
 

@@ -1,7 +1,8 @@
 /// The servers this person trusted on first use, like SSH's known_hosts: one line per server,
-/// `HOST PORT sha256:FINGERPRINT`, and for a server found on the local network by its advertised
-/// name also `name:NAME sha256:FINGERPRINT` (the name percent-encoded), `#` comments and blank
-/// lines ignored. A name is what the person chose a server by, so it is what an impostor on the
+/// `HOST PORT sha256:FINGERPRINT` (known_servers), and for a server found on the local network by
+/// its advertised name also `name:NAME sha256:FINGERPRINT` (the name percent-encoded; chat-client
+/// keeps these in known_names, since a chat-client before issue 24 refuses a known_servers file
+/// with a line it does not know), `#` comments and blank lines ignored. A name is what the person chose a server by, so it is what an impostor on the
 /// same network would copy (with another address and its own certificate): trust follows the
 /// name, not only the address (issue 24, defect 18). Parsing is strict: a line that is not
 /// exactly that, or a server listed twice, makes the whole file an error, so a damaged file can
@@ -18,8 +19,10 @@ public struct KnownServers: Sendable {
 
     /// A file longer than this is refused (about ten thousand servers).
     public static let byteLimit = 1 << 20
-    public static let header = "# qchat known servers (trust on first use): HOST PORT sha256:FINGERPRINT, one a line (name:NAME for a\n"
-        + "# server chosen by its name on the local network). chat-client adds them; delete one to forget it.\n"
+    public static let header = "# qchat known servers (trust on first use): HOST PORT sha256:FINGERPRINT, one a line.\n"
+        + "# chat-client adds a line when you trust a server; delete it to forget the server.\n"
+    public static let namesHeader = "# qchat servers known by the name they advertise on the local network: name:NAME sha256:FINGERPRINT.\n"
+        + "# chat-client adds a line when you trust a server chosen by its name; delete it to forget the name.\n"
 
     /// A server known by its advertised name.
     public struct NameEntry: Equatable, Sendable {

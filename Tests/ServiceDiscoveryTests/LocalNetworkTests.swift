@@ -43,6 +43,12 @@ struct LocalNetworkTests {
         #expect(first.errors.contains("trusting \(lab.server.address):\(port) (sha256:\(firstPrint))"), "\(first.errors)")
         let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
         #expect(known.contains("\(lab.server.address) \(port) sha256:\(firstPrint)\n"), "\(known)")
+        // known_servers keeps the strict format every earlier client reads (one unknown line would
+        // make the whole file damaged to it): the name is kept in known_names.
+        #expect(known.split(separator: "\n").allSatisfy { $0.hasPrefix("#") || $0.split(separator: " ").count == 3 && !$0.hasPrefix("name:") },
+                "\(known)")
+        let names = try String(contentsOfFile: config + "/qchat/known_names", encoding: .utf8)
+        #expect(names.hasSuffix("\nname:\(Self.name.replacingOccurrences(of: " ", with: "%20")) sha256:\(firstPrint)\n"), "\(names)")
 
         // The server goes: its service leaves the listing.
         server.stop()
@@ -64,7 +70,7 @@ struct LocalNetworkTests {
         #expect(refused.errors.contains("HAS CHANGED"), "\(refused.errors)")
         #expect(refused.errors.contains("sha256:\(firstPrint)") && refused.errors.contains("sha256:\(secondPrint)"))
         // Its address's line and its name's (issue 24: trust follows the name the server was chosen by).
-        #expect(refused.errors.contains("lines 3 and 4 of \(config)/qchat/known_servers"), "\(refused.errors)")
+        #expect(refused.errors.contains("line 3 of \(config)/qchat/known_servers and line 3 of \(config)/qchat/known_names"), "\(refused.errors)")
         #expect(!refused.output.contains("must not be sent"))
     }
 
@@ -109,8 +115,11 @@ struct LocalNetworkTests {
         try lab.restartDaemon(on: lab.server)
         #expect(first.process.waitForLine(timeout: 10) { $0.contains("avahi-daemon went away") } != nil)
         #expect(first.process.waitForLine(timeout: 15, skipping: 1) { $0.contains(" advertised ") } != nil, "\(first.process.errorOutput)")
+        // Its own home: it trusts and keeps the server it finds (before, it wrote root's known_servers).
+        let config = lab.client.directory.appendingPathComponent("config").path
         let after = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--server", Self.name, "--plain", "--nick", "dave",
-                                                                                       "--trust-on-first-use"])
+                                                                                       "--trust-on-first-use"],
+                                  environment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": lab.client.directory.path])
         after.write("back after the restart\n")
         #expect(after.waitForLine(timeout: 10) { $0.hasSuffix("<dave> back after the restart") } != nil, "\(after.errorOutput)")
         after.closeInput()
@@ -224,6 +233,7 @@ struct LocalNetworkTests {
                 "\(run.errors)")
         #expect(!run.output.contains("a secret for the real one"))
         let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
+            + String(contentsOfFile: config + "/qchat/known_names", encoding: .utf8)
         #expect(!known.contains(impostorPrint), "\(known)")
     }
 

@@ -1,6 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
+import ChatTUI
 
 /// Line mode carries out the commands of the shared table (``ClientCommands``): requests go to
 /// the session, answers to standard output, mistakes to standard error.
@@ -153,6 +154,14 @@ extension LineMode: CommandContext {
         let found = printed.suffix(Self.printedLimit).filter { $0.lowercased().contains(needle) }
         note("* \(found.count) line\(found.count == 1 ? "" : "s") with '\(formatter.single(word))':")
         for line in found { Console.line(line) }
+    }
+
+    /// `/urls`: the web addresses of the lines printed (of the last 2,000), each on a line of its
+    /// own, whole.
+    func urls() {
+        let found = printed.suffix(Self.printedLimit).flatMap { URLFinder.urls(in: $0) }
+        note("* \(found.count) web address\(found.count == 1 ? "" : "es"):")
+        for url in found { Console.line(url) }
     }
 
     func smartFilter(_ on: Bool?) {

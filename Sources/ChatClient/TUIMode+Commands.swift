@@ -133,6 +133,15 @@ extension TUIMode: ScreenCommandContext {
         model.showLastlog(word)
     }
 
+    func urls() {
+        model.showURLs()
+    }
+
+    func toggleMemberList() {
+        model.showsMemberList.toggle()
+        model.notice = model.showsMemberList ? "the member list is shown" : "the member list is hidden (/nicklist shows it)"
+    }
+
     func smartFilter(_ on: Bool?) {
         if let on { smartFilter.isOn = on }
         note(SmartFilter.stateText(smartFilter.isOn), in: currentRoomName)

@@ -34,18 +34,39 @@ extension ChatViewModel {
         let found = source.lines.filter { line in
             !line.isRule && (line.text.lowercased().contains(needle) || line.nick.lowercased().contains(needle))
         }
-        let name = ChatRoom.viewPrefix + "lastlog"
+        showView("lastlog", found, header: "\(found.count) line\(found.count == 1 ? "" : "s") of \(source.name) with '\(term)'")
+        return found.count
+    }
+
+    /// `/urls`: every web address of the current buffer, each on a line of its own with the time
+    /// and nick of the line it was in (`=urls`, replaced by the next), shown whole. Returns how
+    /// many.
+    @discardableResult
+    public mutating func showURLs() -> Int {
+        guard let source = currentRoom else { return 0 }
+        let found = source.lines.filter { !$0.isRule }.flatMap { line in
+            URLFinder.urls(in: line.text).map { url in
+                var copy = line
+                copy.text = url
+                copy.isAction = false
+                return copy
+            }
+        }
+        showView("urls", found, header: "\(found.count) web address\(found.count == 1 ? "" : "es") of \(source.name)")
+        return found.count
+    }
+
+    /// A view buffer (`=NAME`) of `lines` under a header, with their day rules, shown.
+    private mutating func showView(_ name: String, _ lines: [ChatLine], header: String) {
+        let name = ChatRoom.viewPrefix + name
         closeRoom(name)
         let index = openRoom(name)
-        let header = ChatLine(timestamp: found.first?.timestamp ?? 0, nick: "",
-                              text: "\(found.count) line\(found.count == 1 ? "" : "s") of \(source.name) with '\(term)' (/close closes this view)",
-                              kind: .event)
-        rooms[index].lines = [header] + withDayChanges(found.map { line in
+        let headerLine = ChatLine(timestamp: lines.first?.timestamp ?? 0, nick: "", text: header + " (/close closes this view)", kind: .event)
+        rooms[index].lines = [headerLine] + withDayChanges(lines.map { line in
             var copy = line
             if copy.kind == .ownPending { copy.kind = .ownConfirmed }
             return copy
         }, ruleOnTop: true).lines
         selectRoom(at: index)
-        return found.count
     }
 }

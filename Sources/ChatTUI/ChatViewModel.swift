@@ -29,6 +29,8 @@ public struct ChatViewModel: Sendable, Equatable {
     /// The local zone's offset from UTC, for the day of a line: a rule marks where the day
     /// changes between two lines (`── 2026-12-08 ──`).
     public var utcOffsetSeconds = 0
+    /// `/nicklist` hides the member list of rooms (so that text and URLs take the whole width).
+    public var showsMemberList = true
 
     public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
         self.serverName = serverName

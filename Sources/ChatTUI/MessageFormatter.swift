@@ -21,7 +21,9 @@ struct MessageFormatter: Sendable {
             return [ruleRow(" " + TextNeutralizer.singleLine.neutralize(line.text) + " ", width: width, color: Palette.dim)]
         }
         let (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
-        return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount)
+        let body = String(glyphs[prefixCount...].map(\.character))
+        let urls = URLFinder.ranges(in: body).map { ($0.lowerBound + prefixCount)..<($0.upperBound + prefixCount) }
+        return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount, urls: urls)
     }
 
     func rowCount(for line: ChatLine, width: Int) -> Int {

@@ -17,7 +17,7 @@ public struct Renderer: Sendable {
     /// The layout for a model shown at a size: the current room's topic takes a row when it has one.
     public func layout(for size: TerminalSize, model: ChatViewModel) -> ScreenLayout {
         ScreenLayout(size: size, memberListMinimumColumns: options.memberListMinimumColumns, showsTopic: model.currentRoom?.topic != nil,
-                     showsMembers: model.currentRoom.map { !$0.isQuery && !$0.isView } ?? true)
+                     showsMembers: model.showsMemberList && (model.currentRoom.map { !$0.isQuery && !$0.isView } ?? true))
     }
 
     public func render(_ model: ChatViewModel, editor: LineEditor, size: TerminalSize) -> Frame {

@@ -34,6 +34,7 @@ class RecordingContext: CommandContext {
     func ignore(_ nick: String?) { calls.append("ignore \(nick ?? "-")") }
     func unignore(_ nick: String) { calls.append("unignore \(nick)") }
     func lastlog(_ word: String) { calls.append("lastlog \(word)") }
+    func urls() { calls.append("urls") }
     func smartFilter(_ on: Bool?) { calls.append("filter \(on.map { $0 ? "on" : "off" } ?? "-")") }
 
     /// Runs a line through the table and returns what it asked for.
@@ -51,5 +52,6 @@ final class RecordingScreenContext: RecordingContext, ScreenCommandContext {
     func clear() { calls.append("clear") }
     func search(_ term: String?) { calls.append("search \(term ?? "-")") }
     func buffer(_ target: String?) { calls.append("buffer \(target ?? "-")") }
+    func toggleMemberList() { calls.append("nicklist") }
     var keyHelp: [String] { ["a key"] }
 }

@@ -67,6 +67,10 @@ extension ClientCommands {
         { context, invocation in
             context.lastlog(invocation.words[0])
         },
+        ClientCommand("urls", "every web address of the room or conversation shown, whole, in a view of its own (line mode: printed again)")
+        { context, _ in
+            context.urls()
+        },
         ClientCommand("history", takes: "[N]", words: 0...1, completes: [.number],
                       "ask for the room's last N stored events (default 50, at most 200)") { context, invocation throws(CommandError) in
             guard let typed = invocation[0] else { return context.history(nil) }

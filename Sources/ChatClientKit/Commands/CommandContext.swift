@@ -45,6 +45,8 @@ public protocol CommandContext: AnyObject {
     func smartFilter(_ on: Bool?)
     /// Every line with `word`, in a view (line mode: printed again).
     func lastlog(_ word: String)
+    /// The web addresses of the buffer shown, in a view (line mode: printed again).
+    func urls()
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.
@@ -56,6 +58,8 @@ public protocol ScreenCommandContext: CommandContext {
     func search(_ term: String?)
     /// `/buffer N`, `/buffer NAME`, `/buffer` (a list).
     func buffer(_ target: String?)
+    /// `/nicklist`: hides or shows the member list.
+    func toggleMemberList()
     /// The keys, for `/help` (one line each).
     var keyHelp: [String] { get }
 }

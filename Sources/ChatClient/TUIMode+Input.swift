@@ -68,11 +68,13 @@ extension TUIMode {
 
     // MARK: Typing indicators (PROTOCOL.md: start at most every 3 s while typing, stop when cleared or sent)
 
-    /// Typing is announced only for a message to a room: never for a command (`/msg bob ...`
-    /// tells the room nothing), nor in a private conversation (typing is room-scoped).
+    /// Typing is announced only for a message: never for a command (`/msg bob ...` tells the room
+    /// nothing). In a private conversation with NICK it goes to NICK alone, as room `@NICK`
+    /// (PROTOCOL.md section 3 item 13).
     func followTyping() {
         let text = editor.text
-        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
+        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom ?? model.currentRoom?.queryNick.map({ ChatRoom.queryPrefix + $0 }),
+              Self.isMessageDraft(text) else { return stopTyping() }
         if typingRoom != room { stopTyping() }
         let now = QuicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }

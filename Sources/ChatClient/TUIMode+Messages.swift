@@ -82,6 +82,7 @@ extension TUIMode {
             let other = same(message.sender, me) ? (message.to ?? message.sender) : message.sender
             if model.queryIndex(other) == nil { openConversation(with: other) }
             let buffer = model.rooms[model.openQuery(other)].name
+            model.stopTyping(message.sender, in: buffer)
             var line = privateLine(for: message)
             line.isHighlight = !same(message.sender, me)
             model.append(line, to: buffer)
@@ -102,10 +103,14 @@ extension TUIMode {
             model.setStatus(message.text == "away" ? .away : message.text == "offline" ? nil : .online, of: message.sender)
         case .typing, .presence:
             guard !same(message.sender, me) else { break }
+            // `@NICK`: typing in the private conversation with NICK, whatever case its buffer has.
+            let buffer = room.hasPrefix(ChatRoom.queryPrefix)
+                ? model.queryIndex(String(room.dropFirst(ChatRoom.queryPrefix.count))).map { model.rooms[$0].name } : room
+            guard let buffer else { break }
             if message.text == "stop" {
-                model.stopTyping(message.sender, in: room)
+                model.stopTyping(message.sender, in: buffer)
             } else {
-                model.setTyping(message.sender, in: room, until: unixMilliseconds() + 6_000)
+                model.setTyping(message.sender, in: buffer, until: unixMilliseconds() + 6_000)
             }
         case .historyEnd:
             historyRequested.remove(room)

@@ -51,9 +51,8 @@ extension TUIMode {
             // End with the cursor already at the end of the input: back to the newest line.
             model.scrollToNewest()
         default:
-            let room = model.currentRoom
-            let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
-            let candidates = CompletionCandidates(nicks: nicks, commands: ClientCommands.names(fullScreen: true))
+            // Only Tab completes: the folder of a path is read then, not at every key.
+            let candidates = key == .tab ? completionCandidates() : CompletionCandidates()
             switch editor.handle(key, candidates: candidates) {
             case .submitted(let line):
                 stopTyping()
@@ -64,6 +63,20 @@ extension TUIMode {
                 break
             }
         }
+    }
+
+    /// What Tab completes to now: the nicks of the buffer shown, the commands, the rooms joined
+    /// and listed (`/rooms`), and, where the command table says the word is a path, the paths.
+    func completionCandidates() -> CompletionCandidates {
+        let room = model.currentRoom
+        let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
+        let kind = ClientCommands.argumentKind(before: String(editor.characters[..<editor.cursor]))
+        let word = String(editor.characters[editor.wordBeforeCursor])
+        let joined = model.rooms.filter { !$0.isQuery && !$0.isView }.map(\.name)
+        return CompletionCandidates(nicks: nicks, commands: ClientCommands.names(fullScreen: true), rooms: joined + listedRooms.filter { !joined.contains($0) },
+                                    wantsRoom: kind == .room,
+                                    paths: kind == .path ? PathCompletion.candidates(for: word, home: getenv("HOME").map { String(cString: $0) })
+                                        : nil)
     }
 
     // MARK: Typing indicators (PROTOCOL.md: start at most every 3 s while typing, stop when cleared or sent)

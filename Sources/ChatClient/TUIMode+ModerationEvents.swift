@@ -29,6 +29,7 @@ extension TUIMode {
             return
         case .rooms:
             let rooms = message.rooms ?? []
+            listedRooms = rooms.map(\.room)
             note(rooms.isEmpty ? "no public rooms" : "rooms: " + rooms.map(\.summary).joined(separator: ", "), in: currentRoomName)
             return
         case .whois:

@@ -48,6 +48,8 @@ final class TUIMode {
     var restartNoise = RestartNoise()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
     var pendingJoins: [String: String] = [:]
+    /// The rooms of the last `/rooms` listing, for Tab completion.
+    var listedRooms: [String] = []
     /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
     var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
     /// The nick is being asked for (none given, an invalid one, or refused by the server).

@@ -14,7 +14,7 @@ public enum KeyHelp {
         Binding(keys: "Alt-D, Alt-Backspace", meaning: "cut the word after / before the cursor"),
         Binding(keys: "Ctrl-T", meaning: "swap the two characters around the cursor"),
         Binding(keys: "Up/Down", meaning: "the input history"),
-        Binding(keys: "Tab", meaning: "complete a nick, a command or a room (again: the next match)"),
+        Binding(keys: "Tab", meaning: "complete a nick, a command, a room (#room, /join) or a path (/send, /get; again: the next match)"),
         Binding(keys: "PgUp/PgDn", meaning: "scroll the room (past the start: older history)"),
         Binding(keys: "End", meaning: "with the cursor at the end of the input: back to the newest line"),
         Binding(keys: "Alt-1..9, Alt-0", meaning: "room 1 to 9, room 10 (/buffer for any)"),

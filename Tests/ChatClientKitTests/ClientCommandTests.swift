@@ -69,6 +69,23 @@ struct ClientCommandTests {
 
     /// `/send` (issue 24, defect 4): a path with spaces in quotes, with backslashes, or typed as
     /// it is when it names a file, is the path, not a nick and a path.
+    /// Tab completion asks the table what the word before the cursor is (issue 24).
+    @Test func argumentKinds() {
+        #expect(ClientCommands.argumentKind(before: "/join de") == .room)
+        #expect(ClientCommands.argumentKind(before: "/j ") == .room)
+        #expect(ClientCommands.argumentKind(before: "/buffer lo") == .room)
+        #expect(ClientCommands.argumentKind(before: "/msg al") == .nick)
+        #expect(ClientCommands.argumentKind(before: "/msg alice hel") == .text)
+        #expect(ClientCommands.argumentKind(before: "/send ~/Doc") == .path)
+        #expect(ClientCommands.argumentKind(before: "/send bob my\\ no") == .path)
+        #expect(ClientCommands.argumentKind(before: "/get 3") == .number)
+        #expect(ClientCommands.argumentKind(before: "/get 3 ~/Down") == .path)
+        #expect(ClientCommands.argumentKind(before: "/kick -server ma") == .nick)
+        #expect(ClientCommands.argumentKind(before: "/join lobby more") == nil)
+        #expect(ClientCommands.argumentKind(before: "hello /join") == nil)
+        #expect(ClientCommands.argumentKind(before: "/nosuch x") == nil)
+    }
+
     @Test func sendTakesPathsWithSpaces() {
         let context = RecordingScreenContext()
         context.files = ["/tmp/my notes.txt"]

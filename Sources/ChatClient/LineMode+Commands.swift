@@ -39,6 +39,14 @@ extension LineMode: CommandContext {
         }
     }
 
+    /// `/msg #room TEXT`: to a room joined (or being joined), whichever is current.
+    func say(_ text: String, inRoom room: String) {
+        guard session.rooms.contains(where: { $0.name == room }) else { return complain("you are not in #\(room): /join \(room) first; nothing was sent") }
+        for piece in MessageSplitter.pieces(of: text, action: false) {
+            sendMessage(.msg(room: room, text: piece.wire, id: ChatSession.randomPeerID()))
+        }
+    }
+
     func sendPrivate(_ text: String, to nick: String) {
         for piece in MessageSplitter.pieces(of: text, action: false) {
             sendMessage(.dm(to: nick, text: piece.wire, id: ChatSession.randomPeerID()))

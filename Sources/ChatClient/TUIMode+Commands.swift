@@ -39,7 +39,17 @@ extension TUIMode: ScreenCommandContext {
             model.notice = "nothing is sent from a view: /close it, or show a room"
             return
         }
-        let room = currentRoomName
+        send(text, action: action, to: currentRoomName)
+    }
+
+    /// `/msg #room TEXT`: to a room joined; a note in the buffer shown when it is another.
+    func say(_ text: String, inRoom room: String) {
+        guard model.roomIndex(named: room) != nil else { return note("you are not in #\(room): /join \(room) first; nothing was sent", in: currentRoomName) }
+        send(text, action: false, to: room)
+        if currentRoomName != room { note("→ #\(room): \(text)", in: currentRoomName) }
+    }
+
+    private func send(_ text: String, action: Bool, to room: String) {
         for (piece, body) in MessageSplitter.pieces(of: text, action: action) {
             let id = ChatSession.randomPeerID()
             let line = ChatLine(timestamp: unixMilliseconds(), nick: model.nick, text: body, kind: .ownPending, id: id, isAction: action)

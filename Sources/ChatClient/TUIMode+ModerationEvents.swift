@@ -30,7 +30,7 @@ extension TUIMode {
         case .rooms:
             let rooms = message.rooms ?? []
             listedRooms = rooms.map(\.room)
-            note(rooms.isEmpty ? "no public rooms" : "rooms: " + rooms.map(\.summary).joined(separator: ", "), in: currentRoomName)
+            note(RoomListing.listing(rooms) { $0 }, in: currentRoomName)
             return
         case .whois:
             let rooms = (message.rooms ?? []).map { "#" + $0.room }.joined(separator: " ")

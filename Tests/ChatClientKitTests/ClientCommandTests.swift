@@ -40,7 +40,7 @@ struct ClientCommandTests {
         #expect(context.run("/join") == ["complain usage: /join ROOM"])
         #expect(context.run("/join a b") == ["complain usage: /join ROOM"])
         #expect(context.run("/join No!") == ["complain 'No!' is not a valid room name: 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit"])
-        #expect(context.run("/msg bob") == ["complain usage: /msg NICK TEXT"])
+        #expect(context.run("/msg bob") == ["complain usage: /msg NICK|#ROOM TEXT"])
         #expect(context.run("/history lots") == ["complain usage: /history [N]"])
         #expect(context.run("/frobnicate now") == ["complain unknown command /frobnicate, /help lists them"])
         #expect(ClientCommands.named("/join")?.usage == "/join ROOM")
@@ -69,6 +69,18 @@ struct ClientCommandTests {
 
     /// `/send` (issue 24, defect 4): a path with spaces in quotes, with backslashes, or typed as
     /// it is when it names a file, is the path, not a nick and a path.
+    /// `/msg #room TEXT` says TEXT in that room (issue 24); `/rooms` lists a room a line, topics
+    /// with their commas.
+    @Test func messagesToARoomAndTheRoomsListing() {
+        let context = RecordingContext()
+        #expect(context.run("/msg #Dev hello, dev") == ["say in dev hello, dev"])
+        #expect(context.run("/msg #no/good hi").first?.hasPrefix("complain '#no/good' is not a valid room name") == true)
+        #expect(context.run("/msg bob hi") == ["private bob hi"])
+        let rooms = [RoomListing(room: "dev", members: 3, topic: "builds, deploys"), RoomListing(room: "lobby", members: 5, topic: "")]
+        #expect(RoomListing.listing(rooms) { $0 } == "2 public rooms:\n#dev (3): builds, deploys\n#lobby (5)")
+        #expect(RoomListing.listing([]) { $0 } == "no public rooms")
+    }
+
     /// Tab completion asks the table what the word before the cursor is (issue 24).
     @Test func argumentKinds() {
         #expect(ClientCommands.argumentKind(before: "/join de") == .room)

@@ -19,6 +19,7 @@ class RecordingContext: CommandContext {
         calls.append((["request", message.type] + fields).joined(separator: " ") + " (\(what))")
     }
     func say(_ text: String, action: Bool) { calls.append(action ? "action \(text)" : "say \(text)") }
+    func say(_ text: String, inRoom room: String) { calls.append("say in \(room) \(text)") }
     func sendPrivate(_ text: String, to nick: String) { calls.append("private \(nick) \(text)") }
     func join(_ room: String) { calls.append("join \(room)") }
     func part(_ room: String) { calls.append("part \(room)") }

@@ -16,9 +16,10 @@ extension ClientCommands {
             guard let screen = context as? ScreenCommandContext else { throw .usage }
             screen.close()
         },
-        ClientCommand("msg", aliases: ["m"], takes: "NICK TEXT", words: 2...2, rest: true, completes: [.nick, .text],
-                      "send a private message (its conversation opens)") { context, invocation throws(CommandError) in
+        ClientCommand("msg", aliases: ["m"], takes: "NICK|#ROOM TEXT", words: 2...2, rest: true, completes: [.nick, .text],
+                      "send a private message (its conversation opens), or a message to a room you are in") { context, invocation throws(CommandError) in
             let nick = invocation.words[0]
+            if nick.hasPrefix("#") { return context.say(invocation.words[1], inRoom: try TypedName.room(nick).get()) }
             if let problem = TypedName.nickProblem(nick) { throw .message(problem) }
             context.sendPrivate(invocation.words[1], to: nick)
         },

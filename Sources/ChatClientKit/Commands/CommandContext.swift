@@ -20,6 +20,8 @@ public protocol CommandContext: AnyObject {
     func request(_ message: ChatMessage, doing what: String)
     /// A message (or an action) to the room or conversation shown.
     func say(_ text: String, action: Bool)
+    /// A message to a room joined, whichever is shown (`/msg #room TEXT`).
+    func say(_ text: String, inRoom room: String)
     /// A private message to `nick`, from a command (`/msg`, `/query NICK TEXT`).
     func sendPrivate(_ text: String, to nick: String)
     func join(_ room: String)

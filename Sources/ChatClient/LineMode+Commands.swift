@@ -164,6 +164,10 @@ extension LineMode: CommandContext {
         for line in found { Console.line(line) }
     }
 
+    func transfers() {
+        for line in transferHistory.lines(running: Array(session.files.transfers.values), now: .now(), neutralize: formatter.single) { note(line) }
+    }
+
     /// `/urls`: the web addresses of the lines printed (of the last 2,000), each on a line of its
     /// own, whole.
     func urls() {

@@ -40,6 +40,7 @@ extension LineMode {
     /// `--json`, as objects on standard output (``TransferEventJSON``).
     func transferred(_ event: FileTransfers.Event) {
         lastProgress = .now()
+        transferHistory.record(event)
         if case .failed = event { status = 1 }
         if options.json {
             Console.line(TransferEventJSON.line(event, now: .now()))

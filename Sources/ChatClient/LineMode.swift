@@ -56,6 +56,8 @@ final class LineMode {
     /// `/away REASON`: the reason, and who was told it.
     var awayReason: String?
     var awayReplies = AwayReplies()
+    /// What `/transfers` lists of the transfers that ended.
+    var transferHistory = TransferHistory()
     /// The lines printed last (at most ``printedLimit``), for `/lastlog`.
     var printed: [String] = []
     static let printedLimit = 2_000

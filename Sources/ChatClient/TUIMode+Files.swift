@@ -30,7 +30,12 @@ extension TUIMode {
         }
     }
 
+    func transfers() {
+        note(transferHistory.lines(running: Array(session.files.transfers.values), now: .now()) { $0 }.joined(separator: "\n"), in: currentRoomName)
+    }
+
     func transferred(_ event: FileTransfers.Event) {
+        transferHistory.record(event)
         switch event {
         case .progress(let transfer), .resumed(let transfer), .hashed(let transfer):
             model.transfer = Self.progress(of: transfer)

@@ -42,6 +42,8 @@ final class TUIMode {
     var smartFilter: SmartFilter
     /// Who was told the person is away (``AwayReplies``).
     var awayReplies = AwayReplies()
+    /// What `/transfers` lists of the transfers that ended.
+    var transferHistory = TransferHistory()
     /// Where the rooms the client is in are kept for the next run (nil: not kept).
     let rememberedRooms: RememberedRooms?
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.

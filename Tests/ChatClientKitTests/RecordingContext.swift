@@ -36,6 +36,7 @@ class RecordingContext: CommandContext {
     func unignore(_ nick: String) { calls.append("unignore \(nick)") }
     func lastlog(_ word: String) { calls.append("lastlog \(word)") }
     func urls() { calls.append("urls") }
+    func transfers() { calls.append("transfers") }
     func smartFilter(_ on: Bool?) { calls.append("filter \(on.map { $0 ? "on" : "off" } ?? "-")") }
 
     /// Runs a line through the table and returns what it asked for.

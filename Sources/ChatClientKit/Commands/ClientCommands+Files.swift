@@ -30,6 +30,10 @@ extension ClientCommands {
             if let typed = folder, let words = CommandWords.split(Substring(typed)), words.count == 1 { folder = words[0] }
             context.get(number, into: folder)
         },
+        ClientCommand("transfers", aliases: ["xfer"], "list the transfers running, with their progress, and those that ended in this run")
+        { context, _ in
+            context.transfers()
+        },
         ClientCommand("cancel", takes: "N", words: 1...1, completes: [.number], "stop upload or download N") { context, invocation throws(CommandError) in
             guard let number = Int(invocation.words[0]), number >= 1 else { throw .usage }
             context.cancel(number)

@@ -49,6 +49,8 @@ public protocol CommandContext: AnyObject {
     func lastlog(_ word: String)
     /// The web addresses of the buffer shown, in a view (line mode: printed again).
     func urls()
+    /// `/transfers`: those running and those that ended (``TransferHistory``).
+    func transfers()
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.

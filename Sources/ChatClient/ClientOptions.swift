@@ -1,6 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
+import ChatTUI
 import Glibc
 import QuicEngine
 
@@ -55,7 +56,8 @@ struct ClientOptions: ServerListOptions {
         Configuration file: key = value lines, # comments; keys host, port, server (HOST:PORT, comma-separated
         and repeatable: the lines add up), nick, rooms (comma-separated),
         ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off),
-        ignore (comma-separated nicks; /ignore and /unignore write it), smart-filter (on/off).
+        ignore (comma-separated nicks; /ignore and /unignore write it), smart-filter (on/off),
+        notify (off, osc9 or osc777: a desktop notification through the terminal for mentions and private messages).
         Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
         use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
         Commands: type /help in the client.
@@ -65,7 +67,7 @@ struct ClientOptions: ServerListOptions {
     struct Information: Error { let text: String }
 
     static let settingKeys: Set<String> = ["host", "port", "server", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
-                                           "colors", "logs", "bell", "ignore", "smart-filter"]
+                                           "colors", "logs", "bell", "ignore", "smart-filter", "notify"]
 
     /// The servers, in the order they are tried: `--server HOST:PORT` (repeatable) or `server =`,
     /// else `--host`/`--port` (`host =`/`port =`).
@@ -111,6 +113,8 @@ struct ClientOptions: ServerListOptions {
     var colors = true
     var logs = false
     var bell = true
+    /// `notify = osc9 | osc777`: desktop notifications for mentions and private messages.
+    var notification: DesktopNotification?
     let paths: ClientPaths
 
     init(_ arguments: [String], paths: ClientPaths = ClientPaths()) throws {
@@ -168,6 +172,12 @@ struct ClientOptions: ServerListOptions {
         colors = !options.flag("no-color") && fileColors
         logs = options.flag("logs") || fileLogs
         bell = try file?.bool("bell") ?? true
+        if let notify = file?.string("notify"), notify.lowercased() != "off" {
+            guard let kind = DesktopNotification(rawValue: notify.lowercased()) else {
+                throw UsageError("\(configurationPath) line \(file?.line(of: "notify") ?? 0): notify must be off, osc9 or osc777, not '\(notify)'")
+            }
+            notification = kind
+        }
         if !insecure {
             // A CA named is the only trust; without one, a CA found by default may sign the
             // server, and trust on first use covers a server it does not sign.

@@ -54,7 +54,7 @@ extension TUIMode {
                                 id: message.id, isAction: action != nil, isHighlight: highlight)
             if isLive { model.stopTyping(message.sender, in: room) }
             add(line, room: room, message: message)
-            if isLive && highlight { alert() }
+            if isLive && highlight { alert(line, in: room) }
         case .ack:
             guard let id = message.id else { break }
             _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts)
@@ -88,7 +88,7 @@ extension TUIMode {
             model.append(line, to: buffer)
             log?.write(line, room: buffer)
             privateMessages.append(message, conversationWith: other)
-            if line.isHighlight { alert() }
+            if line.isHighlight { alert(line, in: buffer) }
         case .nick:
             model.renameUser(from: message.sender, to: message.text)
             model.renameQuery(from: message.sender, to: message.text)

@@ -257,9 +257,13 @@ final class TUIMode {
     }
 
     /// A highlight or a private message arrived live: the bell, which terminals and tmux turn
-    /// into the window's urgency or bell flag.
-    func alert() {
+    /// into the window's urgency or bell flag, and with `notify =` a desktop notification
+    /// through the terminal saying who wrote what, where.
+    func alert(_ line: ChatLine, in buffer: String) {
         if options.bell { terminal.ringBell() }
+        guard let notification = options.notification else { return }
+        let place = buffer.hasPrefix(ChatRoom.queryPrefix) ? " (private)" : " in #\(buffer)"
+        terminal.write(notification.sequence(title: "qchat", body: line.nick + place + ": " + line.text, insideTmux: getenv("TMUX") != nil))
     }
 
     /// Refreshes the status bar's RTT once a second.

@@ -35,6 +35,13 @@ final class SlowTerminal {
         return process.outputLines.dropFirst(before).filter { $0.hasPrefix("| ") }.map { String($0.dropFirst(2)) }.suffix(rows)
     }
 
+    /// The desktop notifications (OSC 9 and OSC 777) the program wrote so far, their payloads.
+    func notifications() -> [String] {
+        let before = process.outputLines.count
+        guard command("notifications") else { return [] }
+        return process.outputLines.dropFirst(before).filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+    }
+
     func stop() {
         process.terminate()
     }

@@ -12,6 +12,8 @@ Commands, one per line on standard input; each answer ends with a line `OK` (or 
   quiet MS SECS    until nothing was read for MS milliseconds since the last read or key (the
                    program drew everything)
   screen           the emulated screen, one `| row` line each
+  notifications    every OSC 9 and OSC 777 sequence read so far (desktop notifications), one
+                   `> PAYLOAD` line each (the bytes after `ESC ]` up to BEL or ST)
   pause, resume    stop reading the program's output (its writes fill the pty and stop short), go on
 On the program's exit it prints `EXITED STATUS`.
 
@@ -20,6 +22,7 @@ Usage: slow_terminal.py COLUMNS ROWS CHUNK DELAY_MS COMMAND [ARGUMENT...]
 import fcntl
 import os
 import pty
+import re
 import struct
 import sys
 import termios
@@ -38,6 +41,7 @@ def main():
     stream = pyte.ByteStream(screen)
     lock = threading.Lock()
     last_read = [time.monotonic()]
+    raw = bytearray()
     reading = threading.Event()
     reading.set()
 
@@ -57,6 +61,7 @@ def main():
                 break
             with lock:
                 stream.feed(data)
+                raw.extend(data)
                 last_read[0] = time.monotonic()
             time.sleep(delay / 1000)
         _, status = os.waitpid(pid, 0)
@@ -102,6 +107,11 @@ def main():
             reading.clear()
         elif name == "resume":
             reading.set()
+        elif name == "notifications":
+            with lock:
+                seen = bytes(raw)
+            for match in re.finditer(rb"\x1b\]((?:9|777);[^\x07\x1b]*)(?:\x07|\x1b\\)", seen):
+                print("> " + match.group(1).decode("utf-8", "replace"), flush=True)
         elif name == "screen":
             for row in text().split("\n"):
                 print("| " + row, flush=True)

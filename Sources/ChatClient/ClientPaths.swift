@@ -72,6 +72,18 @@ struct ClientPaths {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Replaces a file of the person's whole (0600, its directory made 0700): written beside it,
+    /// then renamed over it, so a reader sees the old text or the new, never half.
+    static func replace(_ path: String, with text: String) {
+        guard let slash = path.lastIndex(of: "/"), makeDirectory(String(path[..<slash])) else { return }
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        writeAll(Array(text.utf8), to: descriptor)
+        close(descriptor)
+        if rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
     /// Where `/get` saves files without a folder named: `$XDG_DOWNLOAD_DIR`, else `~/Downloads`.
     static func downloadFolder(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> String {
         if let folder = environment("XDG_DOWNLOAD_DIR"), folder.hasPrefix("/") { return folder }

@@ -22,13 +22,7 @@ struct RememberedRooms {
     }
 
     func write(_ rooms: [String]) {
-        guard let slash = path.lastIndex(of: "/"), ClientPaths.makeDirectory(String(path[..<slash])) else { return }
-        let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
-        writeAll(Array(rooms.prefix(Self.limit).map { $0 + "\n" }.joined().utf8), to: descriptor)
-        close(descriptor)
-        if rename(temporary, path) != 0 { unlink(temporary) }
+        ClientPaths.replace(path, with: rooms.prefix(Self.limit).map { $0 + "\n" }.joined())
     }
 
     /// The rooms to join at start: those asked for, then those remembered.

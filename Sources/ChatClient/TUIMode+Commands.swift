@@ -12,6 +12,7 @@ extension TUIMode: ScreenCommandContext {
         var line = line
         while line.last?.isNewline == true { line.removeLast() }
         guard !line.isEmpty else { return }
+        inputHistory.append(line, history: editor.history)
         model.scrollToNewest()
         ClientCommands.run(line, in: self)
     }

@@ -15,6 +15,8 @@ extension TUIMode {
 
     func handle(_ key: KeyEvent) {
         if secretEntry != nil { return handleSecretKey(key) }
+        // A key after one that showed another buffer types into that buffer's draft.
+        defer { keepDraftPerBuffer() }
         // A notice stays until the next key.
         model.notice = nil
         switch key {

@@ -14,7 +14,13 @@ final class TUIMode {
     let session: ResilientSession
     let terminal = RawTerminal()
     var model: ChatViewModel
-    var editor = LineEditor(historyLimit: 500)
+    var editor = LineEditor(historyLimit: InputHistoryFile.kept)
+    /// The lines typed, kept across restarts.
+    var inputHistory: InputHistoryFile
+    /// What was being typed in each buffer not shown (issue 24, habits: a draft per buffer),
+    /// and the buffer the input line belongs to now.
+    var drafts: [String: String] = [:]
+    var draftBuffer: String?
     /// While a password is asked for (``SecretEntry``), what is typed goes here, not into `editor`.
     var secretEntry: SecretEntry?
     var secretEditor = LineEditor(historyLimit: 0)
@@ -78,6 +84,8 @@ final class TUIMode {
         trust = try ServerTrust(options: options)
         // The rooms of the last run are joined again, after those asked for (not with --room).
         rememberedRooms = nick.isEmpty || options.roomsGiven ? nil : RememberedRooms(options: options, nick: nick)
+        inputHistory = InputHistoryFile(options: options)
+        editor.restoreHistory(inputHistory.read())
         let rooms = RememberedRooms.joining(options.rooms, rememberedRooms?.read() ?? [])
         session = try ClientConnection.open(options, nick: nick, rooms: rooms, trust: trust, on: loop)
         // A person at the screen waits for a server that is down, as after a loss (issue 24, defect 7).
@@ -211,6 +219,7 @@ final class TUIMode {
         // against it.
         guard needsRender, terminal.isActive, !terminal.isBacklogged else { return }
         needsRender = false
+        keepDraftPerBuffer()
         let (columns, rows) = terminal.size
         let size = TerminalSize(columns: columns, rows: rows)
         let now = unixMilliseconds()
@@ -230,6 +239,22 @@ final class TUIMode {
                 needsRender = true
             }
         }
+    }
+
+    /// Another buffer is shown (a key, a command, a join): what was typed stays with the buffer
+    /// it was typed in, and the new one's draft comes back.
+    func keepDraftPerBuffer() {
+        let shown = model.currentRoom?.name
+        guard shown != draftBuffer else { return }
+        defer { draftBuffer = shown }
+        // The first buffer (what was typed while connecting goes to it), or none left.
+        guard let previous = draftBuffer, let shown else { return }
+        let unsent = editor.unsentText
+        drafts[previous] = unsent.isEmpty ? nil : unsent
+        // Drafts of buffers closed meanwhile go.
+        drafts = drafts.filter { name, _ in model.roomIndex(named: name) != nil }
+        editor.showDraft(drafts.removeValue(forKey: shown) ?? "")
+        stopTyping()
     }
 
     /// Ctrl-L, and after `fg`: the whole screen again, not a diff against what may be gone.

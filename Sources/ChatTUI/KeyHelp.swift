@@ -13,7 +13,7 @@ public enum KeyHelp {
         Binding(keys: "Alt-B/Alt-F, Ctrl-Left/Ctrl-Right", meaning: "move a word back / forward"),
         Binding(keys: "Alt-D, Alt-Backspace", meaning: "cut the word after / before the cursor"),
         Binding(keys: "Ctrl-T", meaning: "swap the two characters around the cursor"),
-        Binding(keys: "Up/Down", meaning: "the input history"),
+        Binding(keys: "Up/Down", meaning: "the input history, kept across restarts (each room and conversation keeps its own unsent draft)"),
         Binding(keys: "Tab", meaning: "complete a nick, a command, a room (#room, /join) or a path (/send, /get; again: the next match)"),
         Binding(keys: "PgUp/PgDn", meaning: "scroll the room (past the start: older history)"),
         Binding(keys: "End", meaning: "with the cursor at the end of the input: back to the newest line"),

@@ -95,8 +95,13 @@ extension LineMode: CommandContext {
     }
 
     func showMembers(of room: String) {
-        let members = session.members.members(of: room)
-        note("#\(formatter.single(room)) members: \(members.map(formatter.single).joined(separator: " "))")
+        // Operators first, marked as the full-screen client marks them (@ operator, + logged in).
+        let info = session.members.info(of: room)
+        let operators = Set(info.operators.map { $0.lowercased() }), identified = Set(info.identified.map { $0.lowercased() })
+        let members = MemberOrder.sorted(info.members, operators: operators, identified: identified).map { nick in
+            MemberOrder.marks(nick, operators: operators, identified: identified, away: false) + formatter.single(nick)
+        }
+        note("#\(formatter.single(room)) members: \(members.joined(separator: " "))")
     }
 
     func sameNick(_ one: String, _ other: String) -> Bool { ChatValidation.nickKey(one) == ChatValidation.nickKey(other) }

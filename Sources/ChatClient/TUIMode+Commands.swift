@@ -118,7 +118,7 @@ extension TUIMode: ScreenCommandContext {
     func who() {
         let members = model.currentRoom?.members ?? []
         let room = model.currentRoom
-        let list = members.sorted { $0.lowercased() < $1.lowercased() }
+        let list = (room.map { Renderer.memberOrder($0) } ?? members)
             .map { nick in room.map { Renderer.memberMarks(nick, in: $0, away: model.status(of: nick) == .away) + nick } ?? nick }
             .joined(separator: " ")
         note("\(members.count) here: \(list)", in: currentRoomName)

@@ -26,9 +26,12 @@ extension Renderer {
     /// The topic above the messages, one line, cut at the pane's width; neutralised like all text.
     /// A member's marks: `@` operator or `+` logged in, then `~` when away; "" for none.
     public static func memberMarks(_ nick: String, in room: ChatRoom, away: Bool) -> String {
-        let key = nick.lowercased()
-        let role = room.operators.contains(key) ? "@" : room.identified.contains(key) ? "+" : ""
-        return role + (away ? "~" : "")
+        MemberOrder.marks(nick, operators: room.operators, identified: room.identified, away: away)
+    }
+
+    /// The member list's order: operators, then members logged in, then the rest, by name.
+    public static func memberOrder(_ room: ChatRoom) -> [String] {
+        MemberOrder.sorted(room.members, operators: room.operators, identified: room.identified)
     }
 
     func drawTopic(_ topic: String, row: Int, width: Int, into frame: inout Frame) {
@@ -38,14 +41,15 @@ extension Renderer {
 
     /// A `|` column, then ` Members (N)` and one member a row, its marks before it: `@` an
     /// operator, `+` logged in to an account, then `~` when away (`@~alice`), a space for none;
-    /// the name of an away user is dim, a name too long ends with `…`.
+    /// the name of an away user is dim, a name too long ends with `…`. Operators come first, then
+    /// those logged in, then the rest, each in name order (issue 24, habits: as weechat sorts).
     func drawMemberList(_ model: ChatViewModel, rows: Range<Int>, columns: Range<Int>, into frame: inout Frame) {
         let separator = Glyph.glyphs("|", style: style(foreground: Palette.dim))
         for row in rows {
             frame.write(separator, row: row, column: columns.lowerBound - 1, limit: columns.lowerBound)
         }
         guard let room = model.currentRoom, let headerRow = rows.first else { return }
-        let members = room.members.sorted { $0.lowercased() < $1.lowercased() }
+        let members = Self.memberOrder(room)
         frame.write(Glyph.singleLine(" Members (\(members.count))", style: style(bold: true)),
                     row: headerRow, column: columns.lowerBound, limit: columns.upperBound)
         let slots = rows.count - 1

@@ -46,7 +46,7 @@ extension ClientCommands {
             context.setAway(reason ?? "")
         },
         ClientCommand("back", "show yourself online again") { context, _ in context.setAway(nil) },
-        ClientCommand("who", aliases: ["names"], "list who is in the room (@ operator, ~ away, + logged in)") { context, _ in context.who() },
+        ClientCommand("who", aliases: ["names"], "list who is in the room (@ operator, ~ away, + logged in), operators first, then those logged in") { context, _ in context.who() },
         ClientCommand("ignore", takes: "[NICK]", words: 0...1, completes: [.nick],
                       "hide what NICK says, shares and types, and their comings and goings (kept in the configuration); alone, list them")
         { context, invocation throws(CommandError) in

@@ -155,7 +155,10 @@ extension LineMode: CommandContext {
         if !session.files.cancel(number) { complain("there is no transfer \(number)") }
     }
 
-    func quit() { endOfInput() }
+    func quit(_ message: String?) {
+        quitMessage = message
+        endOfInput()
+    }
 
     func ignore(_ nick: String?) { note("* " + ignoring.ignore(nick, ownNick: session.nick)) }
 

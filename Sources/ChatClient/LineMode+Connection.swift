@@ -32,7 +32,9 @@ extension LineMode {
             stop()
         case .stopped(let ending):
             switch ending.kind {
-            case .quit: return
+            case .quit:
+                if quitMessage != nil { loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() } }
+                return
             case .unreachable: complain("could not reach \(server) (\(ending.reason))")
             case .untrusted: complain("cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)")
             case .certificateChanged(let pinned, let presented):
@@ -109,6 +111,8 @@ extension LineMode {
 
     func stop() {
         guard session.isConnected else { return loop.stop() }
+        // With a quit message the server closes; the session says `stopped` then (or on its own after a short wait).
+        if let quitMessage, !quitMessage.isEmpty { return session.quit(message: quitMessage) }
         session.quit()
         loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() }
     }

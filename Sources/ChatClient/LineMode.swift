@@ -63,6 +63,8 @@ final class LineMode {
     static let printedLimit = 2_000
     /// The local day of the lines printed last: a line of another day is preceded by a day line.
     var shownDay: Int64
+    /// `/quit MESSAGE`: told to the rooms as the session ends.
+    var quitMessage: String?
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
 

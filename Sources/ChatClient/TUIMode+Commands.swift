@@ -134,7 +134,10 @@ extension TUIMode: ScreenCommandContext {
         if !session.files.cancel(number) { note("there is no transfer \(number)", in: currentRoomName) }
     }
 
-    func quit() { requestQuit() }
+    func quit(_ message: String?) {
+        if let message { quitMessage = message }
+        requestQuit()
+    }
 
     func ignore(_ nick: String?) { note(ignoring.ignore(nick, ownNick: model.nick), in: currentRoomName) }
 

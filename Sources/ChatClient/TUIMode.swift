@@ -67,6 +67,8 @@ final class TUIMode {
     var awaitingTrust: String?
     /// The person asked to quit while messages were pending; the next Ctrl-C quits at once.
     var quitRequested = false
+    /// `/quit MESSAGE`: told to the rooms as the session ends.
+    var quitMessage: String?
     var lastTitle = ""
     var status: Int32 = 0
     var exitMessage: String?
@@ -331,6 +333,10 @@ final class TUIMode {
 
     func quitNow() {
         privateMessages.setOpenConversations(model.rooms.compactMap(\.queryNick))
+        if session.isConnected, let quitMessage, !quitMessage.isEmpty {
+            // The server closes and tells the rooms; the session says `stopped` then (at most 2 s).
+            return session.quit(message: quitMessage)
+        }
         if session.isConnected {
             session.quit()
             loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() }
@@ -367,7 +373,9 @@ final class TUIMode {
         case .stopped(let ending):
             model.connection = .disconnected(reason: ending.reason)
             switch ending.kind {
-            case .quit: return
+            case .quit:
+                if quitMessage != nil { loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() } }
+                return
             case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
             case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
             case .certificateChanged(let pinned, let presented):

@@ -31,7 +31,7 @@ class RecordingContext: CommandContext {
     func send(_ path: String, to nick: String?) { calls.append("send \(path) to \(nick ?? "-")") }
     func get(_ number: Int, into folder: String?) { calls.append("get \(number) into \(folder ?? "-")") }
     func cancel(_ number: Int) { calls.append("cancel \(number)") }
-    func quit() { calls.append("quit") }
+    func quit(_ message: String?) { calls.append("quit" + (message.map { " " + $0 } ?? "")) }
     func ignore(_ nick: String?) { calls.append("ignore \(nick ?? "-")") }
     func unignore(_ nick: String) { calls.append("unignore \(nick)") }
     func lastlog(_ word: String) { calls.append("lastlog \(word)") }

@@ -237,6 +237,38 @@ struct SessionCoreTests {
         #expect(session.connections.count == 1)
     }
 
+    /// `/quit MESSAGE` (issue 24): the `quit` request is written and the session waits for the
+    /// server's close, then ends without reconnecting; an older server's error for it, or no
+    /// answer within the patience, and the session closes the connection itself.
+    @Test func quittingWithAMessage() {
+        var server = VirtualSession()
+        server.start()
+        server.welcome()
+        server.record(server.core.quit(message: "gone home", id: "q1", now: server.now))
+        #expect(server.written.last == "quit - gone home", "\(server.written)")
+        #expect(!server.actions.contains(.close) && server.states.last != .stopped(SessionEnding(.quit, "quit")))
+        server.lose(.application(code: 0), byPeer: true)
+        #expect(server.states.last == .stopped(SessionEnding(.quit, "quit")))
+        server.advance(.seconds(60))
+        #expect(server.connections.count == 1)
+
+        var older = VirtualSession()
+        older.start()
+        older.welcome()
+        older.record(older.core.quit(message: "bye", id: "q2", now: older.now))
+        older.receive(ChatMessage(type: "error", text: "unknown message type", id: "q2", code: "unknown-type"))
+        #expect(older.actions.suffix(2) == [.close, .state(.stopped(SessionEnding(.quit, "quit")))])
+
+        var silent = VirtualSession()
+        silent.start()
+        silent.welcome()
+        silent.record(silent.core.quit(message: "bye", id: "q3", now: silent.now))
+        silent.advance(.milliseconds(1_999))
+        #expect(!silent.actions.contains(.close))
+        silent.advanceToDeadline()
+        #expect(silent.actions.suffix(2) == [.close, .state(.stopped(SessionEnding(.quit, "quit")))])
+    }
+
     /// With several servers a lost connection moves to the next; a TLS failure leaves that
     /// server out for the run, the others still serve; with none left the session ends.
     @Test func severalServers() {

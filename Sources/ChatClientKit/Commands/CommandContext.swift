@@ -39,7 +39,8 @@ public protocol CommandContext: AnyObject {
     func send(_ path: String, to nick: String?)
     func get(_ number: Int, into folder: String?)
     func cancel(_ number: Int)
-    func quit()
+    /// `/quit [MESSAGE]`: the rooms are told MESSAGE (`left` `quit: MESSAGE`) when there is one.
+    func quit(_ message: String?)
     /// `/ignore NICK` (nil: list them), `/unignore NICK`.
     func ignore(_ nick: String?)
     func unignore(_ nick: String)

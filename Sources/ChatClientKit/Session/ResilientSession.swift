@@ -134,6 +134,10 @@ public final class ResilientSession {
 
     public func quit() { perform(core.quit()) }
 
+    /// `/quit MESSAGE`: the server is asked to close with it; ``onState`` says `stopped` once the
+    /// session ended (the server closed, refused, or did not answer in time).
+    public func quit(message: String) { perform(core.quit(message: message, id: ChatSession.randomPeerID(), now: .now())) }
+
     // MARK: Carrying the actions out
 
     private func perform(_ actions: [SessionCore.Action]) {

@@ -6,6 +6,8 @@ import QuicEngine
 extension SessionCore {
     /// A message from the current connection.
     public mutating func received(_ message: ChatMessage, on channel: ChatSession.Channel, now: QuicTime) -> [Action] {
+        // An older server does not know `quit`: the session closes the connection itself.
+        if let id = quitRequestID, message.messageType == .error, message.id == id { return quit() }
         if track(message, now: now) { actions.append(.deliver(message, channel)) }
         return taken()
     }

@@ -8,6 +8,8 @@ extension SessionCore {
     /// reason). `verdict` is what the handshake said of the server's certificate.
     public mutating func closed(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict?, now: QuicTime) -> [Action] {
         hasConnection = false
+        // The server closed as a quit with a message asked: the session ends here.
+        if quitAt != nil { return quit() }
         guard !quitting else { return taken() }
         lost(reason, verdict: verdict, now: now)
         return taken()

@@ -89,6 +89,9 @@ public struct SessionCore {
     /// When the first attempt started (for ``firstConnectionPatience``).
     var firstAttemptAt: QuicTime?
     var quitting = false
+    /// A quit with a message waits for the server's close until then (``quit(message:id:now:)``).
+    var quitAt: QuicTime?
+    var quitRequestID: String?
     /// A connection is open (made, not yet closed).
     var hasConnection = false
     var random: any RandomNumberGenerator
@@ -124,7 +127,7 @@ public struct SessionCore {
     }
 
     /// When to call ``tick(now:)`` next; nil when nothing is due without an event.
-    public var deadline: QuicTime? { [sendAt, reconnectAt, helloAgainAt].compactMap { $0 }.min() }
+    public var deadline: QuicTime? { [sendAt, reconnectAt, helloAgainAt, quitAt].compactMap { $0 }.min() }
 
     public var isConnected: Bool { state == .connected }
 
@@ -197,8 +200,30 @@ public struct SessionCore {
         return taken()
     }
 
+    /// How long a quit with a message waits for the server to close the connection: an older
+    /// server answers `unknown-type` and closes nothing, a connection just lost answers nothing.
+    public static let quitMessagePatience = QuicDuration.seconds(2)
+
+    /// `/quit MESSAGE` (issue 24): the `quit` request goes to the server, which closes the
+    /// connection and tells the rooms `quit: MESSAGE`; the session ends when the connection does,
+    /// or closes it itself at an error answering the request (an older server) or after
+    /// ``quitMessagePatience``. Without a connection, a plain quit.
+    public mutating func quit(message: String, id: String, now: QuicTime) -> [Action] {
+        guard isConnected else { return quit() }
+        quitting = true
+        sendAt = nil
+        reconnectAt = nil
+        helloAgainAt = nil
+        quitRequestID = id
+        quitAt = now + Self.quitMessagePatience
+        actions.append(.write(.quit(text: message, id: id), .chat))
+        return taken()
+    }
+
     public mutating func quit() -> [Action] {
         quitting = true
+        quitAt = nil
+        quitRequestID = nil
         sendAt = nil
         reconnectAt = nil
         helloAgainAt = nil
@@ -211,6 +236,7 @@ public struct SessionCore {
 
     /// Does what is due at `now`: the next paced requests, a reconnect, a hello said again.
     public mutating func tick(now: QuicTime) -> [Action] {
+        if let at = quitAt, at <= now { return quit() }
         if let at = reconnectAt, at <= now {
             reconnectAt = nil
             if !quitting, case .reconnecting = state { connect() }

@@ -42,7 +42,9 @@ extension ChatServerApp {
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
-        case .publishLoginFailure(let account, let address): cluster.publishLoginFailure(account: account, address: address)
+        case .reserveLoginAttempt(let attempt, let limit, let window):
+            cluster.reserveLoginAttempt(attempt, limit: limit, windowMilliseconds: window)
+        case .releaseLoginAttempt(let attempt): cluster.releaseLoginAttempt(attempt)
         case .loadFiles(let token, let query): cluster.loadFiles(token, query)
         case .writePartialUploads(let writes): cluster.writePartials(writes)
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
@@ -83,8 +85,8 @@ extension ChatServerApp {
             perform(state.accountWritten(token, outcome, write, now: now))
         case .accountChanged(let name):
             state.accountChanged(name)
-        case .loginFailed(let account, let address):
-            state.loginFailedElsewhere(account: account, address: address, now: now)
+        case .loginAttemptReserved(let attempt, let answer):
+            perform(state.loginAttemptReserved(attempt, answer, now: now))
         case .accountChangesMissed:
             state.accountChangesMissed()
         case .filesLoaded(let token, let loaded):

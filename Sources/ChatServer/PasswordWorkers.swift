@@ -19,6 +19,9 @@ final class PasswordWorkers {
     private let queues: [DispatchQueue]
     private let results: LoopChannel<Result>
     private let hasher: Argon2id
+    /// What a `decoy` task checks against: a hash made here with the hasher's parameters (of a
+    /// random password nobody knows), so it costs what checking a real account's hash costs.
+    private let decoyHash: String
     private var next = 0
 
     /// `deliver` runs on the loop thread with each result.
@@ -28,27 +31,34 @@ final class PasswordWorkers {
         queues = (0..<max(0, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
         results = loop.makeChannel(deliver)
         self.hasher = hasher
+        var generator = SystemRandomNumberGenerator()
+        let secret = (0..<4).map { _ in String(generator.next(), radix: 36) }.joined()
+        decoyHash = (try? hasher.hash(secret)) ?? ""
     }
 
     /// Queues a task on the next worker, round robin.
     func run(_ task: PasswordTask) {
         guard !queues.isEmpty else {
             // On the loop (measurement only): the result still comes back through the channel.
-            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash)))
         }
         let queue = queues[next]
         next = (next + 1) % queues.count
-        queue.async { [results, hasher] in
+        queue.async { [results, hasher, decoyHash] in
             LoopYield.onThisThread()
-            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher)))
+            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash)))
         }
     }
 
-    private static func outcome(of task: PasswordTask, hasher: Argon2id) -> PasswordOutcome {
+    private static func outcome(of task: PasswordTask, hasher: Argon2id, decoyHash: String) -> PasswordOutcome {
         do {
             switch task.work {
             case .hash: return .hashed(try hasher.hash(task.password))
             case .verify(let storedHash): return .verified(try Argon2id.verify(task.password, against: storedHash))
+            case .decoy:
+                // Whatever it says, no account was checked.
+                _ = try Argon2id.verify(task.password, against: decoyHash)
+                return .verified(false)
             }
         } catch {
             return .failed(error.description)

@@ -72,25 +72,19 @@ extension ChatServerState {
         }
         let lookup = lookUpAccount(request.sender, for: request, from: session, into: &out)
         if case .unreadable = lookup { return }
-        guard let account = lookup.account else {
-            // Counted for the address: guessing names is guessing too.
-            let locked = loginFailures.isLocked(account: nil, address: session.address, now: now)
-            if !locked { recordLoginFailure(account: nil, address: session.address, now: now, into: &out) }
-            sendError(.badLogin, locked ? "too many wrong passwords lately; wait a minute" : "wrong account name or password",
-                      id: request.id, to: session, into: &out)
-            return
-        }
-        if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+        if let account = lookup.account, isCertificate(session.certificate, boundTo: account.name, into: &out) {
             logIn(session, to: account, request: request, now: now, into: &out)
             return
         }
         guard let password = request.password else {
-            sendError(.badLogin, "login needs the password (this connection's certificate is not bound to '\(account.name)')",
-                      id: request.id, to: session, into: &out)
+            // The same answer whether the name is an account or not.
+            sendError(.badLogin, "login needs the password (or a certificate bound to the account)", id: request.id, to: session,
+                      into: &out)
             return
         }
-        checkPassword(password, of: account, for: .login(request: request, account: account), request: request, session: session,
-                      now: now, into: &out)
+        // A name that is no account is checked against the decoy: the same work, count and answer.
+        checkPassword(password, of: lookup.account, named: request.sender, for: .login(request: request, account: lookup.account),
+                      request: request, session: session, now: now, into: &out)
     }
 
     /// Logs a connection in after its hello: it takes the account's nick (renamed in each of its

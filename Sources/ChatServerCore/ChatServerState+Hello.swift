@@ -53,8 +53,8 @@ extension ChatServerState {
         if isCertificate(session.certificate, boundTo: account.name, into: &out) {
             completeHello(join, peer: peer, account: account, replacing: nil, session: session, now: now, into: &out)
         } else if let password = join.password {
-            checkPassword(password, of: account, for: .hello(join: join, account: account), request: join, session: session,
-                          now: now, into: &out)
+            checkPassword(password, of: account, named: account.name, for: .hello(join: join, account: account), request: join,
+                          session: session, now: now, into: &out)
         } else {
             completeHello(join, peer: peer, account: nil, replacing: nil, session: session, now: now, into: &out)
         }

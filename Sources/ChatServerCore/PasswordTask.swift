@@ -7,6 +7,11 @@ public struct PasswordTask: Sendable {
         case hash
         /// Check a password against a stored hash (login).
         case verify(storedHash: String)
+        /// Check a password against a hash of nothing (a name that is no account, an account
+        /// without a password): the same work as `verify`, with the same parameters as a new
+        /// hash, and always `verified(false)`, so neither the answer nor the time it takes tells
+        /// a missing account from a wrong password (PROTOCOL.md section 7).
+        case decoy
     }
 
     /// Names the task in its result.
@@ -23,4 +28,6 @@ public enum PasswordOutcome: Sendable, Equatable {
     case verified(Bool)
     /// The work failed (out of memory, a stored hash that does not parse): the request is refused.
     case failed(String)
+
+    var isFailure: Bool { if case .failed = self { true } else { false } }
 }

@@ -83,10 +83,14 @@ public enum ServerAction: Sendable {
     /// With a shared store: a typing indicator (a datagram's JSON) for the room's members on other
     /// nodes; published, never stored.
     case publishTyping(room: String, SharedPayload)
-    /// With a shared store: a wrong password (or a name that is no account) for `account` (a key)
-    /// from `address`, for the other nodes' counts (``ChatServerState/loginFailedElsewhere``);
-    /// published, never stored.
-    case publishLoginFailure(account: String?, address: String)
+    /// With a shared store: count a password attempt for its account and its address before its
+    /// hash runs, in one step on the store, unless either has had `limit` counted within the
+    /// window (PROTOCOL.md section 7, across every node); the answer comes back through
+    /// ``ChatServerState/loginAttemptReserved(_:_:now:)``.
+    case reserveLoginAttempt(LoginAttempt, limit: Int, windowMilliseconds: Int64)
+    /// With a shared store: take back a counted attempt (its password was right, its check could
+    /// not be made, or it was never checked); nobody waits for it.
+    case releaseLoginAttempt(LoginAttempt)
     /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
     /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)

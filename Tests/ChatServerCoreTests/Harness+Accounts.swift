@@ -53,6 +53,7 @@ extension Harness {
         switch task.work {
         case .hash: .hashed("H:" + task.password)
         case .verify(let stored): .verified(stored == "H:" + task.password)
+        case .decoy: .verified(false)
         }
     }
 

@@ -6,12 +6,16 @@ import QuicEngine
 
 /// Runs the core's password tasks (argon2id, tens of milliseconds each) on a small fixed set of
 /// worker threads, so a hash never stalls the event loop for the other clients, and hands each
-/// outcome back to the loop through its channel. The core bounds how many tasks are outstanding
-/// (`--password-queue`), so the work queued here is bounded too.
+/// outcome back to the loop through its channel. The core hands over at most one task per thread
+/// at a time (``ChatServerConfiguration/passwordTasksRunning``) and keeps the rest in its own
+/// queue, in the order it decides (logins first, each key in turn); each task goes to an idle
+/// thread, so none waits here behind another.
 final class PasswordWorkers {
     struct Result: Sendable {
         let ticket: UInt64
         let outcome: PasswordOutcome
+        /// The thread that ran it (none: the loop).
+        fileprivate var worker: Int?
     }
 
     /// Empty with `--password-workers 0`: every task then runs on the loop thread itself, to
@@ -22,31 +26,39 @@ final class PasswordWorkers {
     /// What a `decoy` task checks against: a hash made here with the hasher's parameters (of a
     /// random password nobody knows), so it costs what checking a real account's hash costs.
     private let decoyHash: String
-    private var next = 0
+    /// Tasks each thread has and has not answered (loop thread only).
+    private var busy: [Int]
 
     /// `deliver` runs on the loop thread with each result.
     init(loop: EventLoop, threads: Int, hasher: Argon2id = .standard, deliver: @escaping (Result) -> Void) {
         // Serial queues, one thread each: `threads` hashes at most run at once, each with its
         // argon2 memory (19 MiB at the standard parameters).
         queues = (0..<max(0, threads)).map { DispatchQueue(label: "qchat.password.\($0)", qos: .utility) }
-        results = loop.makeChannel(deliver)
+        busy = Array(repeating: 0, count: max(0, threads))
+        weak var workers: PasswordWorkers?
+        results = loop.makeChannel { result in
+            if let worker = result.worker { workers?.busy[worker] -= 1 }
+            deliver(result)
+        }
         self.hasher = hasher
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<4).map { _ in String(generator.next(), radix: 36) }.joined()
         decoyHash = (try? hasher.hash(secret)) ?? ""
+        workers = self
     }
 
-    /// Queues a task on the next worker, round robin.
+    /// Runs a task on the idlest thread.
     func run(_ task: PasswordTask) {
         guard !queues.isEmpty else {
             // On the loop (measurement only): the result still comes back through the channel.
             return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash)))
         }
-        let queue = queues[next]
-        next = (next + 1) % queues.count
-        queue.async { [results, hasher, decoyHash] in
+        let worker = busy.indices.min { busy[$0] < busy[$1] } ?? 0
+        busy[worker] += 1
+        queues[worker].async { [results, hasher, decoyHash] in
             LoopYield.onThisThread()
-            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash)))
+            results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash),
+                                worker: worker))
         }
     }
 

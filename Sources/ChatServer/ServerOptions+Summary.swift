@@ -42,6 +42,7 @@ extension ServerOptions {
         filesDirectory = running.filesDirectory
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
+        core.passwordTasksRunning = running.core.passwordTasksRunning
         stateDirectory = running.stateDirectory
         if selfSigned != running.selfSigned {
             selfSigned = running.selfSigned

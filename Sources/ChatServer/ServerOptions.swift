@@ -58,8 +58,8 @@ struct ServerOptions {
                                half-open connections then costs no memory
           --operator NAME      make the account NAME a server operator (repeatable)
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
-          --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
-                               beyond it register and login get rate-limited
+          --password-queue N   password hashes and checks taken on at once (default 64), logins first;
+                               beyond it register, password and login get rate-limited (a strike)
           --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
                                loop itself, which stalls every client: only to measure that cost)
           --log-level LEVEL    debug, info, warning or error (default info)
@@ -196,6 +196,8 @@ struct ServerOptions {
         core.accountsOnly = try options.flag("accounts-only")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
         passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
+        // The core hands the workers one task each at a time and keeps the order of the rest.
+        core.passwordTasksRunning = max(1, passwordWorkers)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw options.invalid("log-level", "must be debug, info, warning or error, not '\(level)'")

@@ -55,6 +55,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     /// (`--password-queue`); beyond it a `register`, `login`, `password` or hello with a password
     /// gets `rate-limited` and nothing is queued.
     public var passwordQueueLimit: Int
+    /// Password tasks handed to the glue at once: its hashing threads (`--password-workers`, at
+    /// least 1); the others wait in the core's queue, in the order docs/PROTOCOL.md gives.
+    public var passwordTasksRunning: Int
     /// Chat-stream messages one connection may send while its password is checked: they wait and
     /// are handled, in order, after the verdict; beyond this many, `rate-limited`.
     public var heldMessageLimit: Int
@@ -101,6 +104,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         operators: Set<String> = [],
         accountsOnly: Bool = false,
         passwordQueueLimit: Int = 64,
+        passwordTasksRunning: Int = 1,
         heldMessageLimit: Int = 100,
         loginFailureLimit: Int = 5,
         loginFailureWindowMilliseconds: Int64 = 60_000,
@@ -135,6 +139,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.operators = operators
         self.accountsOnly = accountsOnly
         self.passwordQueueLimit = passwordQueueLimit
+        self.passwordTasksRunning = passwordTasksRunning
         self.heldMessageLimit = heldMessageLimit
         self.loginFailureLimit = loginFailureLimit
         self.loginFailureWindowMilliseconds = loginFailureWindowMilliseconds
@@ -172,6 +177,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(historyMaxLimit >= historyDefaultLimit, "history max limit must be at least the default limit")
         try require(operators.allSatisfy(ChatValidation.isValidAccountName), "operator names follow the nick rules")
         try require(passwordQueueLimit >= 1, "password queue must hold at least 1")
+        try require(passwordTasksRunning >= 1, "password tasks running at once must be at least 1")
         try require(heldMessageLimit >= 1, "held messages must be at least 1")
         try require(loginFailureLimit >= 1, "login failure limit must be at least 1")
         try require(loginFailureWindowMilliseconds >= 1, "login failure window must be at least 1 ms")

@@ -29,7 +29,7 @@ extension ChatServerState {
             return
         }
         startPasswordTask(.hash, password: password, purpose: .register(request: request, nick: session.nick), request: request,
-                          session: session, into: &out)
+                          account: session.nick, session: session, now: now, into: &out)
     }
 
     /// Stores the account (its password hash, the connection's certificate) and logs the
@@ -115,7 +115,7 @@ extension ChatServerState {
         sendChat(.accountNotice(nick: session.nick, account: account.name, text: "logged-in"), to: session, into: &out)
     }
 
-    func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
+    func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let account = session.account else {
             sendError(.notLoggedIn, "log in (or register) first", id: request.id, to: session, into: &out)
             return
@@ -125,7 +125,7 @@ extension ChatServerState {
             return
         }
         startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
-                          session: session, into: &out)
+                          account: account, session: session, now: now, into: &out)
     }
 
     func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,

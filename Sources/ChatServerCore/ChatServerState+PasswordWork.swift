@@ -12,7 +12,11 @@ extension ChatServerState {
             return [.log(.warning, "unknown password task", ["ticket": String(ticket)])]
         }
         passwordTasks[ticket] = nil
+        runningPasswordTasks -= 1
         var out: [ServerAction] = []
+        // The worker is free: the next task's turn, before this one's verdict is acted on (what
+        // that lets its client send next queues behind the others).
+        dispatchPasswordTasks(into: &out)
         // A counted attempt stays counted only when its password was wrong; also when its client
         // has gone meanwhile (what the attempt was worth, it cost).
         if let attempt = task.attempt, task.isReserved, outcome == .verified(true) || outcome.isFailure {
@@ -71,7 +75,7 @@ extension ChatServerState {
         }
         task.isReserved = true
         passwordTasks[attempt.ticket] = task
-        run(attempt.ticket, into: &out)
+        enqueuePasswordTask(attempt.ticket, into: &out)
         return out
     }
 
@@ -98,6 +102,7 @@ extension ChatServerState {
             return refuseLockedAttempt(request, session: session, into: &out)
         }
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
+                                            lane: .login, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
         var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
         passwordTasks[ticket]?.attempt = attempt
@@ -109,7 +114,7 @@ extension ChatServerState {
             _ = loginFailures.reserve(&attempt, now: now)
             passwordTasks[ticket]?.attempt = attempt
             passwordTasks[ticket]?.isReserved = true
-            run(ticket, into: &out)
+            enqueuePasswordTask(ticket, into: &out)
         }
     }
 
@@ -119,54 +124,20 @@ extension ChatServerState {
     }
 
     /// Takes back a counted attempt: here, or in the shared store.
-    private func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
+    func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
         switch roomLog {
         case .shared: out.append(.releaseLoginAttempt(attempt))
         case .local: loginFailures.release(attempt)
         }
     }
 
-    /// A password task that never reached the glue, of a client that has gone: dropped, and its
-    /// counted attempt taken back (nothing was checked). One the glue has still counts until its
-    /// result comes.
-    func dropPasswordWork(of session: ClientSession, into out: inout [ServerAction]) {
-        guard let ticket = session.awaitedPasswordTask, let task = passwordTasks[ticket], !task.isRunning else { return }
-        passwordTasks[ticket] = nil
-        if let attempt = task.attempt, task.isReserved { releaseAttempt(attempt, into: &out) }
-    }
-
-    /// Hands a task to the glue and makes the connection wait for it (register, password change).
+    /// Queues a hash for a registration or a password change and makes the connection wait for it.
     func startPasswordTask(_ work: PasswordTask.Work, password: String, purpose: PendingPasswordTask.Purpose, request: ChatMessage,
-                           session: ClientSession, into out: inout [ServerAction]) {
+                           account: String, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
-                                            into: &out) else { return }
-        run(ticket, into: &out)
-    }
-
-    /// Takes a task on and makes the connection wait for it; its ticket, or nil when the queue is
-    /// full. Beyond the queue's bound nothing is taken: `rate-limited`, which a client answers by
-    /// sending again later (no strike toward FLOODING: the server is busy, the client did nothing
-    /// wrong).
-    private func takePasswordTask(_ work: PasswordTask.Work, password: String, purpose: PendingPasswordTask.Purpose,
-                                  request: ChatMessage, session: ClientSession, into out: inout [ServerAction]) -> UInt64? {
-        guard passwordTasks.count < configuration.passwordQueueLimit else {
-            sendError(.rateLimited, "the server is busy checking passwords; try again in a moment", id: request.id, to: session,
-                      into: &out)
-            return nil
-        }
-        nextPasswordTicket += 1
-        let ticket = nextPasswordTicket
-        passwordTasks[ticket] = PendingPasswordTask(client: session.id, purpose: purpose,
-                                                    task: PasswordTask(ticket: ticket, password: password, work: work))
-        session.awaitedPasswordTask = ticket
-        return ticket
-    }
-
-    /// Hands a task to the glue.
-    private func run(_ ticket: UInt64, into out: inout [ServerAction]) {
-        guard let task = passwordTasks[ticket] else { return }
-        passwordTasks[ticket]?.isRunning = true
-        out.append(.password(task.task))
+                                            lane: .change, key: passwordQueueKey(of: session, account: ChatValidation.nickKey(account)),
+                                            now: now, into: &out) else { return }
+        enqueuePasswordTask(ticket, into: &out)
     }
 
     /// A chat-stream message that arrived while the connection waits for a verdict (or, with a

@@ -17,10 +17,16 @@ struct PendingPasswordTask {
     let purpose: Purpose
     /// The work, handed to the glue when it is this task's turn.
     let task: PasswordTask
+    /// Where it waits for its turn: its lane, and the key whose turn it takes (the client's
+    /// address; for a shared one, the account).
+    let lane: PasswordQueue.Lane
+    let key: String
     /// For a login: the attempt the wrong-password limit counts.
     var attempt: LoginAttempt?
     /// The attempt is counted (reserved): it must be taken back unless its password was wrong.
     var isReserved = false
+    /// In the queue, waiting for a worker.
+    var isWaiting = false
     /// Handed to the glue: its result will come, whatever happens to the client.
     var isRunning = false
 

@@ -6,6 +6,14 @@ import Testing
 /// still being hashed count toward the limit, on one server and across nodes, whatever order the
 /// verdicts come back in; a right password takes its count back.
 @Suite struct LoginAttemptTests {
+    /// As many hashing workers as attempts: every attempt taken on is hashed at once, the
+    /// interleaving of the finding (with fewer, the rest wait their turn, counted all the same).
+    static var manyWorkers: ChatServerConfiguration {
+        var configuration = ChatServerConfiguration()
+        configuration.passwordTasksRunning = 64
+        return configuration
+    }
+
     /// Sends a hello with `password` for `nick` on a new connection and leaves its password work
     /// undone; returns the tasks it asked for and the outbox.
     static func helloInFlight(_ harness: Harness, _ client: ClientID, nick: String, password: String,
@@ -18,7 +26,7 @@ import Testing
     /// Ten guesses for one account, all in flight at once from ten addresses: five are hashed,
     /// five refused at once; the right password after them too, nothing hashed.
     @Test func guessesInFlightCountForTheAccount() throws {
-        let harness = try Harness()
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         var tasks: [PasswordTask] = []
         var refused = 0
@@ -40,7 +48,7 @@ import Testing
     /// Guesses from one address over several accounts, in flight at once: five are hashed.
     @Test func guessesInFlightCountForTheAddress() throws {
         // One connection checks one password at a time, so each guess has a connection of its own.
-        let fresh = try Harness()
+        let fresh = try Harness(configuration: Self.manyWorkers)
         for (client, name) in [(1, "alice"), (2, "bob"), (3, "carol")] {
             fresh.registered(ClientID(client), nick: name, password: "\(name)-pass")
         }
@@ -60,7 +68,7 @@ import Testing
     /// A right password takes its count back: four wrong and one right in flight fill the limit;
     /// once the right one's verdict is in, one more attempt is hashed.
     @Test func rightPasswordTakesItsCountBack() throws {
-        let harness = try Harness()
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         var wrong: [PasswordTask] = []
         for client in UInt64(10)..<14 {
@@ -75,7 +83,7 @@ import Testing
 
     /// A failed check (out of memory) takes its count back: nothing was learned.
     @Test func failedCheckTakesItsCountBack() throws {
-        let harness = try Harness()
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         for client in UInt64(10)..<15 {
             let task = try #require(Self.helloInFlight(harness, client, nick: "alice", password: "wrong-pass").tasks.first)
@@ -89,8 +97,8 @@ import Testing
     /// both nodes.
     @Test func guessesInFlightCountAcrossNodes() throws {
         let world = SharedLogWorld()
-        try world.node("a")
-        try world.node("b")
+        try world.node("a", configuration: Self.manyWorkers)
+        try world.node("b", configuration: Self.manyWorkers)
         world.login(1, nick: "alice", on: "a")
         world.send(.register(password: "correct horse"), from: 1, on: "a")
         world.settle()

@@ -146,3 +146,50 @@ import Testing
         #expect(world.attempts.values.allSatisfy { $0.isEmpty })
     }
 }
+
+/// A login for a name that is no account costs what a wrong password costs (issue 23, finding
+/// 17: 0.9 ms against 43 ms told them apart): the same work handed to the hashing workers (a
+/// check against the decoy hash), the same answer, the same count toward the limit.
+@Suite struct DecoyCheckTests {
+    /// What a login of `name` with a wrong password from a fresh connection asks for and answers.
+    static func login(_ harness: Harness, _ client: ClientID, _ name: String) -> (tasks: [PasswordTask], answer: ChatMessage?) {
+        harness.hello(client, nick: "guest\(client)")
+        let asked = harness.send(.login(account: name, password: "wrong-guess"), from: client)
+        let tasks = harness.passwordTasks(in: asked)
+        let answer = harness.finishPasswordWork(asked).chat(to: client).last { $0.type == "error" }
+        return (tasks, answer)
+    }
+
+    @Test func missingAccountIsCheckedLikeAWrongPassword() throws {
+        let harness = try Harness()
+        harness.registered(1, nick: "alice", password: "right-pass")
+        harness.hello(2, nick: "certonly", certificate: Harness.fingerprint(2))
+        harness.register(2, password: nil)
+        let wrong = Self.login(harness, 10, "alice")
+        let missing = Self.login(harness, 11, "nobody")
+        let withoutPassword = Self.login(harness, 12, "certonly")
+        for attempt in [wrong, missing, withoutPassword] {
+            #expect(attempt.tasks.count == 1, "one check handed to the workers")
+            #expect(attempt.answer?.code == "bad-login")
+            #expect(attempt.answer?.text == wrong.answer?.text)
+        }
+        #expect(missing.tasks.first?.work == .decoy)
+        #expect(withoutPassword.tasks.first?.work == .decoy)
+        if case .verify = wrong.tasks.first?.work {} else { Issue.record("a real account's hash is checked") }
+    }
+
+    /// Five wrong passwords lock a name that is no account as they lock an account: the sixth
+    /// attempt of each is refused unchecked, alike.
+    @Test func missingAccountLocksLikeAnAccount() throws {
+        let harness = try Harness()
+        harness.registered(1, nick: "alice", password: "right-pass")
+        for name in ["alice", "nobody"] {
+            for index in 0..<5 { _ = Self.login(harness, ClientID(100 + index), name) }
+            let sixth = Self.login(harness, 200, name)
+            #expect(sixth.tasks.isEmpty)
+            #expect(sixth.answer?.text == "too many wrong passwords lately; wait a minute")
+            for client in ClientID(100)..<105 { harness.disconnect(client) }
+            harness.disconnect(200)
+        }
+    }
+}

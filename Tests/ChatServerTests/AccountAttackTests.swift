@@ -101,6 +101,28 @@ struct AccountAttackTests {
         Self.expectLimitHeld(guesses, total: 16)
     }
 
+    /// Finding 17: a login for a name that is no account is answered as a wrong password is, and
+    /// counts the same: five wrong ones lock the name as they lock an account (before: a missing
+    /// name was answered at once, never hashed, and never locked on an exempt address).
+    @Test func missingAccountIsAnsweredLikeAWrongPassword() async throws {
+        let answers = try await scenario { world, _ in
+            try Self.register(world, ["alice"])
+            var answers: [String: [String]] = [:]
+            for name in ["alice", "nobody"] {
+                let guest = try AccountsEndToEndTests.connect(world, "guest")
+                for _ in 0..<6 {
+                    let answer = AccountsEndToEndTests.request(world, guest, .login(account: name, password: "wrong guess"),
+                                                               answer: "account")
+                    answers[name, default: []].append("\(answer?.code ?? "none") \(answer?.text ?? "")")
+                }
+                guest.quit()
+            }
+            return answers
+        }
+        #expect(answers["nobody"] == answers["alice"])
+        #expect(answers["alice"]?.last == "bad-login \(Self.lockedText)")
+    }
+
     /// What the password-change flood did to a login.
     struct Starvation: Sendable {
         /// Password changes answered while the login waited (from its first hello to its welcome).

@@ -84,7 +84,7 @@ extension ChatServerApp {
         case .accountWritten(let token, let outcome, let write):
             perform(state.accountWritten(token, outcome, write, now: now))
         case .accountChanged(let name):
-            state.accountChanged(name)
+            perform(state.accountChanged(name))
         case .loginAttemptReserved(let attempt, let answer):
             perform(state.loginAttemptReserved(attempt, answer, now: now))
         case .accountChangesMissed:

@@ -129,6 +129,13 @@ extension ClusterLink {
         return 1
         """
 
+    /// KEYS[1] the account, KEYS[2] its certificates: every credential goes, the name stays.
+    static let retireAccountScript = """
+        redis.call('HDEL', KEYS[1], 'hash')
+        redis.call('DEL', KEYS[2])
+        return 1
+        """
+
     /// A registration, password or certificate change: a durable write (the client is told it is
     /// done, so with `--cluster-wait-replicas` the replicas have it first).
     func writeAccount(_ token: UInt64, _ write: AccountWrite) {
@@ -143,6 +150,7 @@ extension ClusterLink {
         case .setPasswordHash(_, nil): command = RedisCommand("HDEL", key, "hash")
         case .bind(_, let certificate): command = RedisCommand("SADD", Self.certificatesKey(name), certificate)
         case .unbind(_, let certificate): command = RedisCommand("SREM", Self.certificatesKey(name), certificate)
+        case .retire: command = RedisCommand("EVAL", Self.retireAccountScript, "2", key, Self.certificatesKey(name))
         }
         client.send(command, key: key, durable: true) { [weak self] result in
             guard let self else { return }

@@ -16,6 +16,8 @@ final class PasswordWorkers {
         let outcome: PasswordOutcome
         /// The thread that ran it (none: the loop).
         fileprivate var worker: Int?
+        /// A hash the operator console asked for (``hashForConsole(_:then:)``), not the core.
+        fileprivate var forConsole = false
     }
 
     /// Empty with `--password-workers 0`: every task then runs on the loop thread itself, to
@@ -28,6 +30,9 @@ final class PasswordWorkers {
     private let decoyHash: String
     /// Tasks each thread has and has not answered (loop thread only).
     private var busy: [Int]
+    /// What to do with the console's hashes, by their own tickets (loop thread only).
+    private var consoleWaiters: [UInt64: (PasswordOutcome) -> Void] = [:]
+    private var nextConsoleTicket: UInt64 = 0
 
     /// `deliver` runs on the loop thread with each result.
     init(loop: EventLoop, threads: Int, hasher: Argon2id = .standard, deliver: @escaping (Result) -> Void) {
@@ -38,7 +43,11 @@ final class PasswordWorkers {
         weak var workers: PasswordWorkers?
         results = loop.makeChannel { result in
             if let worker = result.worker { workers?.busy[worker] -= 1 }
-            deliver(result)
+            if result.forConsole {
+                workers?.consoleWaiters.removeValue(forKey: result.ticket)?(result.outcome)
+            } else {
+                deliver(result)
+            }
         }
         self.hasher = hasher
         var generator = SystemRandomNumberGenerator()
@@ -47,18 +56,31 @@ final class PasswordWorkers {
         workers = self
     }
 
-    /// Runs a task on the idlest thread.
+    /// Runs a task of the core on the idlest thread.
     func run(_ task: PasswordTask) {
+        run(task, forConsole: false)
+    }
+
+    /// Hashes a password the operator typed on the console (`register NAME`); `then` runs on the
+    /// loop with the outcome. Off the loop like every hash; rare, so outside the core's turns.
+    func hashForConsole(_ password: String, then: @escaping (PasswordOutcome) -> Void) {
+        nextConsoleTicket += 1
+        consoleWaiters[nextConsoleTicket] = then
+        run(PasswordTask(ticket: nextConsoleTicket, password: password, work: .hash), forConsole: true)
+    }
+
+    private func run(_ task: PasswordTask, forConsole: Bool) {
         guard !queues.isEmpty else {
             // On the loop (measurement only): the result still comes back through the channel.
-            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash)))
+            return results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash),
+                                       forConsole: forConsole))
         }
         let worker = busy.indices.min { busy[$0] < busy[$1] } ?? 0
         busy[worker] += 1
         queues[worker].async { [results, hasher, decoyHash] in
             LoopYield.onThisThread()
             results.send(Result(ticket: task.ticket, outcome: Self.outcome(of: task, hasher: hasher, decoyHash: decoyHash),
-                                worker: worker))
+                                worker: worker, forConsole: forConsole))
         }
     }
 

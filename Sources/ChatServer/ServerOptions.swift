@@ -56,7 +56,9 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
-          --operator NAME      make the account NAME a server operator (repeatable)
+          --operator NAME[=sha256:FINGERPRINT]  make the account NAME a server operator (repeatable); the
+                               name is reserved: only the console's `register NAME` (or a connection with
+                               that client certificate) creates it
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
           --password-queue N   password hashes and checks taken on at once (default 64), logins first;
                                beyond it register, password and login get rate-limited (a strike)
@@ -187,11 +189,20 @@ struct ServerOptions {
             }
             advertisedName = name
         }
-        for name in options.strings("operator") {
+        for value in options.strings("operator") {
+            // NAME, or NAME=sha256:FINGERPRINT: the certificate that may register the account and is bound to it.
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts.first ?? ""
             guard ChatValidation.isValidAccountName(name) else {
-                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
+                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(value)'")
             }
             core.operators.insert(name)
+            guard parts.count == 2 else { continue }
+            let fingerprint = parts[1].hasPrefix("sha256:") ? String(parts[1].dropFirst("sha256:".count)).lowercased() : ""
+            guard ChatServerConfiguration.isFingerprint(fingerprint) else {
+                throw options.invalid("operator", "takes NAME=sha256: and a certificate's 64 hex digits, not '\(value)'")
+            }
+            core.operatorCertificates[ChatValidation.nickKey(name)] = fingerprint
         }
         core.accountsOnly = try options.flag("accounts-only")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)

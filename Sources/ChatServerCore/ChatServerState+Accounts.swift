@@ -15,6 +15,13 @@ extension ChatServerState {
             return
         case .none: break
         }
+        let key = ChatValidation.nickKey(session.nick)
+        if operatorKeys.contains(key) && !isOperatorCertificate(session.certificate, of: key) {
+            // Held since before it was named an operator (a reload): still not the guest's to register.
+            sendError(.accountExists, "'\(session.nick)' is reserved for a server operator; it is made on the server's console",
+                      id: request.id, to: session, into: &out)
+            return
+        }
         guard let password = request.password else {
             guard session.certificate != nil else {
                 sendError(.weakPassword, "register needs a password of 8 to 256 bytes (or a client certificate)", id: request.id,
@@ -102,13 +109,13 @@ extension ChatServerState {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
             let candidates = ChatValidation.freeNickCandidates(for: account.name, count: Self.nickCandidatesPerClaim) { candidate in
                 if let holder = activeSession(forNick: candidate), holder !== session { return true }
-                return isRegistered(candidate, toOtherThan: ChatValidation.nickKey(account.name), into: &out)
+                return isReserved(candidate, toOtherThan: ChatValidation.nickKey(account.name), certificate: session.certificate, into: &out)
             }
             beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
         } else {
             let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
                 ? session.nick
-                : freeNick(for: account.name, account: account.name, renaming: session, into: &out)
+                : freeNick(for: account.name, account: account.name, certificate: session.certificate, renaming: session, into: &out)
             if nick != session.nick { rename(session, to: nick, now: now, into: &out) }
         }
         out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))

@@ -50,7 +50,7 @@ extension ChatServerState {
             for: wanted, count: Self.nickCandidatesPerClaim, startingAt: 1 + round * Self.nickCandidatesPerClaim * 4
         ) { candidate in
             if activeSession(forNick: candidate) != nil { return true }
-            return isRegistered(candidate, toOtherThan: account.map(ChatValidation.nickKey), into: &out)
+            return isReserved(candidate, toOtherThan: account.map(ChatValidation.nickKey), certificate: session.certificate, into: &out)
         }
         if let kept = replaced?.nick, round == 0 {
             candidates.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(kept) }

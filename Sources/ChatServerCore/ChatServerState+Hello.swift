@@ -103,7 +103,8 @@ extension ChatServerState {
         }
         let wanted = accountName ?? join.sender
         finishHello(join, peer: peer, account: accountName, replacing: previous,
-                    nick: previous == nil ? freeNick(for: wanted, account: accountName, into: &out) : previous!.nick,
+                    nick: previous == nil ? freeNick(for: wanted, account: accountName, certificate: session.certificate, into: &out)
+                        : previous!.nick,
                     session: session, now: now, into: &out)
     }
 
@@ -156,22 +157,27 @@ extension ChatServerState {
     }
 
     /// `wanted` if it is free, else the first free `wanted_2`, `wanted_3`, ...: a nick is taken
-    /// when a connection holds it, and also when it is an account other than `account` (registered
-    /// nicks are reserved). A store that cannot say counts the nick as taken.
-    /// `renaming` is the connection that asks, when it holds a nick already (a nick it holds is
-    /// free for it).
-    func freeNick(for wanted: String, account: String?, renaming: ClientSession? = nil, into out: inout [ServerAction]) -> String {
+    /// when a connection holds it, and also when it is reserved for another than `account`
+    /// (``isReserved(_:toOtherThan:certificate:into:)``). A store that cannot say counts the nick
+    /// as taken. `renaming` is the connection that asks, when it holds a nick already (a nick it
+    /// holds is free for it); `certificate` the asker's.
+    func freeNick(for wanted: String, account: String?, certificate: String?, renaming: ClientSession? = nil,
+                  into out: inout [ServerAction]) -> String {
         let ownKey = account.map(ChatValidation.nickKey)
         return ChatValidation.firstFreeNick(for: wanted) { candidate in
             if let holder = activeSession(forNick: candidate), holder !== renaming { return true }
-            return isRegistered(candidate, toOtherThan: ownKey, into: &out)
+            return isReserved(candidate, toOtherThan: ownKey, certificate: certificate, into: &out)
         }
     }
 
-    /// Whether `nick` is an account other than the one keyed `ownKey`.
-    func isRegistered(_ nick: String, toOtherThan ownKey: String?, into out: inout [ServerAction]) -> Bool {
+    /// Whether `nick` is kept from anyone but the account keyed `ownKey`: it is an account, or a
+    /// server operator's name (reserved from the start, created on the console), which only a
+    /// connection presenting the certificate configured for it (`--operator NAME=sha256:...`) may
+    /// take before the account exists.
+    func isReserved(_ nick: String, toOtherThan ownKey: String?, certificate: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
+        if operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
         // With a shared store the nicks a request checks were read first; a further suffixed
         // form not read (nine of them taken) is taken as free rather than tried for ever.
         if let cache = sharedAccounts, !cache.isKnown(nick) { return false }

@@ -140,6 +140,12 @@ extension ChatServerState {
         enqueuePasswordTask(ticket, into: &out)
     }
 
+    /// Whether `certificate` is the one configured for the operator name keyed `key`.
+    func isOperatorCertificate(_ certificate: String?, of key: String) -> Bool {
+        guard let certificate else { return false }
+        return configuration.operatorCertificates[key] == certificate
+    }
+
     /// A chat-stream message that arrived while the connection waits for a verdict (or, with a
     /// shared room log, for its join or part to be done); false when it can be handled now.
     func holdWhileAwaiting(_ message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
@@ -184,9 +190,11 @@ extension ChatServerState {
         return false
     }
 
-    /// Whether the certificate is bound to the account; a store that cannot say means no.
+    /// Whether the certificate is bound to the account (in the store, or by `--operator
+    /// NAME=sha256:...`); a store that cannot say means no.
     func isCertificate(_ fingerprint: String?, boundTo account: String, into out: inout [ServerAction]) -> Bool {
         guard let fingerprint else { return false }
+        if isOperatorCertificate(fingerprint, of: ChatValidation.nickKey(account)) { return true }
         do {
             return try accounts.certificates(ofAccount: account).contains(fingerprint)
         } catch {

@@ -51,6 +51,12 @@ extension ChatServerState {
             sharedAccounts?.remember(name, account: entry?.account, certificates: entry?.certificates ?? [])
         }
         var out: [ServerAction] = []
+        if case .recheck(let name) = pending, let loaded, let entry = loaded[name] {
+            if entry.map({ $0.account.passwordHash == nil && $0.certificates.isEmpty }) ?? true {
+                closeConnections(ofRetired: name, now: now, into: &out)
+            }
+            return out
+        }
         guard case .prefetch(let client, _) = pending, let session = clients[client] else { return out }
         session.awaitsRoomLog = false
         if loaded == nil, !session.heldMessages.isEmpty {
@@ -62,9 +68,13 @@ extension ChatServerState {
         return out
     }
 
-    /// Another node changed this account: this node reads it again when next needed.
-    public func accountChanged(_ name: String) {
+    /// Another node changed this account: this node reads it again when next needed, at once
+    /// when connections here are logged in to it (an `unregister` closes them).
+    public func accountChanged(_ name: String) -> [ServerAction] {
         sharedAccounts?.forget(name)
+        let key = ChatValidation.nickKey(name)
+        guard clients.values.contains(where: { $0.accountKey == key }) else { return [] }
+        return [.loadAccounts(nextAccountsToken(.recheck(name)), names: [name])]
     }
 
     /// Changes may have been missed (the subscription was lost): every account is read again.
@@ -93,7 +103,11 @@ extension ChatServerState {
         case .register(let id, let message, _), .passwordChange(let id, let message), .certificate(let id, let message, _):
             client = id
             request = message
-        case .prefetch, .background:
+        case .prefetch, .background, .recheck:
+            return out
+        case .console(let answer):
+            out.append(.consoleLine(outcome == .written ? answer : outcome == .exists ? "account \(write.account) exists"
+                                        : "the account could not be stored"))
             return out
         }
         guard let session = clients[client] else { return out }

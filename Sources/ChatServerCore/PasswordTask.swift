@@ -18,6 +18,12 @@ public struct PasswordTask: Sendable {
     public let ticket: UInt64
     public let password: String
     public let work: Work
+
+    public init(ticket: UInt64, password: String, work: Work) {
+        self.ticket = ticket
+        self.password = password
+        self.work = work
+    }
 }
 
 /// What the glue found.

@@ -99,6 +99,9 @@ public enum ServerAction: Sendable {
     /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
     /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
     case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)
+    /// A line for the operator console: the answer to a command whose outcome came later (a
+    /// console `register` stored through the shared store, say).
+    case consoleLine(String)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

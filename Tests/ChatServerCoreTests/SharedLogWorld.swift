@@ -167,7 +167,7 @@ final class SharedLogWorld {
         case .accountWritten(let name, let token, let outcome, let write):
             take(nodes[name]!.state.accountWritten(token, outcome, write, now: now), on: name)
         case .accountChanged(let name, let account):
-            nodes[name]!.state.accountChanged(account)
+            take(nodes[name]!.state.accountChanged(account), on: name)
         case .typing(let name, let room, let payload):
             take(nodes[name]!.state.remoteTyping(room: room, payload: payload, now: now), on: name)
         case .reserveAttempt(let name, let attempt, let limit, let window):
@@ -327,6 +327,9 @@ final class SharedLogWorld {
                 case .setPasswordHash(_, let hash): accounts[key]?.account.passwordHash = hash
                 case .bind(_, let certificate): accounts[key]?.certificates.append(certificate)
                 case .unbind(_, let certificate): accounts[key]?.certificates.removeAll { $0 == certificate }
+                case .retire:
+                    accounts[key]?.account.passwordHash = nil
+                    accounts[key]?.certificates = []
                 }
                 queue.append(.accountWritten(node: name, token: token, outcome, write))
                 for other in nodes.keys.sorted() where other != name { queue.append(.accountChanged(node: other, key)) }

@@ -181,6 +181,91 @@ struct AccountAttackTests {
         #expect(outcome.unpunished == 0, "\(outcome)")
     }
 
+    /// Types `command` on the server's console and waits for the line that answers it.
+    static func console(_ server: ChatServerProcess, _ command: String, answer: String) throws {
+        server.process.write(command + "\n")
+        guard server.process.waitForLine(timeout: 20, where: { $0.contains(answer) }) != nil else {
+            throw ConsoleDidNotAnswer(command: command, expected: answer)
+        }
+    }
+
+    struct ConsoleDidNotAnswer: Error {
+        let command: String
+        let expected: String
+    }
+
+    /// Finding 4: `--operator admin` no longer gives power to whoever registers `admin` first. The
+    /// name is reserved from the start (a guest asking for `admin` or `Admin` gets a suffix, a
+    /// `nick admin` is refused); the console makes the account, and its owner acts as operator.
+    @Test func operatorNameIsReservedAndMadeOnTheConsole() async throws {
+        let outcome = try await scenario(server: ["--operator", "admin"]) { world, server in
+            let guest = try AccountsEndToEndTests.connect(world, "admin")
+            let other = try AccountsEndToEndTests.connect(world, "Admin")
+            let renamed = AccountsEndToEndTests.request(world, guest, .nick("admin"), answer: "nick")
+            try Self.console(server, "register admin admin-password", answer: "registered admin")
+            let owner = try AccountsEndToEndTests.connect(world, "admin", password: "admin-password")
+            // A room nobody owns is moderated by server operators only.
+            let moded = AccountsEndToEndTests.request(world, owner, .mode(room: "lobby", "+registered"), answer: "mode")
+            return (world.messages(guest, type: "welcome").first?.sender, world.messages(other, type: "welcome").first?.sender,
+                    renamed?.code, world.messages(owner, type: "welcome").first?.account, moded?.type)
+        }
+        #expect(outcome.0 == "admin_2")
+        #expect(outcome.1?.hasPrefix("Admin_") == true)
+        #expect(outcome.2 == "nick-registered")
+        #expect(outcome.3 == "admin")
+        #expect(outcome.4 == "mode")
+    }
+
+    /// Finding 4, `--operator NAME=sha256:FINGERPRINT`: the connection with that certificate takes
+    /// the name and registers it over the wire; another certificate gets a suffix.
+    @Test func operatorCertificateMakesTheAccount() async throws {
+        let owner = try TestIdentity(name: "root")
+        let stranger = try TestIdentity(name: "stranger")
+        defer { owner.remove(); stranger.remove() }
+        let outcome = try await scenario(server: ["--operator", "root=sha256:\(owner.fingerprint)"]) { world, _ in
+            let impostor = try AccountsEndToEndTests.connect(world, "root", identity: stranger)
+            let first = try AccountsEndToEndTests.connect(world, "root", identity: owner)
+            let made = AccountsEndToEndTests.request(world, first, .register(password: nil), answer: "account")
+            first.quit()
+            world.run { world.closes[first.connection.id] != nil }
+            let again = try AccountsEndToEndTests.connect(world, "root", identity: owner)
+            return (world.messages(impostor, type: "welcome").first?.sender, made?.text, world.messages(again, type: "welcome").first?.account)
+        }
+        #expect(outcome.0 == "root_2")
+        #expect(outcome.1 == "registered")
+        #expect(outcome.2 == "root")
+    }
+
+    /// Finding 4, a squatter from before: `admin` registered by someone while it was no operator's
+    /// name is still the operator's after a restart with `--operator admin` (existing accounts keep
+    /// working); the console's `unregister` takes it away (its connection closed with KICKED, its
+    /// password refused) and `register` gives it to its owner.
+    @Test(.standaloneOnly("restarts the server on the same --db"))
+    func squatterIsUnregisteredOnTheConsole() async throws {
+        let database = temporaryDatabasePath()
+        defer { removeDatabase(database) }
+        try await scenario(server: ["--db", database]) { world, _ in
+            let squatter = try AccountsEndToEndTests.connect(world, "admin")
+            #expect(AccountsEndToEndTests.request(world, squatter, .register(password: "squat-password"), answer: "account")?.text
+                        == "registered")
+        }
+        let outcome = try await scenario(server: ["--db", database, "--operator", "admin"]) { world, server in
+            let squatter = try AccountsEndToEndTests.connect(world, "admin", password: "squat-password")
+            let squatted = world.messages(squatter, type: "welcome").first?.account
+            try Self.console(server, "unregister admin", answer: "unregistered admin")
+            world.run { world.closes[squatter.connection.id] != nil }
+            let refused = try AccountsEndToEndTests.connect(world, "admin", password: "squat-password")
+            try Self.console(server, "register admin owner-password", answer: "admin has a new password")
+            let owner = try AccountsEndToEndTests.connect(world, "admin", password: "owner-password")
+            return (squatted, world.closeCode(squatter), world.messages(refused, type: "error").first?.code,
+                    world.messages(owner, type: "welcome").first?.account)
+        }
+        #expect(outcome.0 == "admin")
+        #expect(outcome.1 == CloseCode.kicked.rawValue)
+        #expect(outcome.2 == "bad-login")
+        #expect(outcome.3 == "admin")
+    }
+
     /// Runs `body` against `nodes` real nodes on a real redis-server of their own (the world's
     /// connections go to each node in turn), whatever the environment asks for.
     static func onNodes<Result: Sendable>(_ nodes: Int, _ arguments: [String] = [],

@@ -107,11 +107,7 @@ extension ChatServerState {
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
-            let candidates = ChatValidation.freeNickCandidates(for: account.name, count: Self.nickCandidatesPerClaim) { candidate in
-                if let holder = activeSession(forNick: candidate), holder !== session { return true }
-                return isReserved(candidate, toOtherThan: ChatValidation.nickKey(account.name), certificate: session.certificate, into: &out)
-            }
-            beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
+            claimLoginNick(request, account: account.name, session: session, into: &out)
         } else {
             let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
                 ? session.nick
@@ -120,6 +116,19 @@ extension ChatServerState {
         }
         out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
         sendChat(.accountNotice(nick: session.nick, account: account.name, text: "logged-in"), to: session, into: &out)
+    }
+
+    /// The nick of a login on a node of several: the first of the account's nick and `NAME_2`…
+    /// that no other device holds and that is no other account, once every candidate has been
+    /// read from the shared store (``unreadAccounts(among:)``).
+    func claimLoginNick(_ request: ChatMessage, account: String, session: ClientSession, into out: inout [ServerAction]) {
+        let candidates = ChatValidation.freeNickCandidates(for: account, count: Self.nickCandidatesPerClaim) { candidate in
+            if let holder = activeSession(forNick: candidate), holder !== session { return true }
+            return isReserved(candidate, toOtherThan: ChatValidation.nickKey(account), certificate: session.certificate, into: &out)
+        }
+        if readAccounts(unreadAccounts(among: candidates), then: .loginNick(session.id, request: request, account: account),
+                        session: session, into: &out) { return }
+        beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
     }
 
     func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {

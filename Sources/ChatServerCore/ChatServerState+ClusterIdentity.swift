@@ -43,7 +43,7 @@ extension ChatServerState {
         return out
     }
 
-    private func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
+    func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
                                 session: ClientSession, into out: inout [ServerAction]) {
         let wanted = account ?? join.sender
         var candidates = ChatValidation.freeNickCandidates(
@@ -56,6 +56,11 @@ extension ChatServerState {
             candidates.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(kept) }
             candidates.insert(kept, at: 0)
         }
+        // A candidate not read from the store yet might be someone's account: read first, then
+        // choose again (issue 23, finding 5: `_10` and beyond were taken as free).
+        if readAccounts(unreadAccounts(among: candidates),
+                        then: .helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round),
+                        session: session, into: &out) { return }
         let token = nextIdentityToken(.helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round))
         out.append(.claimNick(token, candidates: candidates, peer: peer))
     }
@@ -349,7 +354,7 @@ extension ChatServerState {
     }
 
     /// The client is told `unavailable` and stays waiting for its hello.
-    private func storeUnavailable(for join: ChatMessage, session: ClientSession, why: String, now: Int64, into out: inout [ServerAction]) {
+    func storeUnavailable(for join: ChatMessage, session: ClientSession, why: String, now: Int64, into out: inout [ServerAction]) {
         session.awaitsRoomLog = false
         out.append(.log(.warning, "shared store unavailable", ["error": why]))
         sendError(.unavailable, "the server cannot check names right now; try again", id: join.id, to: session, into: &out)

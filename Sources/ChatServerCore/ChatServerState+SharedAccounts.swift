@@ -57,6 +57,7 @@ extension ChatServerState {
             }
             return out
         }
+        if case .nickCandidates(let step) = pending { return resumeNickChoice(step, loaded: loaded != nil, now: now) }
         guard case .prefetch(let client, _) = pending, let session = clients[client] else { return out }
         session.awaitsRoomLog = false
         if loaded == nil, !session.heldMessages.isEmpty {
@@ -65,6 +66,44 @@ extension ChatServerState {
             sendError(.unavailable, "accounts cannot be read right now; try again", id: refused.id, to: session, into: &out)
         }
         releaseHeldMessages(of: session, now: now, into: &out)
+        return out
+    }
+
+    /// The names among nick candidates this node has not read from the shared store: a guest may
+    /// be given none of them before it knows whether they are accounts.
+    func unreadAccounts(among candidates: [String]) -> [String] {
+        guard let cache = sharedAccounts else { return [] }
+        return candidates.filter { ChatValidation.isValidAccountName($0) && !cache.isKnown($0) }
+    }
+
+    /// Reads `names` (when there are any) and then takes `step` again; true when it waits.
+    func readAccounts(_ names: [String], then step: NickChoice, session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard !names.isEmpty else { return false }
+        session.awaitsRoomLog = true
+        out.append(.loadAccounts(nextAccountsToken(.nickCandidates(step)), names: names))
+        return true
+    }
+
+    private func resumeNickChoice(_ step: NickChoice, loaded: Bool, now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        switch step {
+        case .helloNick(let client, let join, let peer, let account, let replaced, let round):
+            guard let session = clients[client] else { return out }
+            guard loaded else {
+                storeUnavailable(for: join, session: session, why: "accounts could not be read", now: now, into: &out)
+                return out
+            }
+            claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: round, session: session, into: &out)
+        case .loginNick(let client, let request, let account):
+            guard let session = clients[client] else { return out }
+            guard loaded else {
+                // Logged in all the same; the nick stays as it was.
+                session.awaitsRoomLog = false
+                releaseHeldMessages(of: session, now: now, into: &out)
+                return out
+            }
+            claimLoginNick(request, account: account, session: session, into: &out)
+        }
         return out
     }
 
@@ -103,7 +142,7 @@ extension ChatServerState {
         case .register(let id, let message, _), .passwordChange(let id, let message), .certificate(let id, let message, _):
             client = id
             request = message
-        case .prefetch, .background, .recheck:
+        case .prefetch, .background, .recheck, .nickCandidates:
             return out
         case .console(let answer):
             out.append(.consoleLine(outcome == .written ? answer : outcome == .exists ? "account \(write.account) exists"

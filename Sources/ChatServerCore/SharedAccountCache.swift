@@ -136,4 +136,14 @@ enum PendingAccounts {
     /// Another node changed an account this node's connections are logged in to: if it has no
     /// credential any more (unregistered), they are closed.
     case recheck(String)
+    /// Nick candidates read before one is chosen: then the choice is made again.
+    case nickCandidates(NickChoice)
+}
+
+/// A choice of nick that waits for its candidates to be read from the shared store.
+enum NickChoice {
+    /// A hello's nick (``ChatServerState/claimHelloNick``).
+    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
+    /// The nick a login takes (``ChatServerState/claimLoginNick``).
+    case loginNick(ClientID, request: ChatMessage, account: String)
 }

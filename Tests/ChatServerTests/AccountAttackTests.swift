@@ -266,6 +266,58 @@ struct AccountAttackTests {
         #expect(outcome.3 == "admin")
     }
 
+    /// What a guest and a second device were given among registered nicks.
+    struct Reserved: Sendable {
+        var guest: String?
+        var secondDevice: String?
+        var owner: String?
+    }
+
+    /// `neo` and `neo_2` … `neo_10` registered (all through the first server or node) by people
+    /// who then leave; a guest asking for `neo` (through the last node) must be given `neo_11`, the
+    /// owner of `neo_10` logs in as `neo_10`, and a second device of `neo` logging in there (after
+    /// its hello as a guest) must be given `neo_11`'s next free form, not someone's account.
+    static func reservedNicks(_ world: ChatTestWorld, nodes: Int) throws -> Reserved {
+        let names = ["neo"] + (2...10).map { "neo_\($0)" }
+        for name in names {
+            let session = try world.connect(name, node: 0)
+            world.run { world.joined(session) || world.has(session, type: "error") }
+            #expect(AccountsEndToEndTests.request(world, session, .register(password: "\(name)-password"), answer: "account")?.text
+                        == "registered")
+            if name != "neo" { session.quit() }
+        }
+        let last = nodes - 1
+        let guest = try world.connect("neo", node: last)
+        world.run { world.joined(guest) || world.has(guest, type: "error") }
+        let device = try world.connect("visitor", node: last)
+        world.run { world.joined(device) || world.has(device, type: "error") }
+        AccountsEndToEndTests.request(world, device, .login(account: "neo", password: "neo-password"), answer: "account")
+        world.run { world.messages(device, type: "nick").contains { $0.sender == "visitor" } || world.has(device, type: "error") }
+        let owner = try world.connect("neo_10", node: last)
+        owner.helloPassword = "neo_10-password"
+        world.run { world.joined(owner) || world.has(owner, type: "error") }
+        return Reserved(guest: world.messages(guest, type: "welcome").first?.sender,
+                        secondDevice: world.messages(device, type: "nick").last { $0.sender == "visitor" }?.text,
+                        owner: world.messages(owner, type: "welcome").first?.sender)
+    }
+
+    /// Finding 5 over two nodes: every candidate a guest (or a login) may be given is checked
+    /// against the accounts, not only the first nine (before: the guest was given `neo_10`).
+    @Test func registeredNicksAreReservedOnEveryNode() async throws {
+        let outcome = try await Self.onNodes(2) { world, _ in try Self.reservedNicks(world, nodes: 2) }
+        #expect(outcome.guest == "neo_11", "\(outcome)")
+        #expect(outcome.secondDevice == "neo_12", "\(outcome)")
+        #expect(outcome.owner == "neo_10", "\(outcome)")
+    }
+
+    /// Finding 5 on one server: the same holds (every candidate is read from the store).
+    @Test(.standaloneOnly("the two-node test runs it on nodes")) func registeredNicksAreReservedOnOneServer() async throws {
+        let outcome = try await scenario { world, _ in try Self.reservedNicks(world, nodes: 1) }
+        #expect(outcome.guest == "neo_11", "\(outcome)")
+        #expect(outcome.secondDevice == "neo_12", "\(outcome)")
+        #expect(outcome.owner == "neo_10", "\(outcome)")
+    }
+
     /// Runs `body` against `nodes` real nodes on a real redis-server of their own (the world's
     /// connections go to each node in turn), whatever the environment asks for.
     static func onNodes<Result: Sendable>(_ nodes: Int, _ arguments: [String] = [],

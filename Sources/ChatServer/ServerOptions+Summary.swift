@@ -16,6 +16,7 @@ extension ServerOptions {
             "operator": core.operators.sorted().map { name in
                 core.operatorCertificates[ChatValidation.nickKey(name)].map { "\(name)=sha256:\($0)" } ?? name
             }.joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "lobby-claimable": "\(core.lobbyClaimable)",
             "password-queue": "\(core.passwordQueueLimit)", "password-workers": "\(passwordWorkers)",
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",

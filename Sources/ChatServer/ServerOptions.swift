@@ -60,6 +60,8 @@ struct ServerOptions {
                                name is reserved: only the console's `register NAME` (or a connection with
                                that client certificate) creates it
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
+          --lobby-claimable    let any logged-in user claim lobby, the room every client joins first (default:
+                               only a server operator may)
           --password-queue N   password hashes and checks taken on at once (default 64), logins first;
                                beyond it register, password and login get rate-limited (a strike)
           --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
@@ -89,7 +91,7 @@ struct ServerOptions {
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "cluster", "node", "cluster-wait-replicas",
     ]
-    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
+    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
     static let optionallyValued: Set<String> = ["advertise"]
     static let onlyOnCommandLine: Set<String> = ["config", "help", "version", "print-fingerprint"]
@@ -205,6 +207,7 @@ struct ServerOptions {
             core.operatorCertificates[ChatValidation.nickKey(name)] = fingerprint
         }
         core.accountsOnly = try options.flag("accounts-only")
+        core.lobbyClaimable = try options.flag("lobby-claimable")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
         passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
         // The core hands the workers one task each at a time and keeps the order of the rest.

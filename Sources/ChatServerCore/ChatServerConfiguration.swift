@@ -58,6 +58,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var operatorCertificates: [String: String] = [:]
     /// Only logged-in connections get a hello (`--accounts-only`).
     public var accountsOnly: Bool
+    /// Whether any logged-in user may `claim` `lobby`, the room every client joins by default
+    /// (`--lobby-claimable`); off, only a server operator may (issue 23, finding 6: an owner could
+    /// make it `+invite` and shut every new client out).
+    public var lobbyClaimable = false
     /// Password hashes and checks handed to the glue's workers and not yet answered, at most
     /// (`--password-queue`); beyond it a `register`, `login`, `password` or hello with a password
     /// gets `rate-limited` and nothing is queued.

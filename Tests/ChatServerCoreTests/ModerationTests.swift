@@ -31,7 +31,9 @@ import Testing
 
     /// The first logged-in user to claim a room owns it: an `op` event (text `owner`, with `ops`) to every member; a second claim is room-owned.
     @Test func claimMakesTheOwner() throws {
-        let harness = try Harness()
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.hello(2, nick: "bob")
         let out = harness.send(.claim(room: "lobby"), from: 1)
@@ -457,7 +459,9 @@ import Testing
     /// A room whose settings cannot be read is not joined (unavailable), never assumed open; a failed change answers unavailable and changes nothing.
     @Test func storeFailuresRefuse() throws {
         let store = InMemoryAccountStore()
-        let harness = try Harness(accounts: store)
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        let harness = try Harness(configuration: configuration, accounts: store)
         harness.registered(1, nick: "alice")
         store.failure = "disk on fire"
         #expect(harness.send(.join(room: "newroom"), from: 1).errorCodes(to: 1) == ["unavailable"])

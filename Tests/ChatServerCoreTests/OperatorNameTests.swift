@@ -112,3 +112,29 @@ import Testing
         #expect(Self.console(world.nodes["a"]!.actions).last == "unregistered alice: it has no password or certificate now")
     }
 }
+
+/// `lobby`, every client's first room, is claimed by a server operator only, unless
+/// `--lobby-claimable` (issue 23, finding 6).
+@Suite struct LobbyClaimTests {
+    @Test func lobbyIsClaimedByServerOperatorsOnly() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.operators = ["admin"]
+        let harness = try Harness(configuration: configuration)
+        harness.registered(1, nick: "alice")
+        harness.registered(2, nick: "admin")
+        let refused = harness.send(.claim(room: "lobby"), from: 1)
+        #expect(refused.errorCodes(to: 1) == ["not-operator"])
+        #expect(refused.chat(to: 1).first?.room == "lobby")
+        harness.send(.join(room: "dev"), from: 1)
+        #expect(harness.send(.claim(room: "dev"), from: 1).chat(to: 1).first?.text == "owner", "any other room as before")
+        #expect(harness.send(.claim(room: "lobby"), from: 2).chat(to: 2).first?.text == "owner")
+    }
+
+    @Test func lobbyClaimableLetsMembersClaimIt() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        let harness = try Harness(configuration: configuration)
+        harness.registered(1, nick: "alice")
+        #expect(harness.send(.claim(room: "lobby"), from: 1).chat(to: 1).first?.text == "owner")
+    }
+}

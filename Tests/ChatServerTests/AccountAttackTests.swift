@@ -318,6 +318,32 @@ struct AccountAttackTests {
         #expect(outcome.owner == "neo_10", "\(outcome)")
     }
 
+    /// Finding 6: a member cannot claim `lobby` and make it `+invite`; a new client still gets in
+    /// (before: the claim was granted, and every new client got `welcome`, then `not-invited`).
+    @Test func lobbyCannotBeClaimedByAMember() async throws {
+        let outcome = try await scenario { world, _ in
+            try Self.register(world, ["mallory"])
+            let mallory = try AccountsEndToEndTests.connect(world, "mallory", password: "mallory-password")
+            let claim = AccountsEndToEndTests.request(world, mallory, .claim(room: "lobby"), answer: "op")
+            AccountsEndToEndTests.request(world, mallory, .mode(room: "lobby", "+invite"), answer: "mode")
+            let newcomer = try AccountsEndToEndTests.connect(world, "newcomer")
+            return (claim?.code, world.joined(newcomer), world.messages(newcomer, type: "error").first?.code)
+        }
+        #expect(outcome.0 == "not-operator")
+        #expect(outcome.1)
+        #expect(outcome.2 == nil)
+    }
+
+    /// `--lobby-claimable` gives the old rule back.
+    @Test func lobbyClaimableFlag() async throws {
+        let claim = try await scenario(server: ["--lobby-claimable"]) { world, _ in
+            try Self.register(world, ["alice"])
+            let alice = try AccountsEndToEndTests.connect(world, "alice", password: "alice-password")
+            return AccountsEndToEndTests.request(world, alice, .claim(room: "lobby"), answer: "op")?.text
+        }
+        #expect(claim == "owner")
+    }
+
     /// Runs `body` against `nodes` real nodes on a real redis-server of their own (the world's
     /// connections go to each node in turn), whatever the environment asks for.
     static func onNodes<Result: Sendable>(_ nodes: Int, _ arguments: [String] = [],

@@ -33,18 +33,23 @@ public struct BanList: Sendable, Equatable {
         if let address = ban.address { Self.decrement(&addresses, address) }
     }
 
-    /// Whether a connection with this identity is banned: a logged-in user by its account only, a
-    /// guest by its peer id or its address.
-    public func matches(account: String?, peer: String, address: String) -> Bool {
+    /// Whether a connection with this identity is banned (``Ban/matches(account:accountCreated:peer:address:)``):
+    /// by its account, its peer id, or its address (a logged-in user's only for an account
+    /// registered since that ban).
+    public func matches(account: String?, accountCreated: Int64? = nil, peer: String, address: String) -> Bool {
         guard !byKey.isEmpty else { return false }
-        if let account { return accounts[account] != nil }
-        return peers[peer] != nil || addresses[address] != nil
+        if peers[peer] != nil { return true }
+        guard let account else { return addresses[address] != nil }
+        if accounts[account] != nil { return true }
+        // Rare: a logged-in user at an address a guest ban names; the ban's time decides.
+        guard addresses[address] != nil else { return false }
+        return byKey.values.contains { $0.matches(account: account, accountCreated: accountCreated, peer: peer, address: address) }
     }
 
     /// The ban that matches, for its reason.
-    public func first(matching account: String?, peer: String, address: String) -> Ban? {
-        guard matches(account: account, peer: peer, address: address) else { return nil }
-        return byKey.values.first { $0.matches(account: account, peer: peer, address: address) }
+    public func first(matching account: String?, accountCreated: Int64? = nil, peer: String, address: String) -> Ban? {
+        guard matches(account: account, accountCreated: accountCreated, peer: peer, address: address) else { return nil }
+        return byKey.values.first { $0.matches(account: account, accountCreated: accountCreated, peer: peer, address: address) }
     }
 
     private static func decrement(_ counts: inout [String: Int], _ key: String) {

@@ -60,12 +60,12 @@ extension ChatServerState {
             sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
             return
         }
-        registered(session, nick: nick, into: &out)
+        registered(session, nick: nick, created: now, into: &out)
     }
 
     /// The account is stored: the connection is logged in to it.
-    func registered(_ session: ClientSession, nick: String, into out: inout [ServerAction]) {
-        session.logIn(nick)
+    func registered(_ session: ClientSession, nick: String, created: Int64, into out: inout [ServerAction]) {
+        session.logIn(nick, created: created)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
         sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
@@ -98,12 +98,12 @@ extension ChatServerState {
     /// rooms; `NAME_2`... when another connection of the account holds it), unless it is banned
     /// from the server, which closes it.
     func logIn(_ session: ClientSession, to account: StoredAccount, request: ChatMessage, now: Int64, into out: inout [ServerAction]) {
-        if serverBan(account: account.name, peer: session.peer, address: session.address) != nil {
+        if serverBan(account: account.name, created: account.created, peer: session.peer, address: session.address) != nil {
             sendError(.banned, "account '\(account.name)' is banned from this server", id: request.id, to: session, into: &out)
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
             return
         }
-        session.logIn(account.name)
+        session.logIn(account.name, created: account.created)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.

@@ -131,7 +131,7 @@ extension ChatServerState {
 
     /// Closes with BANNED every connection a new server ban matches, each after a `banned`.
     func closeServerBanned(_ ban: Ban, by operatorNick: String, now: Int64, into out: inout [ServerAction]) {
-        let matching = clients.values.filter { $0.phase == .active && ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+        let matching = clients.values.filter { $0.phase == .active && $0.isMatched(by: ban) }
         for target in matching.sorted(by: { $0.id < $1.id }) {
             sendChat(ChatMessage(type: MessageType.banned.rawValue, text: ban.reason, sender: operatorNick, ts: now, to: ban.label),
                      to: target, into: &out)
@@ -174,7 +174,7 @@ extension ChatServerState {
     /// The members of a room a ban matches, in a stable order.
     func members(of room: String, matching ban: Ban) -> [ClientSession] {
         (rooms[room]?.members ?? [:]).values
-            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+            .filter { $0.isMatched(by: ban) }
             .sorted { $0.id < $1.id }
     }
 

@@ -90,7 +90,9 @@ extension ChatServerState {
                       id: join.id, to: session, into: &out)
             return
         }
-        if let ban = serverBan(account: accountName, peer: peer, address: session.address) {
+        // When the account was registered: a guest ban by address holds for accounts made since.
+        if let account { session.accountCreated = account.created } else if let previous { session.accountCreated = previous.accountCreated }
+        if let ban = serverBan(account: accountName, created: session.accountCreated, peer: peer, address: session.address) {
             sendError(.banned, "you are banned from this server" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"), id: join.id,
                       to: session, into: &out)
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
@@ -206,7 +208,7 @@ extension ChatServerState {
         out.append(.log(.info, "close", logFields(previous, ["code": CloseCode.replaced.name, "by": String(session.id)])))
         clients[previous.id] = nil
         register(session, nick: previous.nick, peer: previous.peer)
-        session.logIn(previous.account)
+        session.logIn(previous.account, created: previous.accountCreated)
         session.status = previous.status
         session.rooms = previous.rooms
         if !session.hasPresenceStream, activePresenceStreams[previous.peer] == previous.id {

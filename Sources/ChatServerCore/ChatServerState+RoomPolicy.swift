@@ -105,7 +105,8 @@ extension ChatServerState {
     }
 
     func isBanned(_ session: ClientSession, in settings: RoomSettings) -> Bool {
-        settings.bans.matches(account: session.accountKey, peer: session.peer, address: session.address)
+        settings.bans.matches(account: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
+                              address: session.address)
     }
 
     private func isInvited(_ session: ClientSession, in settings: RoomSettings) -> Bool {
@@ -114,12 +115,13 @@ extension ChatServerState {
         return roomLog == .shared && settings.invites.contains(.device(peerDigest(session.peer)))
     }
 
-    /// The server ban that applies to this identity, if any.
-    func serverBan(account: String?, peer: String, address: String) -> Ban? {
+    /// The server ban that applies to this identity (`created`: when its account was
+    /// registered), if any.
+    func serverBan(account: String?, created: Int64?, peer: String, address: String) -> Ban? {
         guard !serverBans.isEmpty else { return nil }
         let key = account.map(ChatValidation.nickKey)
         if let key, operatorKeys.contains(key) { return nil }
-        return serverBans.first(matching: key, peer: peer, address: address)
+        return serverBans.first(matching: key, accountCreated: created, peer: peer, address: address)
     }
 
     /// Nicks of the room's operators present (owner included), sorted as rosters are.

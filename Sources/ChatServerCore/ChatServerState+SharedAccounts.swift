@@ -153,7 +153,9 @@ extension ChatServerState {
         session.awaitsRoomLog = false
         switch (outcome, pending) {
         case (.written, .register(_, _, let nick)):
-            registered(session, nick: nick, into: &out)
+            var created = now
+            if case .create(let account, _) = write { created = account.created }
+            registered(session, nick: nick, created: created, into: &out)
         case (.written, .passwordChange):
             out.append(.log(.info, "password changed", logFields(session, ["account": write.account])))
             sendChat(.accountNotice(nick: session.nick, account: write.account, text: "password-changed"), to: session, into: &out)

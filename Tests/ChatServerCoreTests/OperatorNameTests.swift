@@ -138,3 +138,52 @@ import Testing
         #expect(harness.send(.claim(room: "lobby"), from: 1).chat(to: 1).first?.text == "owner")
     }
 }
+
+/// A guest ban holds for the banned device logged in or not, and at the banned address for
+/// accounts registered since the ban; an older account at that address is not shut out
+/// (docs/PROTOCOL.md sections 7-8, item 21; issue 23, finding 11).
+@Suite struct GuestBanAfterLoginTests {
+    /// A room world: `owner` (1) owns `club`; `pest` (2) is a guest in it from 192.0.2.9.
+    static func club() throws -> Harness {
+        var configuration = ChatServerConfiguration()
+        configuration.floodBurst = 1_000
+        let harness = try Harness(configuration: configuration)
+        harness.registered(1, nick: "owner", room: "club")
+        harness.send(.claim(room: "club"), from: 1)
+        harness.hello(2, nick: "pest", room: "club", address: "192.0.2.9")
+        return harness
+    }
+
+    /// Banned from the room as a guest, then registered on the same connection: still banned.
+    @Test func roomBanHoldsAfterRegistering() throws {
+        let harness = try Self.club()
+        harness.send(.ban(room: "club", target: "pest"), from: 1)
+        harness.register(2, password: "pest-passwd")
+        #expect(harness.send(.join(room: "club"), from: 2).errorCodes(to: 2) == ["banned"])
+    }
+
+    /// Server-banned as a guest: the same device logging in to an older account is banned; a new
+    /// device at that address logging in to an account registered after the ban is banned; a new
+    /// device at that address logging in to an account older than the ban is not.
+    @Test func serverBanHoldsForTheDeviceAndNewAccounts() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.operators = ["admin"]
+        let harness = try Harness(configuration: configuration)
+        harness.registered(1, nick: "admin")
+        harness.registered(3, nick: "oldtimer", password: "old-password")
+        harness.disconnect(3)
+        harness.advance(1_000)
+        harness.hello(2, nick: "pest", address: "192.0.2.9", peer: Harness.peer(77))
+        harness.send(.ban(room: nil, target: "pest"), from: 1)
+        harness.advance(1_000)
+        harness.registered(4, nick: "fresh", password: "fresh-passwd")
+        harness.disconnect(4)
+        let sameDevice = harness.hello(5, nick: "oldtimer", password: "old-password", address: "198.51.100.1", peer: Harness.peer(77))
+        #expect(sameDevice.closes.map(\.code) == [.banned])
+        let newAccount = harness.hello(6, nick: "fresh", password: "fresh-passwd", address: "192.0.2.9")
+        #expect(newAccount.closes.map(\.code) == [.banned])
+        let olderAccount = harness.hello(7, nick: "oldtimer", password: "old-password", address: "192.0.2.9")
+        #expect(olderAccount.closes.isEmpty)
+        #expect(olderAccount.chat(to: 7).first?.account == "oldtimer")
+    }
+}

@@ -138,7 +138,8 @@ struct AccountAttackTests {
     /// their waiting changes (before: it was `rate-limited` until they had all been hashed), and
     /// a changer refused again and again is closed with FLOODING (before: no strike, ever).
     @Test func passwordChangesDoNotStarveALogin() async throws {
-        let outcome = try await scenario(server: ["--password-queue", "8"]) { world, _ in
+        // One process: each node has its own hashing queue.
+        let outcome = try await Self.onNodes(1, ["--password-queue", "8"]) { world, _ in
             let names = (0..<10).map { "changer\($0)" }
             try Self.register(world, names + ["victim"])
             let changers = try names.map { try AccountsEndToEndTests.connect(world, $0, password: "\($0)-password") }
@@ -342,6 +343,69 @@ struct AccountAttackTests {
             return AccountsEndToEndTests.request(world, alice, .claim(room: "lobby"), answer: "op")?.text
         }
         #expect(claim == "owner")
+    }
+
+    /// Finding 11, a room ban: a guest banned from a room registers on the same connection and
+    /// joins again: still banned (before: a logged-in user was matched by account only, and got in).
+    @Test func roomBanOfAGuestHoldsAfterItRegisters() async throws {
+        let code = try await scenario(server: ["--exempt", "none", "--max-per-address", "64"]) { world, _ in
+            let owner = try Self.connectToFirst(world, "owner", room: "club")
+            AccountsEndToEndTests.request(world, owner, .register(password: "owner-password"), answer: "account")
+            AccountsEndToEndTests.request(world, owner, .claim(room: "club"), answer: "op")
+            let pest = try Self.connectToFirst(world, "pest", room: "club")
+            AccountsEndToEndTests.request(world, owner, .ban(room: "club", target: "pest"), answer: "banned")
+            AccountsEndToEndTests.request(world, pest, .register(password: "pest-password"), answer: "account")
+            return AccountsEndToEndTests.request(world, pest, .join(room: "club"), answer: "joined")?.code
+        }
+        #expect(code == "banned")
+    }
+
+    /// Finding 11, a server ban of a guest (its device and address): the device logging in to an
+    /// older account, and a new device at the address logging in to an account registered after
+    /// the ban (from elsewhere), are closed with BANNED; an account older than the ban at that
+    /// address still gets in (before: both logins got in).
+    @Test func serverBanOfAGuestHoldsForItsDeviceAndNewAccounts() async throws {
+        let outcome = try await scenario(server: ["--exempt", "none", "--max-per-address", "64", "--operator", "admin"]) { world, server in
+            try Self.console(server, "register admin admin-password", answer: "registered admin")
+            let admin = try Self.connectToFirst(world, "admin", password: "admin-password")
+            try Self.register(world, ["oldtimer"])
+            let device = ChatSession.randomPeerID()
+            let pest = try Self.connectToFirst(world, "pest", peer: device)
+            AccountsEndToEndTests.request(world, admin, .ban(room: nil, target: "pest"), answer: "banned")
+            world.run { world.closes[pest.connection.id] != nil }
+            // An account made after the ban, from another address.
+            let elsewhere = try world.connectRaw(from: "127.0.0.2")
+            world.run { elsewhere.isConnected }
+            let stream = try elsewhere.openStream()
+            elsewhere.write(ChatMessage.join(nick: "fresh", peer: ChatSession.randomPeerID(), room: "lobby").encodedLine(), to: stream)
+            elsewhere.write(ChatMessage.register(password: "fresh-password").encodedLine(), to: stream)
+            world.run { elsewhere.has(type: "account") || elsewhere.has(type: "error") }
+            let sameDevice = try world.connect("oldtimer", peer: device, node: 0)
+            sameDevice.helloPassword = "oldtimer-password"
+            let newAccount = try world.connect("fresh", node: 0)
+            newAccount.helloPassword = "fresh-password"
+            let olderAccount = try world.connect("oldtimer", node: 0)
+            olderAccount.helloPassword = "oldtimer-password"
+            world.run {
+                [sameDevice, newAccount].allSatisfy { world.closes[$0.connection.id] != nil } && world.joined(olderAccount)
+            }
+            return (elsewhere.messages(on: 0, type: "account").first?.text, world.closeCode(sameDevice), world.closeCode(newAccount),
+                    world.messages(olderAccount, type: "welcome").first?.account)
+        }
+        #expect(outcome.0 == "registered")
+        #expect(outcome.1 == CloseCode.banned.rawValue)
+        #expect(outcome.2 == CloseCode.banned.rawValue)
+        #expect(outcome.3 == "oldtimer")
+    }
+
+    /// Connects through the first server (or node: a ban by an operator of another node knows a
+    /// guest by its nick only, docs/CLUSTER.md) and waits for the joined room, an error or a close.
+    static func connectToFirst(_ world: ChatTestWorld, _ nick: String, room: String = "lobby", password: String? = nil,
+                               peer: String = ChatSession.randomPeerID()) throws -> ChatSession {
+        let session = try world.connect(nick, room: room, peer: peer, node: 0)
+        session.helloPassword = password
+        world.run { world.joined(session, room: room) || world.has(session, type: "error") || world.closes[session.connection.id] != nil }
+        return session
     }
 
     /// Runs `body` against `nodes` real nodes on a real redis-server of their own (the world's

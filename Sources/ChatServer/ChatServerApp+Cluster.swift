@@ -50,9 +50,9 @@ extension ChatServerApp {
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
-        case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
+        case .claimPeer(let token, let peer, let client, let account): cluster.claimPeer(token, peer: peer, client: client, account: account)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
-        case .recordPeer(let peer, let client, let nick): cluster.recordPeer(peer, client: client, nick: nick)
+        case .recordPeer(let peer, let client, let nick, let account): cluster.recordPeer(peer, client: client, nick: nick, account: account)
         case .releaseIdentity(let peer, let client, let nick, let andPeer):
             cluster.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: andPeer)
         case .lookUpNick(let token, let nick): cluster.lookUpNick(token, nick: nick)

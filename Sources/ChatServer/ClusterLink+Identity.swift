@@ -54,18 +54,21 @@ extension ClusterLink {
 
     // MARK: Leases
 
-    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID) {
-        leases.takeOver(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node) {
-            [weak self] result in
+    /// The device's lease is `NODE/CONNECTION/NICK/ACCOUNT-KEY` (no account part for a guest):
+    /// a session logged in to an account is taken over only by a connection that proved it.
+    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID, account: String?) {
+        leases.takeOverDevice(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
+                              provenAccount: account) { [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):
                 report(.peerClaimed(token, .failed("\(error)")))
-            case .success(let previous):
-                let parts = previous?.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false) ?? []
+            case .success(let outcome):
+                let parts = outcome.holder?.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false) ?? []
                 var holder: PeerHolder?
-                if parts.count == 3, let client = ClientID(parts[1]) {
-                    holder = PeerHolder(node: String(parts[0]), client: client, nick: String(parts[2]),
+                if parts.count >= 3, let client = ClientID(parts[1]) {
+                    let account = parts.count == 4 && !parts[3].isEmpty ? String(parts[3]) : nil
+                    holder = PeerHolder(node: String(parts[0]), client: client, nick: String(parts[2]), account: account,
                                         isThisNode: parts[0] == options.node)
                 }
                 report(.peerClaimed(token, .answered(holder)))
@@ -92,16 +95,18 @@ extension ClusterLink {
         attempt(0)
     }
 
-    func recordPeer(_ peer: String, client connection: ClientID, nick: String) {
+    func recordPeer(_ peer: String, client connection: ClientID, nick: String, account: String?) {
         let key = Leases.peer(Self.digest(ofPeer: peer))
-        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)"), key: key) { _ in }
+        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)" + (account.map { "/" + $0 } ?? "")), key: key) { _ in }
     }
 
     func releaseIdentity(peer: String, client connection: ClientID, nick: String, andPeer: Bool) {
         leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: "\(options.node)/\(Self.digest(ofPeer: peer))",
                        node: options.node) { _ in }
         guard andPeer else { return }
-        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/\(nick)", node: options.node) { _ in }
+        // Whatever nick and account the lease names now: this connection's.
+        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
+                       prefix: true) { _ in }
     }
 
     func lookUpNick(_ token: UInt64, nick: String) {

@@ -66,7 +66,11 @@ extension ChatServerState {
     /// The account is stored: the connection is logged in to it.
     func registered(_ session: ClientSession, nick: String, created: Int64, into out: inout [ServerAction]) {
         session.logIn(nick, created: created)
-        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        if roomLog == .shared {
+            out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array))
+            // The device's lease names its account now: only a connection proving it takes it over.
+            out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.accountKey))
+        }
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
         sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
     }
@@ -104,7 +108,10 @@ extension ChatServerState {
             return
         }
         session.logIn(account.name, created: account.created)
-        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        if roomLog == .shared {
+            out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array))
+            out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.accountKey))
+        }
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
             claimLoginNick(request, account: account.name, session: session, into: &out)
@@ -140,8 +147,22 @@ extension ChatServerState {
             sendError(.weakPassword, "a password is 8 to 256 bytes", id: request.id, to: session, into: &out)
             return
         }
-        startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
-                          account: account, session: session, now: now, into: &out)
+        // The connection proves the account again: by its bound certificate, or by the current
+        // password in `old` (checked and counted like any password; docs/PROTOCOL.md sections 7-8, item 10).
+        if isCertificate(session.certificate, boundTo: account, into: &out) {
+            startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
+                              account: account, session: session, now: now, into: &out)
+            return
+        }
+        guard let old = request.old else {
+            sendError(.badLogin, "changing the password needs the current one in 'old' (or a certificate bound to the account)",
+                      id: request.id, to: session, into: &out)
+            return
+        }
+        let lookup = lookUpAccount(account, for: request, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        checkPassword(old, of: lookup.account, named: account, for: .verifyOldPassword(request: request, account: lookup.account),
+                      lane: .change, request: request, session: session, now: now, into: &out)
     }
 
     func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,

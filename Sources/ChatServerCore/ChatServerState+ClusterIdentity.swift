@@ -17,7 +17,7 @@ extension ChatServerState {
         }
         session.awaitsRoomLog = true
         let token = nextIdentityToken(.helloPeer(session.id, join: join, peer: peer, account: account))
-        out.append(.claimPeer(token, peer: peer, client: session.id))
+        out.append(.claimPeer(token, peer: peer, client: session.id, account: account.map(ChatValidation.nickKey)))
     }
 
     /// The outcome of ``ServerAction/claimPeer(_:peer:client:)``: the previous holder, if any.
@@ -30,6 +30,10 @@ extension ChatServerState {
         switch outcome {
         case .failed(let why):
             storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
+        case .answered(let previous?) where previous.account != nil && previous.account != account.map(ChatValidation.nickKey):
+            // The device's session is logged in to an account this connection did not prove: it
+            // keeps the lease, and this connection is a new device, with a peer id of the server's.
+            beginClusterHello(join, peer: RandomPeerID.make(), account: account, session: session, into: &out)
         case .answered(let previous):
             var replaced: PeerHolder?
             if let previous, !previous.isThisNode {
@@ -106,7 +110,7 @@ extension ChatServerState {
                 let old = session.nick
                 rename(session, to: newNick, now: now, into: &out)
                 out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
-                out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
+                out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick, account: session.accountKey))
             }
             releaseHeldMessages(of: session, now: now, into: &out)
         case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .uploadRecipient, .fileNotice:

@@ -38,11 +38,35 @@ extension ChatServerState {
             sendError(.badRoom, id: join.id, to: session, into: &out)
             return
         }
-        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
+        guard var peer = helloPeer(of: join, session: session, into: &out) else { return }
         if let previousID = activeChatStreams[peer], let previous = clients[previousID] {
-            // The same device: it keeps the session's nick, rooms and login (PROTOCOL.md section 3).
-            completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
-            return
+            guard let held = previous.account else {
+                // The same device: it keeps the session's nick, rooms and status (PROTOCOL.md
+                // section 3); a guest's peer id is its session's credential.
+                completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
+                return
+            }
+            // A logged-in session is taken over only by a connection that proves its account
+            // (docs/PROTOCOL.md sections 7-8, item 11; issue 23, finding 12); a hello that names
+            // another account is that account's, on a new device.
+            let named = lookUpAccount(join.sender, for: join, from: session, into: &out)
+            if case .unreadable = named { return }
+            let lookup = named.account.map { ChatValidation.nickKey($0.name) == ChatValidation.nickKey(held) } == false
+                ? AccountLookup.none : lookUpAccount(held, for: join, from: session, into: &out)
+            if case .unreadable = lookup { return }
+            if let account = lookup.account {
+                if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+                    completeHello(join, peer: peer, account: account, replacing: previous, session: session, now: now, into: &out)
+                    return
+                }
+                if let password = join.password {
+                    checkPassword(password, of: account, named: account.name, for: .hello(join: join, account: account), request: join,
+                                  session: session, now: now, into: &out)
+                    return
+                }
+            }
+            // Not a replacement: a new device, with a peer id of the server's making.
+            peer = RandomPeerID.make()
         }
         let lookup = lookUpAccount(join.sender, for: join, from: session, into: &out)
         if case .unreadable = lookup { return }
@@ -72,11 +96,17 @@ extension ChatServerState {
         return claimed.uppercased()
     }
 
-    /// The hello of a hello-with-password whose password was right.
+    /// The hello of a hello-with-password whose password was right. It takes over the session of
+    /// its peer id when that session is a guest's or logged in to the same account; a session
+    /// logged in to another account is not its to take: it is a new device, with a new peer id.
     func helloPasswordAccepted(_ join: ChatMessage, account: StoredAccount, session: ClientSession, now: Int64,
                                into out: inout [ServerAction]) {
-        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
-        let replacing = activeChatStreams[peer].flatMap { clients[$0] }
+        guard var peer = helloPeer(of: join, session: session, into: &out) else { return }
+        var replacing = activeChatStreams[peer].flatMap { clients[$0] }
+        if let held = replacing?.accountKey, held != ChatValidation.nickKey(account.name) {
+            peer = RandomPeerID.make()
+            replacing = nil
+        }
         completeHello(join, peer: peer, account: account, replacing: replacing, session: session, now: now, into: &out)
     }
 
@@ -125,8 +155,11 @@ extension ChatServerState {
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        if roomLog == .shared { out.append(.recordPeer(peer: peer, client: session.id, nick: session.nick)) }
-        var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: welcomeText)
+        if roomLog == .shared { out.append(.recordPeer(peer: peer, client: session.id, nick: session.nick, account: session.accountKey)) }
+        // The id as the client sent it; one the server made (none sent, or not the client's to
+        // take over) as made.
+        let shownPeer = join.peer.flatMap { $0.uppercased() == session.peer ? $0 : nil } ?? session.peer
+        var welcome = ChatMessage.welcome(nick: session.nick, peer: shownPeer, serverName: welcomeText)
         welcome.account = session.account
         welcome.features = features(for: session)
         sendChat(welcome, to: session, into: &out)

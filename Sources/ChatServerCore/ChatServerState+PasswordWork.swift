@@ -43,6 +43,12 @@ extension ChatServerState {
                 break
             }
             completeRegistration(request, nick: nick, hash: hash, session: session, now: now, into: &out)
+        case .verifyOldPassword(let request, let account):
+            if verdict(outcome, request: request, account: account, session: session, now: now, into: &out), let account,
+               let password = request.password {
+                startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account.name),
+                                  request: request, account: account.name, session: session, now: now, into: &out)
+            }
         case .changePassword(let request, let account):
             guard case .hashed(let hash) = outcome else {
                 sendError(.unavailable, "the password could not be hashed; try again", id: request.id, to: session, into: &out)
@@ -95,14 +101,15 @@ extension ChatServerState {
     /// an account without a password is checked against the decoy: the same work, the same
     /// count, the same answer as a wrong password.
     func checkPassword(_ password: String, of account: StoredAccount?, named name: String, for purpose: PendingPasswordTask.Purpose,
-                       request: ChatMessage, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+                       lane: PasswordQueue.Lane = .login, request: ChatMessage, session: ClientSession, now: Int64,
+                       into out: inout [ServerAction]) {
         let key = ChatValidation.isValidAccountName(name) ? ChatValidation.nickKey(name) : nil
         let work = account?.passwordHash.map { PasswordTask.Work.verify(storedHash: $0) } ?? .decoy
         if roomLog == .local, loginFailures.isLocked(account: key, address: session.address, now: now) {
             return refuseLockedAttempt(request, session: session, into: &out)
         }
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
-                                            lane: .login, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
+                                            lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
         var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
         passwordTasks[ticket]?.attempt = attempt

@@ -10,7 +10,10 @@ extension ChatServerState {
     private func accountsNeeded(by message: ChatMessage, from session: ClientSession) -> [String] {
         if session.phase == .awaitingHello {
             guard message.messageType == .join else { return [] }
+            // And the account of a session of this node the hello would take over (it must prove it).
+            let held = message.peer.flatMap { activeChatStreams[$0.uppercased()] }.flatMap { clients[$0]?.account }
             return ChatValidation.freeNickCandidates(for: message.sender, count: Self.nickCandidatesPerClaim + 1) { _ in false }
+                + (held.map { [$0] } ?? [])
         }
         switch message.messageType {
         case .nick: return [message.text]

@@ -11,6 +11,9 @@ struct PendingPasswordTask {
         case register(request: ChatMessage, nick: String)
         /// `password` of the account the connection is logged in as.
         case changePassword(request: ChatMessage, account: String)
+        /// The current password (`old`) of a `password` request, checked before the new one is
+        /// hashed (nil: an account that could not be read, checked against the decoy).
+        case verifyOldPassword(request: ChatMessage, account: StoredAccount?)
     }
 
     let client: ClientID
@@ -34,7 +37,8 @@ struct PendingPasswordTask {
     var request: ChatMessage {
         switch purpose {
         case .hello(let join, _): join
-        case .login(let request, _), .register(let request, _), .changePassword(let request, _): request
+        case .login(let request, _), .register(let request, _), .changePassword(let request, _), .verifyOldPassword(let request, _):
+            request
         }
     }
 }

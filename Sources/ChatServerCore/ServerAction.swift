@@ -48,15 +48,17 @@ public enum ServerAction: Sendable {
     /// With a shared store: store a change that no room event announces (an invite, a server
     /// ban or its lifting); a server ban is also told to the other nodes.
     case writePolicy(PolicyChange)
-    /// With a shared store: take the peer id's lease for this connection (whoever held it) and
-    /// answer the previous holder through ``ChatServerState/peerClaimed(_:_:now:)``.
-    case claimPeer(UInt64, peer: String, client: ClientID)
+    /// With a shared store: take the peer id's lease for this connection and answer the previous
+    /// holder through ``ChatServerState/peerClaimed(_:_:now:)``; a holder logged in to an account
+    /// other than `account` (the key of the account this connection proved, nil for none) keeps
+    /// it (docs/PROTOCOL.md sections 7-8, item 11).
+    case claimPeer(UInt64, peer: String, client: ClientID, account: String?)
     /// With a shared store: take the first nick of `candidates` that no other device holds (one
     /// held by the same peer id through another node is taken over); the answer comes back
     /// through ``ChatServerState/nickClaimed(_:_:now:)``.
     case claimNick(UInt64, candidates: [String], peer: String)
     /// With a shared store: the peer id's lease now names this connection and nick.
-    case recordPeer(peer: String, client: ClientID, nick: String)
+    case recordPeer(peer: String, client: ClientID, nick: String, account: String?)
     /// With a shared store: give up a nick's lease, and with `andPeer` the peer id's, if this
     /// node still holds them for `peer`.
     case releaseIdentity(peer: String, client: ClientID, nick: String, andPeer: Bool)

@@ -187,3 +187,62 @@ import Testing
         #expect(olderAccount.chat(to: 7).first?.account == "oldtimer")
     }
 }
+
+/// A logged-in session is taken over only by a connection that proves its account, and a
+/// password changes only with the current one (or a bound certificate): the peer id alone no
+/// longer gives an account away (docs/PROTOCOL.md sections 7-8, items 10 and 11; issue 23, finding 12).
+@Suite struct ProvenTakeoverTests {
+    /// alice (client 1, peer 1) logged in by password.
+    static func alice() throws -> Harness {
+        let harness = try Harness()
+        harness.registered(9, nick: "alice", password: "alice-pass")
+        harness.disconnect(9)
+        harness.hello(1, nick: "alice", password: "alice-pass")
+        return harness
+    }
+
+    @Test func peerAloneIsANewDevice() throws {
+        let harness = try Self.alice()
+        let taker = harness.hello(2, nick: "mallory", peer: Harness.peer(1))
+        #expect(taker.closes.isEmpty)
+        let welcome = try #require(taker.chat(to: 2).first { $0.type == "welcome" })
+        #expect(welcome.account == nil)
+        #expect(welcome.sender == "mallory")
+        #expect(welcome.peer != Harness.peer(1))
+        #expect(harness.state.account(of: 1) == "alice")
+        #expect(harness.state.peer(of: 1) == Harness.peer(1))
+    }
+
+    @Test func passwordTakesTheSessionOver() throws {
+        let harness = try Self.alice()
+        let taker = harness.hello(2, nick: "whatever", password: "alice-pass", peer: Harness.peer(1))
+        #expect(taker.closes.map(\.code) == [.replaced])
+        #expect(taker.chat(to: 2).first?.account == "alice")
+        #expect(taker.chat(to: 2).first?.sender == "alice")
+        #expect(taker.chat(to: 2).first?.peer == Harness.peer(1))
+    }
+
+    @Test func anotherAccountIsANewDevice() throws {
+        let harness = try Self.alice()
+        harness.registered(8, nick: "bob", password: "bob-passwd")
+        harness.disconnect(8)
+        let taker = harness.hello(2, nick: "bob", password: "bob-passwd", peer: Harness.peer(1))
+        #expect(taker.closes.isEmpty)
+        #expect(taker.chat(to: 2).first?.account == "bob")
+        #expect(taker.chat(to: 2).first?.peer != Harness.peer(1))
+        #expect(harness.state.account(of: 1) == "alice")
+    }
+
+    @Test func passwordChangeNeedsTheCurrentOne() throws {
+        let harness = try Self.alice()
+        #expect(harness.send(.changePassword("stolen-pass"), from: 1).errorCodes(to: 1) == ["bad-login"])
+        #expect(harness.finishPasswordWork(harness.send(.changePassword("stolen-pass", old: "guess-pass"), from: 1)).errorCodes(to: 1)
+            == ["bad-login"])
+        let changed = harness.finishPasswordWork(harness.send(.changePassword("better-pass", old: "alice-pass"), from: 1))
+        #expect(changed.accountNotices(to: 1).map(\.text) == ["password-changed"])
+        // By a bound certificate, no current password is asked.
+        harness.registered(3, nick: "carol", password: "carol-pass", certificate: Harness.fingerprint(3))
+        #expect(harness.finishPasswordWork(harness.send(.changePassword("carol-newpass"), from: 3)).accountNotices(to: 3).map(\.text)
+            == ["password-changed"])
+    }
+}

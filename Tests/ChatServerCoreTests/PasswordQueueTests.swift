@@ -16,11 +16,13 @@ import Testing
     }
 
     /// A logged-in connection `client` of account `name` (registered through another connection
-    /// that has gone), from `address`.
+    /// that has gone), from `address`, by a bound certificate: its password changes are one hash
+    /// each (no current password to check first).
     static func loggedIn(_ harness: Harness, _ client: ClientID, _ name: String, address: String) {
-        harness.registered(client + 1_000, nick: name, password: "\(name)-pass")
+        let certificate = Harness.fingerprint(Int(client))
+        harness.registered(client + 1_000, nick: name, password: "\(name)-pass", certificate: certificate)
         harness.disconnect(client + 1_000)
-        harness.hello(client, nick: name, password: "\(name)-pass", address: address)
+        harness.hello(client, nick: name, certificate: certificate, address: address)
     }
 
     /// Runs the task and returns the next one handed to the glue.

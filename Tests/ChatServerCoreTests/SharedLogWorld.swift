@@ -64,7 +64,7 @@ final class SharedLogWorld {
     /// Each room's members hash: nick key → the record and the node whose client it is.
     private(set) var members: [String: [String: (node: String, record: MemberRecord)]] = [:]
     /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
-    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
+    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String, account: String?)] = [:]
     private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
     /// `dm` receipts: "PEER ID" → its ts.
     private(set) var directReceipts: [String: Int64] = [:]
@@ -261,11 +261,12 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
-            case .claimPeer(let token, let peer, let client):
+            case .claimPeer(let token, let peer, let client, let account):
                 let previous = peerLeases[peer]
-                peerLeases[peer] = (name, client, previous?.nick ?? "")
+                // As the store's script: a session logged in to another account keeps its device's lease.
+                if previous?.account == nil || previous?.account == account { peerLeases[peer] = (name, client, previous?.nick ?? "", nil) }
                 queue.append(.peerClaimed(node: name, token: token, previous.map {
-                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, isThisNode: $0.node == name)
+                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, account: $0.account, isThisNode: $0.node == name)
                 }))
             case .claimNick(let token, let candidates, let peer):
                 let taken = candidates.first { candidate in
@@ -274,8 +275,8 @@ final class SharedLogWorld {
                 }
                 if let taken, !unavailable { nickLeases[ChatValidation.nickKey(taken)] = (name, peer) }
                 queue.append(.nickClaimed(node: name, token: token, taken))
-            case .recordPeer(let peer, let client, let nick):
-                peerLeases[peer] = (name, client, nick)
+            case .recordPeer(let peer, let client, let nick, let account):
+                peerLeases[peer] = (name, client, nick, account)
             case .releaseIdentity(let peer, _, let nick, let andPeer):
                 if let held = nickLeases[ChatValidation.nickKey(nick)], held.node == name, held.peer == peer {
                     nickLeases[ChatValidation.nickKey(nick)] = nil

@@ -144,7 +144,11 @@ struct AccountAttackTests {
             try Self.register(world, names + ["victim"])
             let changers = try names.map { try AccountsEndToEndTests.connect(world, $0, password: "\($0)-password") }
             for (index, changer) in changers.enumerated() {
-                for round in 0..<18 { changer.send(.changePassword("changed-\(index)-\(round)")) }
+                // Each change carries the current password: the one before it in the chain.
+                for round in 0..<18 {
+                    let old = round == 0 ? "\(names[index])-password" : "changed-\(index)-\(round - 1)"
+                    changer.send(.changePassword("changed-\(index)-\(round)", old: old))
+                }
             }
             let answered = { changers.reduce(0) { $0 + world.count($1, type: "account") } }
             // The queue is full and every changer has been served or refused at least once.
@@ -396,6 +400,85 @@ struct AccountAttackTests {
         #expect(outcome.1 == CloseCode.banned.rawValue)
         #expect(outcome.2 == CloseCode.banned.rawValue)
         #expect(outcome.3 == "oldtimer")
+    }
+
+    /// What a connection that knew alice's peer id got.
+    struct Takeover: Sendable {
+        var takerPeerKept = true
+        var takerAccount: String?
+        var takerPasswordChange: String?
+        var aliceStillServed = false
+        var ownerClose: UInt64?
+        var ownerAccount: String?
+    }
+
+    /// Finding 12: alice is logged in by password; a connection with her peer id and nothing else
+    /// is a new device (a peer id of the server's, no account, her session untouched, and no
+    /// password change); a connection with her peer id and her password takes her session over.
+    static func takeOver(_ world: ChatTestWorld, nodes: Int) throws -> Takeover {
+        try register(world, ["alice"])
+        let device = ChatSession.randomPeerID()
+        let alice = try world.connect("alice", peer: device, node: 0)
+        alice.helloPassword = "alice-password"
+        world.run { world.joined(alice) }
+        let taker = try world.connect("mallory", peer: device, node: nodes - 1)
+        world.run { world.joined(taker) || world.closes[taker.connection.id] != nil }
+        var outcome = Takeover()
+        let welcome = world.messages(taker, type: "welcome").first
+        outcome.takerPeerKept = welcome?.peer?.uppercased() == device.uppercased()
+        outcome.takerAccount = welcome?.account
+        outcome.takerPasswordChange = AccountsEndToEndTests.request(world, taker, .changePassword("stolen-password"), answer: "account")
+            .map { $0.code ?? $0.text }
+        alice.send(.msg(room: "lobby", text: "still here", id: "still-here"))
+        world.run { world.has(alice, type: "ack") || world.closes[alice.connection.id] != nil }
+        outcome.aliceStillServed = world.has(alice, type: "ack") && world.closes[alice.connection.id] == nil
+        let owner = try world.connect("alice", peer: device, node: nodes - 1)
+        owner.helloPassword = "alice-password"
+        world.run { world.joined(owner) && world.closes[alice.connection.id] != nil }
+        outcome.ownerClose = world.closeCode(alice)
+        outcome.ownerAccount = world.messages(owner, type: "welcome").first?.account
+        return outcome
+    }
+
+    static func expectTakeoverRefused(_ outcome: Takeover, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!outcome.takerPeerKept, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.takerAccount == nil, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.takerPasswordChange == "not-logged-in", "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.aliceStillServed, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.ownerClose == CloseCode.replaced.rawValue, "\(outcome)", sourceLocation: sourceLocation)
+        #expect(outcome.ownerAccount == "alice", "\(outcome)", sourceLocation: sourceLocation)
+    }
+
+    @Test(.standaloneOnly("the two-node test runs it on nodes")) func peerIdAloneTakesNoSessionOver() async throws {
+        Self.expectTakeoverRefused(try await scenario { world, _ in try Self.takeOver(world, nodes: 1) })
+    }
+
+    @Test func peerIdAloneTakesNoSessionOverOnAnotherNode() async throws {
+        Self.expectTakeoverRefused(try await Self.onNodes(2) { world, _ in try Self.takeOver(world, nodes: 2) })
+    }
+
+    /// Finding 12: a password change needs the current password (the taker of a session could
+    /// change it without): none or a wrong one is `bad-login`, the right one changes it.
+    @Test func passwordChangeNeedsTheCurrentPassword() async throws {
+        let answers = try await scenario { world, _ in
+            try Self.register(world, ["alice"])
+            let alice = try AccountsEndToEndTests.connect(world, "alice", password: "alice-password")
+            return [
+                Self.answer(world, alice, .changePassword("stolen-password")),
+                Self.answer(world, alice, .changePassword("stolen-password", old: "a-wrong-guess")),
+                Self.answer(world, alice, .changePassword("better-password", old: "alice-password")),
+            ]
+        }
+        #expect(answers == ["bad-login", "bad-login", "password-changed"])
+    }
+
+    /// Sends an account request and waits for its answer: the `account` text, or the error's code.
+    static func answer(_ world: ChatTestWorld, _ session: ChatSession, _ request: ChatMessage) -> String {
+        let before = world.count(session, type: "account") + world.count(session, type: "error")
+        session.send(request)
+        world.run { world.count(session, type: "account") + world.count(session, type: "error") > before }
+        let last = world.messages(session).last { $0.type == "account" || $0.type == "error" }
+        return last.map { $0.code ?? $0.text } ?? "none"
     }
 
     /// Connects through the first server (or node: a ban by an operator of another node knows a

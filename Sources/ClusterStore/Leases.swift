@@ -76,22 +76,6 @@ public final class Leases {
         }
     }
 
-    /// Takes `key` for `holder` whoever held it; answers the previous holder (nil when free),
-    /// whose node is then told to close that client (REPLACED).
-    public func takeOver(_ key: String, holder: String, node: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("SET", key, holder, "GET"), key: key, durable: true) { [client] result in
-            switch RoomEventLog.storeResult(result) {
-            case .failure(let failure):
-                completion(.failure(failure))
-            case .success(let reply):
-                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
-                    if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
-                    completion(.success(reply == .null ? nil : reply.text))
-                }
-            }
-        }
-    }
-
     /// KEYS[1] a device's lease, `node/connection/nick[/account]`. ARGV[1] the new holder,
     /// ARGV[2] the account key the new connection proved ('' for none). Taken over unless the
     /// session holding it is logged in to another account: then {0, current}, nothing changed.

@@ -36,8 +36,9 @@ struct PasswordChangeClientTests {
         let bot = try runBotScript("""
             bot alice {
                 register first-password
+                expect account "registered" within 60s
                 password second-password
-                wait 1s
+                expect account "password-changed" within 60s
             }
             """, port: server.port)
         #expect(bot.finish(timeout: 30).status == 0)

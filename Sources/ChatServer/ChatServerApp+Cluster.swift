@@ -42,13 +42,15 @@ extension ChatServerApp {
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
-        case .publishLoginFailure(let account, let address): cluster.publishLoginFailure(account: account, address: address)
+        case .reserveLoginAttempt(let attempt, let limit, let window):
+            cluster.reserveLoginAttempt(attempt, limit: limit, windowMilliseconds: window)
+        case .releaseLoginAttempt(let attempt): cluster.releaseLoginAttempt(attempt)
         case .loadFiles(let token, let query): cluster.loadFiles(token, query)
         case .writePartialUploads(let writes): cluster.writePartials(writes)
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
-        case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
+        case .claimPeer(let token, let peer, let client, let account): cluster.claimPeer(token, peer: peer, client: client, account: account)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
         case .recordPeer(let peer, let client, let nick, let account, let address):
             cluster.recordPeer(peer, client: client, nick: nick, account: account, address: address)
@@ -84,9 +86,9 @@ extension ChatServerApp {
         case .accountWritten(let token, let outcome, let write):
             perform(state.accountWritten(token, outcome, write, now: now))
         case .accountChanged(let name):
-            state.accountChanged(name)
-        case .loginFailed(let account, let address):
-            state.loginFailedElsewhere(account: account, address: address, now: now)
+            perform(state.accountChanged(name))
+        case .loginAttemptReserved(let attempt, let answer):
+            perform(state.loginAttemptReserved(attempt, answer, now: now))
         case .accountChangesMissed:
             state.accountChangesMissed()
         case .filesLoaded(let token, let loaded):

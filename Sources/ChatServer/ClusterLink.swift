@@ -56,8 +56,8 @@ final class ClusterLink {
         case accountChanged(String)
         /// Account changes may have been missed: every account must be read again.
         case accountChangesMissed
-        /// Another node counted a wrong password for the account (a key) or from the address.
-        case loginFailed(account: String?, address: String)
+        /// The store's answer to a password attempt's reservation.
+        case loginAttemptReserved(LoginAttempt, LoginAttemptReservation)
         case typing(room: String, [UInt8])
         case filesLoaded(UInt64, LoadedFiles?)
         /// Interrupted uploads expired in the store: their bytes go from the shared folder.
@@ -103,7 +103,6 @@ final class ClusterLink {
         client.subscribe(presenceSubscription)
         client.subscribe(serverSubscription)
         client.subscribe(accountChangesSubscription)
-        client.subscribe(loginFailuresSubscription)
         feed.follow(inboxRoom)
         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
@@ -133,8 +132,6 @@ final class ClusterLink {
             if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
-        case .subscriber(.message(let push)) where push.subscription == loginFailuresSubscription:
-            receivedLoginFailure(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
             report(.accountChangesMissed)
         case .subscriber, .subscriptionsInterrupted:

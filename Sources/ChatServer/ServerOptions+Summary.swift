@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// The settings as their flags name them, to say what a reload changed and what it cannot.
 extension ServerOptions {
     /// Every setting by its flag's name, as text.
@@ -11,7 +13,10 @@ extension ServerOptions {
             "retry": "\(retry)", "retry-above": "\(retryAboveHandshakes)",
             "flood-burst": "\(core.floodBurst)", "flood-rate": "\(core.floodPerSecond)", "typing-rate": "\(core.typingPerSecond)",
             "name": core.serverName, "log-level": logLevel.name, "log-format": logFormat.rawValue,
-            "operator": core.operators.sorted().joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "operator": core.operators.sorted().map { name in
+                core.operatorCertificates[ChatValidation.nickKey(name)].map { "\(name)=sha256:\($0)" } ?? name
+            }.joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "lobby-claimable": "\(core.lobbyClaimable)",
             "password-queue": "\(core.passwordQueueLimit)", "password-workers": "\(passwordWorkers)",
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
@@ -42,6 +47,7 @@ extension ServerOptions {
         filesDirectory = running.filesDirectory
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
+        core.passwordTasksRunning = running.core.passwordTasksRunning
         stateDirectory = running.stateDirectory
         if selfSigned != running.selfSigned {
             selfSigned = running.selfSigned

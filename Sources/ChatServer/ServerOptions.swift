@@ -56,10 +56,14 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
-          --operator NAME      make the account NAME a server operator (repeatable)
+          --operator NAME[=sha256:FINGERPRINT]  make the account NAME a server operator (repeatable); the
+                               name is reserved: only the console's `register NAME` (or a connection with
+                               that client certificate) creates it
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
-          --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
-                               beyond it register and login get rate-limited
+          --lobby-claimable    let any logged-in user claim lobby, the room every client joins first (default:
+                               only a server operator may)
+          --password-queue N   password hashes and checks taken on at once (default 64), logins first;
+                               beyond it register, password and login get rate-limited (a strike)
           --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
                                loop itself, which stalls every client: only to measure that cost)
           --log-level LEVEL    debug, info, warning or error (default info)
@@ -87,7 +91,7 @@ struct ServerOptions {
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "cluster", "node", "cluster-wait-replicas",
     ]
-    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
+    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
     static let optionallyValued: Set<String> = ["advertise"]
     static let onlyOnCommandLine: Set<String> = ["config", "help", "version", "print-fingerprint"]
@@ -187,15 +191,27 @@ struct ServerOptions {
             }
             advertisedName = name
         }
-        for name in options.strings("operator") {
+        for value in options.strings("operator") {
+            // NAME, or NAME=sha256:FINGERPRINT: the certificate that may register the account and is bound to it.
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts.first ?? ""
             guard ChatValidation.isValidAccountName(name) else {
-                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
+                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(value)'")
             }
             core.operators.insert(name)
+            guard parts.count == 2 else { continue }
+            let fingerprint = parts[1].hasPrefix("sha256:") ? String(parts[1].dropFirst("sha256:".count)).lowercased() : ""
+            guard ChatServerConfiguration.isFingerprint(fingerprint) else {
+                throw options.invalid("operator", "takes NAME=sha256: and a certificate's 64 hex digits, not '\(value)'")
+            }
+            core.operatorCertificates[ChatValidation.nickKey(name)] = fingerprint
         }
         core.accountsOnly = try options.flag("accounts-only")
+        core.lobbyClaimable = try options.flag("lobby-claimable")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
         passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
+        // The core hands the workers one task each at a time and keeps the order of the rest.
+        core.passwordTasksRunning = max(1, passwordWorkers)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw options.invalid("log-level", "must be debug, info, warning or error, not '\(level)'")

@@ -48,14 +48,28 @@ public struct ChatServerConfiguration: Sendable, Equatable {
 
     // Accounts and moderation (PROTOCOL.md sections 7 and 8).
 
-    /// Account names of the server operators (`--operator`), compared case-insensitively.
+    /// Account names of the server operators (`--operator`), compared case-insensitively. Each
+    /// name is reserved from the start: no guest may hold it and nobody may `register` it over the
+    /// wire; the operator console creates it (docs/PROTOCOL.md sections 7-8, item 16).
     public var operators: Set<String>
+    /// ``ChatValidation/nickKey(_:)`` of an operator name → the SHA-256 fingerprint (64 lowercase
+    /// hex digits) of a client certificate bound to it by configuration (`--operator
+    /// NAME=sha256:FINGERPRINT`): a connection presenting it may take the nick and `register` the
+    /// account, and logs in to it as if the certificate were bound in the store.
+    public var operatorCertificates: [String: String] = [:]
     /// Only logged-in connections get a hello (`--accounts-only`).
     public var accountsOnly: Bool
+    /// Whether any logged-in user may `claim` `lobby`, the room every client joins by default
+    /// (`--lobby-claimable`); off, only a server operator may (issue 23, finding 6: an owner could
+    /// make it `+invite` and shut every new client out).
+    public var lobbyClaimable = false
     /// Password hashes and checks handed to the glue's workers and not yet answered, at most
     /// (`--password-queue`); beyond it a `register`, `login`, `password` or hello with a password
     /// gets `rate-limited` and nothing is queued.
     public var passwordQueueLimit: Int
+    /// Password tasks handed to the glue at once: its hashing threads (`--password-workers`, at
+    /// least 1); the others wait in the core's queue, in the order docs/PROTOCOL.md gives.
+    public var passwordTasksRunning: Int
     /// Chat-stream messages one connection may send while its password is checked: they wait and
     /// are handled, in order, after the verdict; beyond this many, `rate-limited`.
     public var heldMessageLimit: Int
@@ -102,6 +116,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         operators: Set<String> = [],
         accountsOnly: Bool = false,
         passwordQueueLimit: Int = 64,
+        passwordTasksRunning: Int = 1,
         heldMessageLimit: Int = 100,
         loginFailureLimit: Int = 5,
         loginFailureWindowMilliseconds: Int64 = 60_000,
@@ -136,6 +151,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.operators = operators
         self.accountsOnly = accountsOnly
         self.passwordQueueLimit = passwordQueueLimit
+        self.passwordTasksRunning = passwordTasksRunning
         self.heldMessageLimit = heldMessageLimit
         self.loginFailureLimit = loginFailureLimit
         self.loginFailureWindowMilliseconds = loginFailureWindowMilliseconds
@@ -172,7 +188,11 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(historyDefaultLimit >= 1, "history default limit must be at least 1")
         try require(historyMaxLimit >= historyDefaultLimit, "history max limit must be at least the default limit")
         try require(operators.allSatisfy(ChatValidation.isValidAccountName), "operator names follow the nick rules")
+        let operatorKeys = Set(operators.map(ChatValidation.nickKey))
+        try require(operatorCertificates.allSatisfy { operatorKeys.contains($0.key) && Self.isFingerprint($0.value) },
+                    "an operator's certificate is sha256: and 64 lowercase hex digits, of an operator name")
         try require(passwordQueueLimit >= 1, "password queue must hold at least 1")
+        try require(passwordTasksRunning >= 1, "password tasks running at once must be at least 1")
         try require(heldMessageLimit >= 1, "held messages must be at least 1")
         try require(loginFailureLimit >= 1, "login failure limit must be at least 1")
         try require(loginFailureWindowMilliseconds >= 1, "login failure window must be at least 1 ms")
@@ -182,6 +202,11 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0, "file limits must not be negative")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
+    }
+
+    /// A SHA-256 fingerprint as the engine gives it: 64 lowercase hex digits.
+    public static func isFingerprint(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     private func require(_ condition: Bool, _ message: String) throws(ChatServerConfigurationError) {

@@ -44,7 +44,7 @@ extension ChatServerApp {
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
         case .publishLoginFailure(let account, let address): cluster.publishLoginFailure(account: account, address: address)
         case .loadFiles(let token, let query): cluster.loadFiles(token, query)
-        case .writePartialUploads(let writes): cluster.writePartials(writes)
+        case .writePartialUploads(let writes, let maxBytes): cluster.writePartials(writes, maxBytes: maxBytes)
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
@@ -91,6 +91,8 @@ extension ChatServerApp {
             perform(state.filesLoaded(token, loaded, now: now))
         case .partialsExpired(let keys):
             for key in keys { fileWorker.discard(.partial(key)) }
+        case .contentEvicted(let unused):
+            perform(state.contentEvicted(unused))
         case .fileRecordStored(let token, let outcome):
             perform(state.fileRecordStored(token, outcome, now: now))
         case .typing(let room, let payload):

@@ -72,7 +72,8 @@ final class ChatServerApp {
         }
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
-        fileWorker = FileWorker(loop: loop, directory: directory) { [unowned self] report in handleFileReport(report) }
+        let space = DiskSpace(files: directory.path, database: options.databasePath)
+        fileWorker = FileWorker(loop: loop, directory: directory, space: space) { [unowned self] report in handleFileReport(report) }
         passwordWorkers = PasswordWorkers(loop: loop, threads: options.passwordWorkers) { [unowned self] result in
             perform(state.passwordTaskFinished(result.ticket, result.outcome, now: unixMilliseconds()))
         }

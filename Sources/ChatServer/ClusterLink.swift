@@ -62,6 +62,8 @@ final class ClusterLink {
         case filesLoaded(UInt64, LoadedFiles?)
         /// Interrupted uploads expired in the store: their bytes go from the shared folder.
         case partialsExpired([String])
+        /// Content a save of an upload's record evicted, no longer used by any record.
+        case contentEvicted([String])
         case fileRecordStored(UInt64, FileRecordOutcome)
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)

@@ -41,14 +41,17 @@ final class FileWorker: Sendable {
     static let chunkSize = 64 << 10
 
     let directory: FileDirectory
+    /// The free disk uploads leave (``UploadJob/keepFree``).
+    let space: DiskSpace
     private let queue = DispatchQueue(label: "qchat.files", qos: .utility)
     private let reports: LoopChannel<Report>
     /// Touched on the worker's queue only; the lock is never contended.
     private let sinks = LockedValue<[FileStreamKey: Sink]>([:])
     private let readers = LockedValue<[FileStreamKey: Int32]>([:])
 
-    init(loop: EventLoop, directory: FileDirectory, deliver: @escaping (Report) -> Void) {
+    init(loop: EventLoop, directory: FileDirectory, space: DiskSpace, deliver: @escaping (Report) -> Void) {
         self.directory = directory
+        self.space = space
         reports = loop.makeChannel(deliver)
     }
 
@@ -68,6 +71,12 @@ final class FileWorker: Sendable {
                         close(descriptor)
                         return reports.send(.uploadEnded(key, .badOffset(held: held)))
                     }
+                }
+                // What it will write, with what the uploads under way still will, must leave the reserve.
+                let promised = sinks.withLock { $0.values.reduce(Int64(0)) { $0 + $1.job.size - $1.job.offset - $1.written } }
+                guard space.leaves(job.keepFree, writing: job.size - job.offset, promised: promised) else {
+                    close(descriptor)
+                    return reports.send(.uploadEnded(key, .lowOnDisk(held: job.resumes ? job.offset : 0)))
                 }
                 let sink = Sink(job: job, descriptor: descriptor)
                 if job.resumes { try rehash(job.partialKey, upTo: job.offset, into: sink.hasher) }
@@ -106,6 +115,10 @@ final class FileWorker: Sendable {
             guard let sink = sinks.withLock({ $0[key] }) else { return }
             guard sink.job.offset + sink.written + Int64(bytes.count) <= sink.job.size else {
                 return end(key, sink, .tooLong)
+            }
+            // Others (the database, other programs) may have taken the room this upload had.
+            guard space.leaves(sink.job.keepFree, writing: Int64(bytes.count)) else {
+                return end(key, sink, .lowOnDisk(held: sink.job.offset + sink.written))
             }
             let failure: FileDirectory.Failure? = bytes.withUnsafeBytes { raw in
                 do throws(FileDirectory.Failure) {
@@ -200,7 +213,7 @@ final class FileWorker: Sendable {
         sinks.withLock { $0[key] = nil }
         close(sink.descriptor)
         switch outcome {
-        case .interrupted, .stored, .badOffset: break
+        case .interrupted, .stored, .badOffset, .lowOnDisk: break
         default: directory.remove(.partial(sink.job.partialKey))
         }
         reports.send(.uploadEnded(key, outcome))

@@ -72,7 +72,7 @@ final class ServerMetrics {
     }
 
     /// The outcome labels of `qchat_file_uploads_total`, every one shown from the start.
-    static let uploadOutcomes = ["stored", "bad_checksum", "incomplete", "too_long", "bad_offset", "interrupted", "failed"]
+    static let uploadOutcomes = ["stored", "bad_checksum", "incomplete", "too_long", "bad_offset", "interrupted", "failed", "low_on_disk"]
 
     static func uploadOutcome(_ outcome: UploadOutcome) -> String {
         switch outcome {
@@ -83,6 +83,7 @@ final class ServerMetrics {
         case .badOffset: "bad_offset"
         case .interrupted: "interrupted"
         case .failed: "failed"
+        case .lowOnDisk: "low_on_disk"
         }
     }
 

@@ -32,7 +32,12 @@ struct ServerOptions {
                                without: a temporary folder removed at exit)
           --max-file-size BYTES  largest file a client may share (default 104857600)
           --file-quota BYTES   file bytes one account (or guest) may have stored and uploading (default 1073741824)
-          --files-max-bytes BYTES  distinct file bytes kept; beyond, the oldest files go (default 10737418240)
+          --files-max-bytes BYTES  file bytes kept, stored and uploading; beyond, stored files go, the largest
+                               holder's oldest first (default 10737418240)
+          --file-quota-per-address BYTES  file bytes everyone uploading from one address (not an --exempt
+                               one) may have stored and uploading together (default 1073741824)
+          --disk-reserve BYTES free disk uploads leave for chat, history and accounts, where the files
+                               and the database are; below it uploads are refused (default 67108864)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -85,6 +90,7 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
+        "file-quota-per-address", "disk-reserve",
         "cluster", "node", "cluster-wait-replicas",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
@@ -164,6 +170,9 @@ struct ServerOptions {
         core.maxFileSize = Int64(try options.integer("max-file-size", default: Int(core.maxFileSize), in: 0...(1 << 50)))
         core.fileQuotaBytes = Int64(try options.integer("file-quota", default: Int(core.fileQuotaBytes), in: 0...(1 << 50)))
         core.filesMaxBytes = Int64(try options.integer("files-max-bytes", default: Int(core.filesMaxBytes), in: 0...(1 << 50)))
+        core.fileQuotaPerAddressBytes = Int64(try options.integer("file-quota-per-address", default: Int(core.fileQuotaPerAddressBytes),
+                                                                  in: 0...(1 << 50)))
+        core.diskReserveBytes = Int64(try options.integer("disk-reserve", default: Int(core.diskReserveBytes), in: 0...(1 << 50)))
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))

@@ -79,6 +79,12 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var fileQuotaBytes: Int64
     public var filesMaxBytes: Int64
     public var partialUploadMilliseconds: Int64
+    /// The bytes everyone uploading from one address (not an exempt one) may have stored and in
+    /// progress together (`--file-quota-per-address`; `quota-exceeded`).
+    public var fileQuotaPerAddressBytes: Int64
+    /// Free disk (where the files and the database are) that uploads leave for chat, history and
+    /// accounts (`--disk-reserve`): an upload stops with `quota-exceeded` rather than take it.
+    public var diskReserveBytes: Int64
 
     public init(
         serverName: String = "qchat",
@@ -113,7 +119,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         maxFileSize: Int64 = ChatLimits.defaultMaxFileSize,
         fileQuotaBytes: Int64 = 1 << 30,
         filesMaxBytes: Int64 = 10 << 30,
-        partialUploadMilliseconds: Int64 = 3_600_000
+        partialUploadMilliseconds: Int64 = 3_600_000,
+        fileQuotaPerAddressBytes: Int64 = 1 << 30,
+        diskReserveBytes: Int64 = 64 << 20
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -148,6 +156,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.fileQuotaBytes = fileQuotaBytes
         self.filesMaxBytes = filesMaxBytes
         self.partialUploadMilliseconds = partialUploadMilliseconds
+        self.fileQuotaPerAddressBytes = fileQuotaPerAddressBytes
+        self.diskReserveBytes = diskReserveBytes
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -178,7 +188,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
         try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
-        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0, "file limits must not be negative")
+        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
+                    "file limits must not be negative")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }

@@ -87,13 +87,16 @@ public enum ServerAction: Sendable {
     /// from `address`, for the other nodes' counts (``ChatServerState/loginFailedElsewhere``);
     /// published, never stored.
     case publishLoginFailure(account: String?, address: String)
-    /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
-    /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
+    /// With a shared store: read file records (by id, by upload, what each scope holds) for a
+    /// file stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)
-    /// With a shared store: write interrupted-upload records (behind: nobody waits for them).
-    case writePartialUploads([PartialUploadWrite])
-    /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
-    /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
+    /// With a shared store: write interrupted-upload records (behind: nobody waits for them),
+    /// then evict stored files while distinct content and every upload's charge pass `maxBytes`;
+    /// content no record uses any more comes back through ``ChatServerState/contentEvicted(_:)``.
+    case writePartialUploads([PartialUploadWrite], maxBytes: Int64)
+    /// With a shared store: store a file's record, evicting stored files while distinct content
+    /// and every upload's charge pass `maxBytes` (the party holding the most first, PROTOCOL.md
+    /// section 9 notes); through ``ChatServerState/fileRecordStored(_:_:now:)``.
     case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])

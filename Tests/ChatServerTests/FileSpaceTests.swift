@@ -1,0 +1,198 @@
+import ChatClientKit
+import ChatProtocol
+import Foundation
+import QuicEngine
+import Testing
+import TestSupport
+
+/// End to end, what uploads may hold (issue 23; PROTOCOL.md section 9 notes): interrupted uploads
+/// count against `--files-max-bytes`, everyone uploading from one address shares a quota, and
+/// the disk keeps `--disk-reserve` free for chat, history and accounts.
+@Suite("chat-server file space", .serialized)
+struct FileSpaceTests {
+    /// A raw client from `host` (127.0.0.1 by default) that said hello in the lobby with a fresh peer id.
+    static func guest(_ world: ChatTestWorld, _ nick: String, from host: String? = nil) throws -> RawChatClient {
+        let client = try world.connectRaw(from: host)
+        client.onConnected = { client in
+            guard let chat = try? client.openStream(), let presence = try? client.openStream() else { return }
+            client.write(ChatMessage.join(nick: nick, peer: ChatSession.randomPeerID(), room: "lobby").encodedLine(), to: chat)
+            client.write(ChatMessage.status("online").encodedLine(), to: presence)
+        }
+        _ = world.run { client.has(type: "joined") { $0.sender == nick } }
+        return client
+    }
+
+    /// The first line the server wrote on an upload stream, once it finished it (nil: none within a minute).
+    static func upload(_ world: ChatTestWorld, _ client: RawChatClient, id: String, body: FileStreamPump.Body) throws -> ChatMessage? {
+        let pump = FileStreamPump()
+        let stream = try pump.send(.upload(id: id, room: "lobby", name: id + ".bin", size: Int64(body.count), sha256: body.sha256),
+                                   body: body, on: client)
+        _ = world.run(seconds: 60) { client.finished.contains(stream) }
+        // The pump goes with this function: nothing may call on it later.
+        client.onWritable = { _, _ in }
+        return client.messages(on: stream).first
+    }
+
+    /// Sends `sent` bytes of a `size`-byte upload, waits until the server has them all (or has
+    /// answered), then resets the stream: an interrupted upload. Returns the server's answer, if any.
+    @discardableResult
+    static func interrupt(_ world: ChatTestWorld, _ client: RawChatClient, id: String, size: Int, sent: Int) throws -> ChatMessage? {
+        let body = FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: UInt64(size)), count: size)
+        let pump = FileStreamPump()
+        let stream = try pump.send(.upload(id: id, room: "lobby", name: id + ".bin", size: Int64(size), sha256: body.sha256),
+                                   body: body, to: sent, fin: false, on: client)
+        _ = world.run(seconds: 60) {
+            client.finished.contains(stream) || (pump.isWritten(stream) && client.connection.bufferedAmount(stream) == 0)
+        }
+        if !client.finished.contains(stream) { client.connection.resetStream(stream, errorCode: 0) }
+        client.onWritable = { _, _ in }
+        return client.messages(on: stream).first
+    }
+
+    /// Bytes of the files in `folder`'s `content/` and `partial/`.
+    static func folderBytes(_ folder: String) -> Int {
+        ["content", "partial"].reduce(0) { total, part in
+            let path = folder + "/" + part
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return total + names.reduce(0) { sum, name in
+                sum + (((try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int) ?? 0)
+            }
+        }
+    }
+
+    /// `--files-max-bytes 4 MiB`: four guests (fresh peer ids) interrupt uploads of 1 MiB with all
+    /// but a byte sent; a fifth guest's 1 MiB upload is refused `quota-exceeded` (before issue 23
+    /// it was stored: interrupted uploads counted against their owner's quota only), and the
+    /// folder never holds more than the limit.
+    @Test func interruptedUploadsCountAgainstFilesMaxBytes() async throws {
+        let database = temporaryDatabasePath()
+        let folder = database + ".files"
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: database)
+        }
+        let limit = 4 << 20
+        let answer = try await scenario(server: ["--db", database, "--files", folder, "--files-max-bytes", "\(limit)"]) { world, _ in
+            for n in 0..<4 {
+                let guest = try Self.guest(world, "guest\(n)")
+                try Self.interrupt(world, guest, id: "held-\(n)", size: 1 << 20, sent: (1 << 20) - 1)
+            }
+            let late = try Self.guest(world, "late")
+            return try Self.upload(world, late, id: "late", body: FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: 9),
+                                                                                       count: 1 << 20))
+        }
+        #expect(answer?.code == "quota-exceeded", "\(String(describing: answer))")
+        #expect(Self.folderBytes(folder) <= limit)
+    }
+
+    /// `--exempt none --file-quota-per-address 2 MiB`: guests from 127.0.0.1, each with a fresh
+    /// peer id (a fresh quota of their own), store 1 MiB each until the address's quota is spent;
+    /// the next is `quota-exceeded`, while a guest from 127.0.0.2 still uploads.
+    @Test func guestsOfOneAddressShareItsQuota() async throws {
+        @Sendable func body(_ seed: UInt64) -> FileStreamPump.Body {
+            FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: seed), count: 1 << 20)
+        }
+        let answers = try await scenario(server: ["--exempt", "none", "--file-quota-per-address", "\(2 << 20)"]) { world, _ in
+            var answers: [String?] = []
+            for n in 0..<3 {
+                let guest = try Self.guest(world, "guest\(n)")
+                answers.append(try Self.upload(world, guest, id: "f-\(n)", body: body(UInt64(n) + 20)).map { $0.code ?? $0.type })
+            }
+            let other = try Self.guest(world, "other", from: "127.0.0.2")
+            answers.append(try Self.upload(world, other, id: "f-other", body: body(31)).map { $0.code ?? $0.type })
+            return answers
+        }
+        #expect(answers == ["ack", "ack", "quota-exceeded", "ack"])
+    }
+
+    struct ChatAfterwards: Sendable {
+        var uploadAnswer: ChatMessage?
+        var delivered = false
+        var errors: [String] = []
+        var registered: ChatMessage?
+        var replayed: [String] = []
+    }
+
+    /// Chat, history and accounts go on when uploads are refused for the disk: the message is
+    /// delivered and replayed, `register` works.
+    static func chatStillWorks(_ world: ChatTestWorld, _ result: inout ChatAfterwards) throws {
+        let alice = try Self.guest(world, "alice")
+        let bob = try Self.guest(world, "bob")
+        bob.write(ChatMessage.msg(room: "lobby", text: "after the disk filled", id: "m-after").encodedLine(), to: 0)
+        _ = world.run(seconds: 30) { alice.has(type: "msg") { $0.text == "after the disk filled" } || bob.has(type: "error") }
+        result.delivered = alice.has(type: "msg") { $0.text == "after the disk filled" }
+        bob.write(ChatMessage.register(password: "correct horse battery").encodedLine(), to: 0)
+        _ = world.run(seconds: 60) { bob.has(type: "account") || bob.count(type: "error") > 0 }
+        result.registered = bob.messages(on: 0, type: "account").first
+        result.errors = bob.messages(on: 0, type: "error").compactMap(\.code)
+        let carol = try Self.guest(world, "carol")
+        result.replayed = carol.messages(on: 0, type: "msg").map(\.text)
+    }
+
+    static func checkChat(_ result: ChatAfterwards) {
+        #expect(result.delivered)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.registered?.text == "registered")
+        #expect(result.replayed.contains("after the disk filled"))
+    }
+
+    /// `--disk-reserve` above the free space (what a nearly full disk looks like, without root):
+    /// an upload is refused `quota-exceeded` before any byte is kept; chat and accounts go on.
+    @Test func diskReserveRefusesUploadsNotChat() async throws {
+        let database = temporaryDatabasePath()
+        defer {
+            try? FileManager.default.removeItem(atPath: database + ".files")
+            try? FileManager.default.removeItem(atPath: database)
+        }
+        let result = try await scenario(server: ["--db", database, "--disk-reserve", "\(1 << 50)"]) { world, _ in
+            var result = ChatAfterwards()
+            let uploader = try Self.guest(world, "uploader")
+            result.uploadAnswer = try Self.upload(world, uploader, id: "refused", body: FileStreamPump.Body(FileTransferTests.bytes(1000)))
+            try Self.chatStillWorks(world, &result)
+            return result
+        }
+        #expect(result.uploadAnswer?.code == "quota-exceeded", "\(String(describing: result.uploadAnswer))")
+        Self.checkChat(result)
+        let partials = (try? FileManager.default.contentsOfDirectory(atPath: database + ".files/partial")) ?? []
+        #expect(partials.isEmpty)
+    }
+
+    /// The attack of issue 23 on a real 64 MiB file system (a tmpfs; the suite runs as root):
+    /// guests with fresh peer ids leave interrupted uploads, ever smaller, until uploads are
+    /// refused. With the files and the database on it, chat, history and accounts still work
+    /// afterwards (before issue 23, `partial/` filled the disk and `msg` and `register` got
+    /// `unavailable`). With `--files-max-bytes` 16 MiB the limit holds first; above the disk's
+    /// size, `--disk-reserve` does.
+    @Test(.enabled(if: TmpfsMount.isPossible, "mounting a tmpfs needs root"), arguments: [16 << 20, 1 << 30])
+    func interruptedUploadsCannotFillTheDisk(filesMaxBytes: Int) async throws {
+        let disk = try TmpfsMount(size: "64m")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
+        let arguments = ["--files", mountPoint + "/files", "--db", mountPoint + "/chat.db", "--max-file-size", "\(8 << 20)",
+                         "--files-max-bytes", "\(filesMaxBytes)", "--disk-reserve", "\(8 << 20)"]
+        let result = try await scenario(server: arguments) { world, _ -> ChatAfterwards in
+            var result = ChatAfterwards()
+            var guest = try Self.guest(world, "filler")
+            var uploads = 0
+            for piece in [4 << 20, 1 << 20, 256 << 10, 64 << 10, 16 << 10, 4 << 10] {
+                for _ in 0..<40 {
+                    // A fresh peer id every few uploads, as the attacker had.
+                    if uploads % 4 == 3 { guest = try Self.guest(world, "filler") }
+                    uploads += 1
+                    let answer = try Self.interrupt(world, guest, id: "fill-\(uploads)", size: piece + 1, sent: piece)
+                    if answer?.type == "error" {
+                        result.uploadAnswer = answer
+                        break
+                    }
+                }
+            }
+            try Self.chatStillWorks(world, &result)
+            return result
+        }
+        let folderBytes = Self.folderBytes(mountPoint + "/files")
+        print("filesMaxBytes \(filesMaxBytes): files folder \(folderBytes) bytes, free \(disk.freeBytes) bytes")
+        #expect(result.uploadAnswer?.code == "quota-exceeded", "\(String(describing: result.uploadAnswer))")
+        #expect(folderBytes <= filesMaxBytes)
+        Self.checkChat(result)
+    }
+}

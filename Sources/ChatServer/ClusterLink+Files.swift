@@ -7,7 +7,7 @@ import RedisClient
 /// others: `{files}:records` (id → record), `{files}:uploads` (`DIGEST:ID` of the upload → id),
 /// `{files}:content` (SHA-256 → how many records use it), `{files}:bytes` (distinct content
 /// bytes), `{files}:owners` (owner, and `address:A`, → bytes of its files), `{files}:order` (id
-/// by time stored), `{files}:parties` (party → bytes of its files; ``FileOwner``) with
+/// by time stored), `{files}:parties` (party → bytes of its files; ``FileOwner/party(owner:address:)``) with
 /// `{files}:party:PARTY` (its ids by time stored, for eviction); interrupted uploads and uploads
 /// being received: `{files}:partials` (key → record), `{files}:partial-of` (`DIGEST:ID` → key),
 /// `{files}:partial-owners` (owner, `address:A` and `*` for everyone → bytes charged),
@@ -54,7 +54,9 @@ extension ClusterLink {
         local function partyOf(record)
           local address = field(record, 18)
           if address and address ~= '' then return 'address:' .. address end
-          return field(record, 12)
+          local owner = field(record, 12)
+          if string.sub(owner, 1, 5) == 'peer:' then return 'guests' end
+          return owner
         end
 
         local function partyOrder(party) return '{files}:party:' .. party end

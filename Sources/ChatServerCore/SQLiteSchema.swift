@@ -93,7 +93,7 @@ enum SQLiteSchema {
         """
 
     /// The party expression is ``FileOwner/party(owner:address:)``'s, indexed for eviction.
-    static let party = "(CASE address WHEN '' THEN owner ELSE 'address:' || address END)"
+    static let party = "(CASE WHEN address != '' THEN 'address:' || address WHEN substr(owner, 1, 5) = 'peer:' THEN 'guests' ELSE owner END)"
 
     private static let versionFour = """
         ALTER TABLE files ADD COLUMN address TEXT NOT NULL DEFAULT '';

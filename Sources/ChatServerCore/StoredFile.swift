@@ -61,8 +61,13 @@ public enum FileOwner {
     }
 
     /// Whose files eviction weighs together (PROTOCOL.md section 9 notes): everyone uploading from
-    /// one address, or, from an exempt address (empty), the owner alone.
+    /// one address; from an exempt address (empty), an account alone and every guest together
+    /// (peer ids cost nothing to make, and such an address cannot tell their holders apart).
     public static func party(owner: String, address: String) -> String {
-        address.isEmpty ? owner : FileScope.address(address).key
+        if !address.isEmpty { return FileScope.address(address).key }
+        return owner.hasPrefix("peer:") ? exemptGuests : owner
     }
+
+    /// The party of the guests of exempt addresses.
+    public static let exemptGuests = "guests"
 }

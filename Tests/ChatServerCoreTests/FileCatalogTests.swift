@@ -85,8 +85,9 @@ struct FileCatalogTests {
     }
 
     /// Eviction takes the oldest file of the party holding the most bytes (an address's uploaders
-    /// together; an owner alone from an exempt address), the uploader's party counting what it
-    /// adds; among equal holders, the one whose oldest file is oldest. An address counts its files.
+    /// together; from an exempt address an account alone, all guests together), the uploader's
+    /// party counting what it adds; among equal holders, the one whose oldest file is oldest. An
+    /// address counts its files.
     @Test(arguments: Kind.allCases)
     func evictionTakesFromTheLargestHolderFirst(_ kind: Kind) throws {
         let catalog = try Fixture(kind).catalog
@@ -105,9 +106,14 @@ struct FileCatalogTests {
         #expect(try catalog.nextEviction(uploaderParty: "address:10.0.0.7", adding: 100)?.id == "g1")
         // The member's party, counting a 250-byte upload, holds the most: its own file goes.
         #expect(try catalog.nextEviction(uploaderParty: "address:10.0.0.2", adding: 250)?.id == "member")
-        // Equal holders: the oldest file of the two.
-        try catalog.storeFile(Self.file("exempt", sha: "e", size: 300, ts: 5, owner: "peer:X", peer: "X"), event: nil, retainPerRoom: 100)
-        #expect(try catalog.nextEviction(uploaderParty: "peer:Y", adding: 0)?.id == "exempt")
+        // Guests of exempt addresses are one party, whatever their peer ids; equal holders: the
+        // oldest file of the two parties.
+        try catalog.storeFile(Self.file("exempt1", sha: "e", size: 200, ts: 5, owner: "peer:X", peer: "X"), event: nil, retainPerRoom: 100)
+        #expect(try catalog.nextEviction(uploaderParty: "peer:Y", adding: 0)?.id == "g1")
+        try catalog.storeFile(Self.file("exempt2", sha: "f", size: 100, ts: 20, owner: "peer:Z", peer: "Z"), event: nil, retainPerRoom: 100)
+        #expect(try catalog.nextEviction(uploaderParty: FileOwner.exemptGuests, adding: 0)?.id == "exempt1")
+        // An account from an exempt address is a party of its own.
+        #expect(try catalog.nextEviction(uploaderParty: "account:bob", adding: 400)?.id == "exempt1")
     }
 
     /// Partial uploads are keyed by peer and id (a new one replaces the old), found by age, and

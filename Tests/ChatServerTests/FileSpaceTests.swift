@@ -49,6 +49,11 @@ struct FileSpaceTests {
         return client.messages(on: stream).first
     }
 
+    /// A file of 1 MiB, its bytes drawn from `seed`.
+    static func mebibyte(_ seed: UInt64) -> FileStreamPump.Body {
+        FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: seed), count: 1 << 20)
+    }
+
     /// Bytes of the files in `folder`'s `content/` and `partial/`.
     static func folderBytes(_ folder: String) -> Int {
         ["content", "partial"].reduce(0) { total, part in
@@ -78,8 +83,7 @@ struct FileSpaceTests {
                 try Self.interrupt(world, guest, id: "held-\(n)", size: 1 << 20, sent: (1 << 20) - 1)
             }
             let late = try Self.guest(world, "late")
-            return try Self.upload(world, late, id: "late", body: FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: 9),
-                                                                                       count: 1 << 20))
+            return try Self.upload(world, late, id: "late", body: Self.mebibyte(9))
         }
         #expect(answer?.code == "quota-exceeded", "\(String(describing: answer))")
         #expect(Self.folderBytes(folder) <= limit)
@@ -89,20 +93,49 @@ struct FileSpaceTests {
     /// peer id (a fresh quota of their own), store 1 MiB each until the address's quota is spent;
     /// the next is `quota-exceeded`, while a guest from 127.0.0.2 still uploads.
     @Test func guestsOfOneAddressShareItsQuota() async throws {
-        @Sendable func body(_ seed: UInt64) -> FileStreamPump.Body {
-            FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: seed), count: 1 << 20)
-        }
         let answers = try await scenario(server: ["--exempt", "none", "--file-quota-per-address", "\(2 << 20)"]) { world, _ in
             var answers: [String?] = []
             for n in 0..<3 {
                 let guest = try Self.guest(world, "guest\(n)")
-                answers.append(try Self.upload(world, guest, id: "f-\(n)", body: body(UInt64(n) + 20)).map { $0.code ?? $0.type })
+                answers.append(try Self.upload(world, guest, id: "f-\(n)", body: Self.mebibyte(UInt64(n) + 20)).map { $0.code ?? $0.type })
             }
             let other = try Self.guest(world, "other", from: "127.0.0.2")
-            answers.append(try Self.upload(world, other, id: "f-other", body: body(31)).map { $0.code ?? $0.type })
+            answers.append(try Self.upload(world, other, id: "f-other", body: Self.mebibyte(31)).map { $0.code ?? $0.type })
             return answers
         }
         #expect(answers == ["ack", "ack", "quota-exceeded", "ack"])
+    }
+
+    /// Fresh guests (a new peer id each) cannot push out an earlier member's file (issue 23, item
+    /// 7): under `--files-max-bytes 4 MiB`, the member shares 1 MiB, then four guests from
+    /// 127.0.0.1 share 1 MiB each; the member's file still downloads whole (before issue 23 it was
+    /// `no-such-file`: the oldest went first). Eviction takes the oldest file of the party holding
+    /// the most: the guests' address; with loopback exempt (the default), all guests together, the
+    /// member then being logged in (an account is its own party).
+    @Test(arguments: [true, false])
+    func freshGuestsCannotPushOutAMembersFile(loopbackExempt: Bool) async throws {
+        let memberFile = Self.mebibyte(40)
+        let server = ["--files-max-bytes", "\(4 << 20)"] + (loopbackExempt ? [] : ["--exempt", "none"])
+        let outcome = try await scenario(server: server) { world, _ -> (guests: [String?], downloaded: Int?, hash: String?) in
+            let alice = try Self.guest(world, "alice", from: loopbackExempt ? nil : "127.0.0.2")
+            if loopbackExempt {
+                alice.write(ChatMessage.register(password: "correct horse battery").encodedLine(), to: 0)
+                _ = world.run(seconds: 60) { alice.has(type: "account") || alice.has(type: "error") }
+            }
+            guard let shared = try Self.upload(world, alice, id: "member", body: memberFile)?.file else { return ([], nil, nil) }
+            var guests: [String?] = []
+            for n in 0..<4 {
+                let guest = try Self.guest(world, "guest\(n)")
+                guests.append(try Self.upload(world, guest, id: "g-\(n)", body: Self.mebibyte(UInt64(50 + n))).map { $0.code ?? $0.type })
+            }
+            let bob = try Self.guest(world, "bob", from: loopbackExempt ? nil : "127.0.0.3")
+            bob.hashesFileBodies = true
+            let download = try FileStreamPump().send(.download(file: shared), on: bob)
+            _ = world.run(seconds: 60) { bob.finished.contains(download) }
+            return (guests, bob.bodyCounts[download], bob.bodyHashes[download]?.finishHex())
+        }
+        #expect(outcome.guests == ["ack", "ack", "ack", "ack"])
+        #expect(outcome.downloaded == memberFile.count && outcome.hash == memberFile.sha256, "the member's file was evicted")
     }
 
     struct ChatAfterwards: Sendable {

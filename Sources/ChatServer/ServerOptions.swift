@@ -38,6 +38,9 @@ struct ServerOptions {
                                one) may have stored and uploading together (default 1073741824)
           --disk-reserve BYTES free disk uploads leave for chat, history and accounts, where the files
                                and the database are; below it uploads are refused (default 67108864)
+          --max-partial-uploads N  uploads in progress or interrupted (waiting an hour for a resume) one
+                               account, guest or address may have (default 32)
+          --max-partial-uploads-total N  the same for the whole server (default 10000)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -90,7 +93,7 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
-        "file-quota-per-address", "disk-reserve",
+        "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
         "cluster", "node", "cluster-wait-replicas",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
@@ -173,6 +176,9 @@ struct ServerOptions {
         core.fileQuotaPerAddressBytes = Int64(try options.integer("file-quota-per-address", default: Int(core.fileQuotaPerAddressBytes),
                                                                   in: 0...(1 << 50)))
         core.diskReserveBytes = Int64(try options.integer("disk-reserve", default: Int(core.diskReserveBytes), in: 0...(1 << 50)))
+        core.maxPartialUploads = try options.integer("max-partial-uploads", default: core.maxPartialUploads, in: 1...1_000_000)
+        core.maxPartialUploadsTotal = try options.integer("max-partial-uploads-total", default: core.maxPartialUploadsTotal,
+                                                          in: 1...100_000_000)
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))

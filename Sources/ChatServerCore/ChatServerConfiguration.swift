@@ -85,6 +85,11 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     /// Free disk (where the files and the database are) that uploads leave for chat, history and
     /// accounts (`--disk-reserve`): an upload stops with `quota-exceeded` rather than take it.
     public var diskReserveBytes: Int64
+    /// Uploads in progress and interrupted ones waiting for a resume, at most, of one account or
+    /// guest and of one address (`--max-partial-uploads`), and of the whole server
+    /// (`--max-partial-uploads-total`): a record costs the same whatever its bytes.
+    public var maxPartialUploads: Int
+    public var maxPartialUploadsTotal: Int
 
     public init(
         serverName: String = "qchat",
@@ -121,7 +126,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         filesMaxBytes: Int64 = 10 << 30,
         partialUploadMilliseconds: Int64 = 3_600_000,
         fileQuotaPerAddressBytes: Int64 = 1 << 30,
-        diskReserveBytes: Int64 = 64 << 20
+        diskReserveBytes: Int64 = 64 << 20,
+        maxPartialUploads: Int = 32,
+        maxPartialUploadsTotal: Int = 10_000
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -158,6 +165,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.partialUploadMilliseconds = partialUploadMilliseconds
         self.fileQuotaPerAddressBytes = fileQuotaPerAddressBytes
         self.diskReserveBytes = diskReserveBytes
+        self.maxPartialUploads = maxPartialUploads
+        self.maxPartialUploadsTotal = maxPartialUploadsTotal
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -190,6 +199,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
         try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
                     "file limits must not be negative")
+        try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1, "partial upload limits must be at least 1")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }

@@ -18,7 +18,13 @@ extension ChatServerState {
         }
         nextSharedToken += 1
         pendingFiles[nextSharedToken] = .header(key, message, remote: remote)
-        out.append(.loadFiles(nextSharedToken, query))
+        guard message.messageType == .upload else { return out.append(.loadFiles(nextSharedToken, query)) }
+        if uploadReadOut {
+            waitingUploadReads.append((nextSharedToken, query))
+        } else {
+            uploadReadOut = true
+            out.append(.loadFiles(nextSharedToken, query))
+        }
     }
 
     /// The answer to ``ServerAction/loadFiles(_:_:)``; nil when the store could not be read.
@@ -27,21 +33,33 @@ extension ChatServerState {
               let catalog = files as? SharedFileCatalog else {
             return [.log(.warning, "unknown file read", ["token": String(token)])]
         }
-        guard let session = clients[key.client] else { return [] }
         var out: [ServerAction] = []
-        guard let loaded else {
-            refuseFileStream(key, .unavailable, "the file store cannot be read now", id: message.id, into: &out)
-            return out
+        if let session = clients[key.client] {
+            if let loaded {
+                catalog.remember(loaded)
+                if message.messageType == .download {
+                    handleDownload(message, on: key, from: session, into: &out)
+                } else {
+                    handleUploadHeader(message, on: key, from: session, remote: remote, now: now, into: &out)
+                }
+                catalog.clear()
+                writeSharedPartials(into: &out)
+            } else {
+                refuseFileStream(key, .unavailable, "the file store cannot be read now", id: message.id, into: &out)
+            }
         }
-        catalog.remember(loaded)
-        defer { catalog.clear() }
-        if message.messageType == .download {
-            handleDownload(message, on: key, from: session, into: &out)
-        } else {
-            handleUploadHeader(message, on: key, from: session, remote: remote, now: now, into: &out)
-        }
-        writeSharedPartials(into: &out)
+        // The next upload header's read goes after what this one wrote.
+        if message.messageType == .upload { sendNextUploadRead(into: &out) }
         return out
+    }
+
+    private func sendNextUploadRead(into out: inout [ServerAction]) {
+        guard !waitingUploadReads.isEmpty else {
+            uploadReadOut = false
+            return
+        }
+        let next = waitingUploadReads.removeFirst()
+        out.append(.loadFiles(next.token, next.query))
     }
 
     /// Interrupted-upload records the last step changed, for the shared store.

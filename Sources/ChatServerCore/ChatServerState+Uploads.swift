@@ -119,22 +119,29 @@ extension ChatServerState {
 
     /// Why `partial` may not begin (PROTOCOL.md section 9 quotas), or nil: its owner's and its
     /// address's stored files and uploads, and everyone's uploads (which stored files cannot make
-    /// room for), with it, stay within their limits. `replacing`: the interrupted upload it
+    /// room for), with it, stay within their limits, in bytes and in uploads. `replacing`: the interrupted upload it
     /// resumes or replaces, which no longer counts.
     private func quotaRefusal(of partial: PartialUpload, replacing: String?) throws -> String? {
+        let limit = configuration.maxPartialUploads
+        let waiting = "uploads in progress or waiting for a resume (an interrupted one waits an hour)"
         let mine = try files.usage(of: .owner(partial.owner), exceptPartial: replacing)
         if mine.fileBytes + mine.partialBytes + partial.size > configuration.fileQuotaBytes {
             return "this upload would pass your quota of \(configuration.fileQuotaBytes) bytes"
         }
+        if mine.partials >= limit { return "you have \(limit) \(waiting)" }
         if !partial.address.isEmpty {
             let address = try files.usage(of: .address(partial.address), exceptPartial: replacing)
             if address.fileBytes + address.partialBytes + partial.size > configuration.fileQuotaPerAddressBytes {
                 return "this upload would pass the quota of \(configuration.fileQuotaPerAddressBytes) bytes of your address"
             }
+            if address.partials >= limit { return "your address has \(limit) \(waiting)" }
         }
         let everyone = try files.usage(of: .everyone, exceptPartial: replacing)
         if everyone.partialBytes + partial.size > configuration.filesMaxBytes {
             return "uploads in progress and interrupted ones take the server's file space now; try again later"
+        }
+        if everyone.partials >= configuration.maxPartialUploadsTotal {
+            return "the server has \(configuration.maxPartialUploadsTotal) \(waiting); try again later"
         }
         return nil
     }

@@ -94,4 +94,33 @@ struct FileQuotaTests {
         let resumed = try #require(harness.upload("u2", size: 100, offset: 60, on: Harness.fileStream(1, 3)).uploadJobs.first?.job)
         #expect(resumed.partialKey == started.partialKey && resumed.resumes)
     }
+
+    /// Uploads in progress and interrupted ones count as records too (zero bytes cost nothing):
+    /// at most `maxPartialUploads` per owner and per address, `maxPartialUploadsTotal` in all; a
+    /// resume of one held is not one more.
+    @Test func uploadsWaitingAreCountedNotOnlyTheirBytes() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.maxPartialUploads = 3
+        configuration.maxPartialUploadsTotal = 5
+        let harness = try FileStreamTests.threeClients(configuration)
+        harness.login(10, nick: "g1", presence: false, address: "10.0.0.9")
+        for n in Int64(0)..<3 {
+            let key = Harness.fileStream(10, n)
+            #expect(harness.upload("z\(n)", size: 10, on: key).uploadJobs.count == 1)
+            harness.uploadEnded(key, .interrupted(held: 0))
+        }
+        #expect(harness.upload("z3", size: 10, on: Harness.fileStream(10, 3)).fileErrorCodes == ["quota-exceeded"])
+        #expect(harness.upload("z1", size: 10, offset: 0, on: Harness.fileStream(10, 4)).uploadJobs.count == 1)
+        // A fresh peer id from the same address is held by the address's count.
+        harness.login(11, nick: "g2", presence: false, address: "10.0.0.9")
+        #expect(harness.upload("y", size: 10, on: Harness.fileStream(11)).fileErrorCodes == ["quota-exceeded"])
+        // Another address has its own count, up to the server's.
+        harness.login(12, nick: "g3", presence: false, address: "10.0.0.8")
+        #expect(harness.upload("x0", size: 10, on: Harness.fileStream(12)).uploadJobs.count == 1)
+        #expect(harness.upload("x1", size: 10, on: Harness.fileStream(12, 1)).uploadJobs.count == 1)
+        #expect(harness.upload("x2", size: 10, on: Harness.fileStream(12, 2)).fileErrorCodes == ["quota-exceeded"])
+        // A stored upload no longer counts.
+        harness.uploadEnded(Harness.fileStream(12), .stored)
+        #expect(harness.upload("x3", size: 10, on: Harness.fileStream(12, 3)).uploadJobs.count == 1)
+    }
 }

@@ -34,7 +34,7 @@ struct FileSpaceTests {
     }
 
     /// Sends `sent` bytes of a `size`-byte upload, waits until the server has them all (or has
-    /// answered), then resets the stream: an interrupted upload. Returns the server's answer, if any.
+    /// answered), then abandons the stream: an interrupted upload. Returns the server's answer, if any.
     @discardableResult
     static func interrupt(_ world: ChatTestWorld, _ client: RawChatClient, id: String, size: Int, sent: Int) throws -> ChatMessage? {
         let body = FileStreamPump.Body(repeating: FileTransferTests.bytes(4096, seed: UInt64(size)), count: size)
@@ -44,7 +44,11 @@ struct FileSpaceTests {
         _ = world.run(seconds: 60) {
             client.finished.contains(stream) || (pump.isWritten(stream) && client.connection.bufferedAmount(stream) == 0)
         }
-        if !client.finished.contains(stream) { client.connection.resetStream(stream, errorCode: 0) }
+        if !client.finished.contains(stream) {
+            // Both ways, as a client abandoning the upload does: the stream closes and its credit returns.
+            client.connection.resetStream(stream, errorCode: 0)
+            client.connection.stopSending(stream, errorCode: 0)
+        }
         client.onWritable = { _, _ in }
         return client.messages(on: stream).first
     }
@@ -136,6 +140,30 @@ struct FileSpaceTests {
         }
         #expect(outcome.guests == ["ack", "ack", "ack", "ack"])
         #expect(outcome.downloaded == memberFile.count && outcome.hash == memberFile.sha256, "the member's file was evicted")
+    }
+
+    /// Zero-byte interrupted uploads no longer pile up (issue 23, item 13: 1,600 records in 20 s):
+    /// `--max-partial-uploads 4` per guest and per address, `--max-partial-uploads-total 10`. Each
+    /// header is refused `quota-exceeded` once its guest, its address or the server holds that
+    /// many uploads in progress or interrupted.
+    @Test func zeroByteUploadsCannotPileUp() async throws {
+        let server = ["--exempt", "none", "--max-partial-uploads", "4", "--max-partial-uploads-total", "10"]
+        let answers = try await scenario(server: server) { world, _ -> [String] in
+            var answers: [String] = []
+            func pile(_ guest: RawChatClient, _ count: Int, _ name: String) throws {
+                for n in 0..<count {
+                    let answer = try Self.interrupt(world, guest, id: "\(name)-\(n)", size: 1000, sent: 0)
+                    answers.append(answer?.code ?? "held")
+                }
+            }
+            try pile(try Self.guest(world, "g1"), 5, "g1")
+            try pile(try Self.guest(world, "g2"), 1, "g2")
+            try pile(try Self.guest(world, "g3", from: "127.0.0.2"), 4, "g3")
+            try pile(try Self.guest(world, "g4", from: "127.0.0.3"), 3, "g4")
+            return answers
+        }
+        let held = ["held", "held", "held", "held"]
+        #expect(answers == held + ["quota-exceeded"] + ["quota-exceeded"] + held + ["held", "held", "quota-exceeded"])
     }
 
     struct ChatAfterwards: Sendable {

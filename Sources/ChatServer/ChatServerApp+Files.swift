@@ -15,7 +15,7 @@ extension ChatServerApp {
     func fileStreamOpened(_ stream: QuicStreamID, on connection: QuicConnection) -> Bool {
         guard Self.isFileStream(stream), connection.negotiatedALPN == "qchat/1", let link = links[connection.id] else { return false }
         connection.markBulk(stream)
-        link.fileStreams[stream] = FileStreamLink()
+        link.fileStreams[stream] = FileStreamLink(now: unixMilliseconds())
         return true
     }
 
@@ -23,6 +23,7 @@ extension ChatServerApp {
         guard let file = link.fileStreams[stream] else { return }
         let connection = link.connection
         let key = FileStreamKey(client: connection.id, stream: stream)
+        if !bytes.isEmpty || fin { file.lastProgress = now }
         var body = bytes[...]
         if case .header = file.phase {
             let outcome = file.reader.feed(bytes, fin: fin)
@@ -132,7 +133,11 @@ extension ChatServerApp {
         switch report {
         case .consumed(let key, let count):
             metrics.fileBytesReceived += count
-            links[key.client]?.connection.releaseReceiveCredit(key.stream, count: count)
+            // A slow disk is no stalled client.
+            if let (link, file) = fileStream(key) {
+                file.lastProgress = unixMilliseconds()
+                link.connection.releaseReceiveCredit(key.stream, count: count)
+            }
         case .uploadEnded(let key, let outcome):
             metrics.noteUploadEnded(outcome)
             perform(state.uploadEnded(key, outcome, now: unixMilliseconds()))
@@ -160,6 +165,7 @@ extension ChatServerApp {
             let last = next == end
             guard let accepted = try? link.connection.write(file.pending, to: key.stream, fin: last) else { return }
             metrics.fileBytesSent += accepted
+            if accepted > 0 { file.lastProgress = unixMilliseconds() }
             file.pending.removeFirst(accepted)
             guard file.pending.isEmpty else { return }  // streamWritable brings the rest
             if last {
@@ -170,6 +176,35 @@ extension ChatServerApp {
         guard !file.reading else { return }
         file.reading = true
         fileWorker.read(sha256, at: next, count: Int(min(Int64(FileWorker.chunkSize), end - next)), for: key)
+    }
+
+    /// File streams without progress for `--file-stall-timeout` are given up, both ways (RESET_STREAM
+    /// and STOP_SENDING 0x1), so a client that stops sending (or reading) holds no file open and no
+    /// stream for long: an upload is interrupted (every byte that arrived is written first and
+    /// kept for a resume), a download ends (the client may ask again from an offset). Checked every
+    /// second.
+    func giveUpStalledFileStreams(now: Int64) {
+        let limit = state.configuration.fileStallMilliseconds
+        for link in links.values where !link.fileStreams.isEmpty {
+            for (stream, file) in link.fileStreams where now - file.lastProgress >= limit {
+                let key = FileStreamKey(client: link.connection.id, stream: stream)
+                switch file.phase {
+                case .done: continue
+                case .header: break
+                case .deciding(let held, _): link.connection.releaseReceiveCredit(stream, count: held.count)
+                case .receiving:
+                    handOverUnwritten(file, key)
+                    fileWorker.interruptUpload(key)
+                case .sending: fileWorker.finishDownload(key)
+                }
+                file.phase = .done
+                file.unwritten = []
+                link.connection.stopSending(stream, errorCode: 0x1)
+                link.connection.resetStream(stream, errorCode: 0x1)
+                metrics.fileStreamsStalled += 1
+                logger.log(.info, "file stream stalled", ["client": "\(link.connection.id)", "stream": "\(stream)"])
+            }
+        }
     }
 
     /// An upload's body bytes received so far go to the worker as one job.

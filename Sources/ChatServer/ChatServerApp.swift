@@ -90,6 +90,7 @@ final class ChatServerApp {
         OperatorConsole.attach(to: self)
         sweepStrayFileBytes()
         expireInterruptedUploads()
+        watchForStalledFileStreams()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
                       "files": fileWorker.directory.path,
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
@@ -280,6 +281,12 @@ final class ChatServerApp {
     }
 
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.
+    /// Every second: file streams without progress are given up (``giveUpStalledFileStreams(now:)``).
+    private func watchForStalledFileStreams() {
+        giveUpStalledFileStreams(now: unixMilliseconds())
+        loop.schedule(at: .now() + .seconds(1)) { [unowned self] in watchForStalledFileStreams() }
+    }
+
     private func expireInterruptedUploads() {
         perform(state.expireInterruptedUploads(now: unixMilliseconds()))
         loop.schedule(at: .now() + .seconds(600)) { [unowned self] in expireInterruptedUploads() }

@@ -29,6 +29,14 @@ final class FileStreamLink {
     var unwritten: [UInt8] = []
     /// In the glue's list of uploads to hand over at the end of the round.
     var listedForHandOver = false
+    /// Unix milliseconds of the stream's last progress: opened, header or body bytes in, body
+    /// bytes written to disk, download bytes taken by the stream. A stream without any for
+    /// `--file-stall-timeout` is given up (``ChatServerApp/giveUpStalledFileStreams(now:)``).
+    var lastProgress: Int64
+
+    init(now: Int64) {
+        lastProgress = now
+    }
 
     /// Bytes of an upload per worker job (one `write`, one hash update, one credit report).
     static let handOverSize = 64 << 10

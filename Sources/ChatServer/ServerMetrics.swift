@@ -36,6 +36,8 @@ final class ServerMetrics {
     /// Uploads that ended, by outcome label (`uploadOutcome`); downloads begun.
     var uploadsEnded: [String: Int] = [:]
     var downloadsStarted = 0
+    /// File streams given up for making no progress (`--file-stall-timeout`).
+    var fileStreamsStalled = 0
     /// File body bytes written to disk for uploads, and handed to streams for downloads.
     var fileBytesReceived = 0
     var fileBytesSent = 0

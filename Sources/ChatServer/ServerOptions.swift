@@ -41,6 +41,10 @@ struct ServerOptions {
           --max-partial-uploads N  uploads in progress or interrupted (waiting an hour for a resume) one
                                account, guest or address may have (default 32)
           --max-partial-uploads-total N  the same for the whole server (default 10000)
+          --max-uploads N      uploads received at once, each holding a file open (default 256); more are
+                               refused unavailable
+          --file-stall-timeout S  a file stream without progress for S seconds is given up, an upload kept
+                               for its resume (default 60)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -94,6 +98,7 @@ struct ServerOptions {
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
+        "max-uploads", "file-stall-timeout",
         "cluster", "node", "cluster-wait-replicas",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
@@ -179,6 +184,9 @@ struct ServerOptions {
         core.maxPartialUploads = try options.integer("max-partial-uploads", default: core.maxPartialUploads, in: 1...1_000_000)
         core.maxPartialUploadsTotal = try options.integer("max-partial-uploads-total", default: core.maxPartialUploadsTotal,
                                                           in: 1...100_000_000)
+        core.maxUploads = try options.integer("max-uploads", default: core.maxUploads, in: 1...1_000_000)
+        core.fileStallMilliseconds = Int64(try options.double("file-stall-timeout", default: Double(core.fileStallMilliseconds) / 1000,
+                                                              in: 1...86_400) * 1000)
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))

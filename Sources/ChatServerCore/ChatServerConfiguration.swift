@@ -90,6 +90,13 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     /// (`--max-partial-uploads-total`): a record costs the same whatever its bytes.
     public var maxPartialUploads: Int
     public var maxPartialUploadsTotal: Int
+    /// Uploads being received at once, each holding a file open (`--max-uploads`); one more is
+    /// `unavailable` (per connection four file streams, per address `maxPartialUploads`, bound them too).
+    public var maxUploads: Int
+    /// A file stream that makes no progress this long (no body byte in, none written out, no
+    /// header) is given up by the glue: an upload is interrupted, its bytes kept for a resume
+    /// (`--file-stall-timeout`).
+    public var fileStallMilliseconds: Int64
 
     public init(
         serverName: String = "qchat",
@@ -128,7 +135,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         fileQuotaPerAddressBytes: Int64 = 1 << 30,
         diskReserveBytes: Int64 = 64 << 20,
         maxPartialUploads: Int = 32,
-        maxPartialUploadsTotal: Int = 10_000
+        maxPartialUploadsTotal: Int = 10_000,
+        maxUploads: Int = 256,
+        fileStallMilliseconds: Int64 = 60_000
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -167,6 +176,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.diskReserveBytes = diskReserveBytes
         self.maxPartialUploads = maxPartialUploads
         self.maxPartialUploadsTotal = maxPartialUploadsTotal
+        self.maxUploads = maxUploads
+        self.fileStallMilliseconds = fileStallMilliseconds
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -199,7 +210,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
         try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
                     "file limits must not be negative")
-        try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1, "partial upload limits must be at least 1")
+        try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1 && maxUploads >= 1, "upload limits must be at least 1")
+        try require(fileStallMilliseconds >= 1_000, "the file stall timeout must be at least a second")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }

@@ -38,6 +38,14 @@ extension ChatServerState {
             return
         }
         guard let place = uploadPlace(message, id: id, on: key, from: session, remote: remote, into: &out) else { return }
+        // Each upload being received holds a file open: at most so many at once (one taken over
+        // by this header gives its place).
+        let receiving = activeUploads.values.count { $0.partial.peer != session.peer || $0.partial.id != id }
+        guard receiving < configuration.maxUploads else {
+            refuseFileStream(key, .unavailable, "the server receives \(configuration.maxUploads) uploads at once now; try again shortly",
+                             id: id, into: &out)
+            return
+        }
         let owner = FileOwner.key(account: session.account, peer: session.peer)
         let offset = message.offset ?? 0
         let held: PartialUpload?

@@ -123,4 +123,19 @@ struct FileQuotaTests {
         harness.uploadEnded(Harness.fileStream(12), .stored)
         #expect(harness.upload("x3", size: 10, on: Harness.fileStream(12, 3)).uploadJobs.count == 1)
     }
+
+    /// At most `maxUploads` uploads are received at once (each holds a file open): one more is
+    /// `unavailable`; a header taking over an upload being received is not one more.
+    @Test func uploadsReceivedAtOnceAreBounded() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.maxUploads = 2
+        let harness = try FileStreamTests.threeClients(configuration)
+        #expect(harness.upload("a", on: Harness.fileStream(1)).uploadJobs.count == 1)
+        #expect(harness.upload("b", on: Harness.fileStream(2)).uploadJobs.count == 1)
+        #expect(harness.upload("c", room: "elsewhere", on: Harness.fileStream(3)).fileErrorCodes == ["unavailable"])
+        let takeover = harness.upload("a", offset: 0, on: Harness.fileStream(1, 1))
+        #expect(takeover.uploadJobs.count == 1 && takeover.abandoned == [Harness.fileStream(1)])
+        harness.uploadEnded(Harness.fileStream(2), .interrupted(held: 3))
+        #expect(harness.upload("c", room: "elsewhere", on: Harness.fileStream(3, 1)).uploadJobs.count == 1)
+    }
 }

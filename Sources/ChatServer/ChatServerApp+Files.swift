@@ -48,7 +48,7 @@ extension ChatServerApp {
             if fin { fileWorker.finishUpload(key) }
         case .deciding(let held, let finished):
             file.phase = .deciding(held: held + body, finished: finished || fin)
-        case .header, .sending, .done:
+        case .header, .opening, .sending, .done:
             // Nothing reads it: its credit goes back at once.
             connection.releaseReceiveCredit(stream, count: body.count)
         }
@@ -73,7 +73,7 @@ extension ChatServerApp {
         case .receiving:
             handOverUnwritten(file, key)
             fileWorker.interruptUpload(key)
-        case .sending: fileWorker.finishDownload(key)
+        case .opening, .sending: fileWorker.finishDownload(key)
         case .header, .deciding, .done: break
         }
     }
@@ -116,11 +116,9 @@ extension ChatServerApp {
             link.connection.stopSending(key.stream, errorCode: 0x1)
             link.connection.resetStream(key.stream, errorCode: 0x1)
         case .sendDownload(let key, let job):
-            guard let (link, file) = fileStream(key) else { return }
-            file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
-            metrics.downloadsStarted += 1
-            _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
-            if job.offset == job.size { file.phase = .done } else { pumpDownload(key) }
+            guard let (_, file) = fileStream(key) else { return }
+            file.phase = .opening(job)
+            fileWorker.openDownload(job.sha256, size: job.size, for: key)
         case .discardFileBytes(let bytes):
             fileWorker.discard(bytes)
         default:
@@ -141,6 +139,22 @@ extension ChatServerApp {
         case .uploadEnded(let key, let outcome):
             metrics.noteUploadEnded(outcome)
             perform(state.uploadEnded(key, outcome, now: unixMilliseconds()))
+        case .opened(let key, let failure):
+            guard let (link, file) = fileStream(key), case .opening(let job) = file.phase else { return fileWorker.finishDownload(key) }
+            if let failure {
+                file.phase = .done
+                fileWorker.finishDownload(key)
+                return perform(state.downloadFailed(key, reason: failure))
+            }
+            file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
+            metrics.downloadsStarted += 1
+            _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
+            if job.offset == job.size {
+                file.phase = .done
+                fileWorker.finishDownload(key)
+            } else {
+                pumpDownload(key)
+            }
         case .read(let key, let bytes, let failure):
             guard let (link, file) = fileStream(key), case .sending(let sha256, let next, let end) = file.phase else {
                 return fileWorker.finishDownload(key)
@@ -195,7 +209,7 @@ extension ChatServerApp {
                 case .receiving:
                     handOverUnwritten(file, key)
                     fileWorker.interruptUpload(key)
-                case .sending: fileWorker.finishDownload(key)
+                case .opening, .sending: fileWorker.finishDownload(key)
                 }
                 file.phase = .done
                 file.unwritten = []

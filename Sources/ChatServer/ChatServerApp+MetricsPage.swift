@@ -130,7 +130,7 @@ extension ChatServerApp {
             for file in link.fileStreams.values {
                 switch file.phase {
                 case .receiving: uploading += 1
-                case .sending: downloading += 1
+                case .opening, .sending: downloading += 1
                 case .header, .deciding, .done: break
                 }
             }

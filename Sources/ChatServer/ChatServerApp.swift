@@ -30,6 +30,8 @@ final class ChatServerApp {
     var fileWorker: FileWorker!
     /// Uploads holding body bytes for the worker, handed over at the end of the loop round.
     var uploadsWithUnwrittenBytes: [FileStreamKey] = []
+    /// Why the server stopped on its own (``fail(_:)``); nil for a stop by signal.
+    private(set) var failure: String?
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
     /// `--cluster`: the shared store this node's room events live in.
@@ -86,7 +88,13 @@ final class ChatServerApp {
             handOverUnwrittenUploads()
             return (nil, false)
         }
-        if let clusterOptions = options.cluster { startCluster(clusterOptions) }
+        if let clusterOptions = options.cluster {
+            do {
+                startCluster(clusterOptions, filesFolderMark: try directory.mark())
+            } catch {
+                throw ServerStartError("cannot mark the file folder: \(error)")
+            }
+        }
         OperatorConsole.attach(to: self)
         sweepStrayFileBytes()
         expireInterruptedUploads()
@@ -236,10 +244,21 @@ final class ChatServerApp {
 
     // MARK: Shutdown
 
-    private func shutdown(signal: Int32) {
+    /// Stops the server for a reason it cannot serve with (after the start, on the loop): the
+    /// reason is logged, and `chat-server` says it on stderr and exits with status 1.
+    func fail(_ reason: String) {
+        guard failure == nil else { return }
+        failure = reason
+        logger.log(.error, "cannot serve", ["reason": reason])
+        shutdown(because: "failure")
+    }
+
+    private func shutdown(signal: Int32) { shutdown(because: signal == SIGINT ? "SIGINT" : "SIGTERM") }
+
+    private func shutdown(because cause: String) {
         guard !shuttingDown else { return }
         shuttingDown = true
-        logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
+        logger.log(.info, "shutting down", ["signal": cause, "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
         withdrawAdvertisement()
         perform(state.shutdown(now: unixMilliseconds()))
@@ -280,13 +299,13 @@ final class ChatServerApp {
         perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
     }
 
-    /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.
     /// Every second: file streams without progress are given up (``giveUpStalledFileStreams(now:)``).
     private func watchForStalledFileStreams() {
         giveUpStalledFileStreams(now: unixMilliseconds())
         loop.schedule(at: .now() + .seconds(1)) { [unowned self] in watchForStalledFileStreams() }
     }
 
+    /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.
     private func expireInterruptedUploads() {
         perform(state.expireInterruptedUploads(now: unixMilliseconds()))
         loop.schedule(at: .now() + .seconds(600)) { [unowned self] in expireInterruptedUploads() }

@@ -364,12 +364,34 @@ extension ClusterLink {
         }
     }
 
-    /// Once, before this node takes hellos: a store written before parties gets them.
-    func buildFileParties(_ done: @escaping (Bool) -> Void) {
-        client.send(Self.fileScript(Self.buildPartiesScript, []), key: Self.fileKeys[0]) { result in
-            if case .success = RoomEventLog.storeResult(result) { done(true) } else { done(false) }
+    /// Before this node takes hellos: a store written before parties gets them, and its `--files`
+    /// folder must be the one the other nodes use (a node on a folder of its own would announce
+    /// files it cannot serve, and serve none of theirs). `done(false)`: Redis did not answer, try
+    /// again. A folder of its own is reported (``ClusterReport/foreignFilesFolder(_:)``) instead.
+    func prepareFiles(_ done: @escaping (Bool) -> Void) {
+        client.send(Self.fileScript(Self.buildPartiesScript, []), key: Self.fileKeys[0]) { [weak self] result in
+            guard let self, case .success = RoomEventLog.storeResult(result) else { return done(false) }
+            client.send(RedisCommand("EVAL", Self.claimFolderScript, "1", Self.folderKey, filesFolderMark),
+                        key: Self.folderKey) { [weak self] result in
+                guard let self, case .success(let reply) = RoomEventLog.storeResult(result), let known = reply.text else { return done(false) }
+                if known == filesFolderMark { return done(true) }
+                report(.foreignFilesFolder(known))
+            }
         }
     }
+
+    /// The mark of the `--files` folder the nodes share (``FileDirectory/mark()``), set by the
+    /// first node that starts.
+    static let folderKey = "{files}:folder"
+
+    /// KEYS: the folder key. ARGV: this node's folder mark. Answers the nodes' mark (this one when
+    /// there was none).
+    static let claimFolderScript = """
+        local known = redis.call('GET', KEYS[1])
+        if known then return known end
+        redis.call('SET', KEYS[1], ARGV[1])
+        return ARGV[1]
+        """
 
     /// Interrupted uploads not resumed within `lifetime` (by any node): their records and bytes
     /// go. Every node runs it now and then; a record removed by another first is nothing here.

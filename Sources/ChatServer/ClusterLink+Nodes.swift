@@ -32,9 +32,9 @@ extension ClusterLink {
                         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                         return
                     }
-                    buildFileParties { [weak self] built in
+                    prepareFiles { [weak self] prepared in
                         guard let self else { return }
-                        guard built else {
+                        guard prepared else {
                             loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                             return
                         }

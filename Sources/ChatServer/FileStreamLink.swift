@@ -1,4 +1,5 @@
 import ChatProtocol
+import ChatServerCore
 
 /// What the glue keeps per file stream (PROTOCOL.md section 9): the header being read, then an
 /// upload's body going to the file worker, or a download's bytes coming from it.
@@ -11,6 +12,9 @@ final class FileStreamLink {
         case deciding(held: [UInt8], finished: Bool)
         /// The body goes to the file worker; credit comes back as it is written.
         case receiving
+        /// A download whose stored bytes the file worker is opening: its header goes once they
+        /// are there (a missing file is an error, never a header and then a reset).
+        case opening(DownloadJob)
         /// A download: bytes `next` to `end` of `sha256` still to go; `pending` is what the
         /// stream's send buffer has not taken yet; `reading` while a chunk is on its way.
         case sending(sha256: String, next: Int64, end: Int64)

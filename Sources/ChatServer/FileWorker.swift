@@ -19,6 +19,8 @@ final class FileWorker: Sendable {
         /// Bytes of an upload written to disk: the loop gives the client that much credit back.
         case consumed(FileStreamKey, Int)
         case uploadEnded(FileStreamKey, UploadOutcome)
+        /// A download's stored bytes are open (all of them there), or `failure` says why not.
+        case opened(FileStreamKey, failure: String?)
         /// The next bytes of a download; `failure` when the disk could not give them.
         case read(FileStreamKey, [UInt8], failure: String?)
     }
@@ -166,6 +168,24 @@ final class FileWorker: Sendable {
             LoopYield.onThisThread()
             guard let sink = sinks.withLock({ $0.removeValue(forKey: key) }) else { return }
             close(sink.descriptor)
+        }
+    }
+
+    /// Opens a download's stored bytes before its header goes: a record whose content is missing
+    /// or short (a folder restored apart from its database, a node of several on another folder)
+    /// is answered with an error instead of a header and then a reset.
+    func openDownload(_ sha256: String, size: Int64, for key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            guard let descriptor = directory.openForReading(.content(sha256)) else {
+                return reports.send(.opened(key, failure: "the stored file is missing"))
+            }
+            guard FileDirectory.size(of: descriptor) >= size else {
+                close(descriptor)
+                return reports.send(.opened(key, failure: "the stored file is shorter than its record"))
+            }
+            readers.withLock { $0[key] = descriptor }
+            reports.send(.opened(key, failure: nil))
         }
     }
 

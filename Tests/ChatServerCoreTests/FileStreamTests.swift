@@ -206,6 +206,15 @@ struct FileStreamTests {
         #expect(harness.header(.download(file: fileID), on: Harness.fileStream(3, 1)).downloads.count == 1)
     }
 
+    /// The glue found a download's stored bytes missing: `unavailable` on the stream (FIN,
+    /// STOP_SENDING), logged; the header never went.
+    @Test func missingBytesAreUnavailable() throws {
+        let harness = try Self.threeClients()
+        let out = Outbox(harness.state.downloadFailed(Harness.fileStream(2), reason: "the stored file is missing"))
+        #expect(out.fileErrorCodes == ["unavailable"])
+        #expect(out.fileStreamEnds.first?.stopSending == true && out.fileStreamEnds.first?.key == Harness.fileStream(2))
+    }
+
     /// A private file is for its two parties only, by peer (also after a reconnect).
     @Test func privateFileIsForTheTwoParties() throws {
         let harness = try Self.threeClients()

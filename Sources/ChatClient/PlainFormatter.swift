@@ -39,7 +39,7 @@ struct PlainFormatter {
         case .error:
             body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(code: message.code, serverText: text)))")
         case .roster:
-            let topic = message.topic.map { "; topic: \(single($0))" } ?? ""
+            let topic = message.topic.map { $0.isEmpty ? "" : "; topic: \(single($0))" } ?? ""
             let modes = message.modes.map { $0.isEmpty ? "" : "; modes: \($0.map { "+" + single($0) }.joined(separator: " "))" } ?? ""
             let ops = message.ops.map { $0.isEmpty ? "" : "; operators: \($0.map(single).joined(separator: " "))" } ?? ""
             body = ("", "\(room) members: \((message.members ?? []).map(single).joined(separator: " "))\(topic)\(modes)\(ops)")

@@ -40,7 +40,7 @@ extension ChatServerApp {
                 performFileAction(action)
             case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomState, .writePolicy, .loadAccounts, .writeAccount,
                  .claimPeer, .claimNick, .recordPeer,
-                 .releaseIdentity, .lookUpNick, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping, .publishLoginFailure, .loadFiles, .storeFileRecord,
+                 .releaseIdentity, .lookUpNick, .lookUpDevice, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping, .publishLoginFailure, .loadFiles, .storeFileRecord,
                  .writePartialUploads:
                 performClusterAction(action)
             }

@@ -51,10 +51,12 @@ extension ChatServerApp {
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
         case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
-        case .recordPeer(let peer, let client, let nick): cluster.recordPeer(peer, client: client, nick: nick)
+        case .recordPeer(let peer, let client, let nick, let account, let address):
+            cluster.recordPeer(peer, client: client, nick: nick, account: account, address: address)
         case .releaseIdentity(let peer, let client, let nick, let andPeer):
             cluster.releaseIdentity(peer: peer, client: client, nick: nick, andPeer: andPeer)
         case .lookUpNick(let token, let nick): cluster.lookUpNick(token, nick: nick)
+        case .lookUpDevice(let token, let nick): cluster.lookUpDevice(token, nick: nick)
         case .lookUpDirectReceipt(let token, let peer, let id): cluster.lookUpDirectReceipt(token, peer: peer, id: id)
         case .storeDirectReceipt(let peer, let id, let ts): cluster.storeDirectReceipt(peer: peer, id: id, ts: ts)
         case .sendToNode(let token, let node, let message): cluster.send(message, to: node, token: token)
@@ -104,6 +106,8 @@ extension ChatServerApp {
             perform(state.nickClaimed(token, outcome, now: now))
         case .nickLookedUp(let token, let outcome):
             perform(state.nickLookedUp(token, outcome, now: now))
+        case .deviceLookedUp(let token, let outcome):
+            perform(state.deviceLookedUp(token, outcome, now: now))
         case .directReceiptLookedUp(let token, let outcome):
             perform(state.directReceiptLookedUp(token, outcome, now: now))
         case .nodeMessageSent(let token, let outcome):

@@ -153,8 +153,9 @@ extension ChatServerApp {
         page.gauge("qchat_cluster_redis_connected", "1 while the connection to Redis is up and checked.", cluster.epochChecked ? 1 : 0)
         page.gauge("qchat_cluster_rooms_followed", "Rooms whose events this node follows (rooms with members here).",
                    cluster.feed.followedRooms.count - 1)  // the node's inbox is followed too
-        page.counter("qchat_cluster_appends_total", "Room events appended to Redis, by outcome.",
-                     ["stored", "duplicate", "failed"].map { MetricSample(["outcome": $0], figures.appends[$0] ?? 0) })
+        page.counter("qchat_cluster_appends_total",
+                     "Room events appended to Redis, by outcome (refused: a claim of a room another claim owned first).",
+                     ["stored", "duplicate", "refused", "failed"].map { MetricSample(["outcome": $0], figures.appends[$0] ?? 0) })
         page.histogram("qchat_cluster_append_duration_seconds", "From a room event sent to Redis to its answer.",
                        [HistogramSeries(figures.appendLatency)])
         page.counter("qchat_cluster_events_delivered_total", "Room events delivered here from Redis, in seq order.", figures.eventsDelivered)

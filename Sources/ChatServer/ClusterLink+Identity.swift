@@ -6,7 +6,10 @@ import RedisClient
 
 /// Leases (peer ids and nicks), nick lookups, member records and statuses in Redis.
 ///
-/// - `{peer:DIGEST}` = `NODE/CLIENT/NICK`: where a device is connected.
+/// - `{peer:DIGEST}` = `NODE/CLIENT/NICK/ACCOUNT/ADDRESS`: where a device is connected, as what
+///   (ACCOUNT `-` for a guest) and from where (ADDRESS as limits count it, empty when exempt): what
+///   another node needs to ban it (issue 23, item 9). Written `NODE/CLIENT/` when the hello takes
+///   it, completed once the hello has its nick, and again at each rename, registration and login.
 /// - `{nick:KEY}` = `NODE/DIGEST`: who holds a nick (a device, through a node).
 /// - a room member's record = `NODE/DIGEST STATUS NICK ACCOUNT` (`-` for a guest).
 ///
@@ -62,9 +65,9 @@ extension ClusterLink {
             case .failure(let error):
                 report(.peerClaimed(token, .failed("\(error)")))
             case .success(let previous):
-                let parts = previous?.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false) ?? []
+                let parts = previous.map(Self.peerLeaseFields) ?? []
                 var holder: PeerHolder?
-                if parts.count == 3, let client = ClientID(parts[1]) {
+                if parts.count >= 3, let client = ClientID(parts[1]) {
                     holder = PeerHolder(node: String(parts[0]), client: client, nick: String(parts[2]),
                                         isThisNode: parts[0] == options.node)
                 }
@@ -92,16 +95,22 @@ extension ClusterLink {
         attempt(0)
     }
 
-    func recordPeer(_ peer: String, client connection: ClientID, nick: String) {
-        let key = Leases.peer(Self.digest(ofPeer: peer))
-        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)"), key: key) { _ in }
+    func recordPeer(_ peer: String, client connection: ClientID, nick: String, account: String?, address: String) {
+        let key = Leases.peer(cachedDigest(ofPeer: peer))
+        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)/\(account ?? "-")/\(address)"), key: key) { _ in }
+    }
+
+    /// A device lease's fields: NODE, CLIENT, NICK, and (since issue 23) ACCOUNT and ADDRESS.
+    static func peerLeaseFields(_ value: String) -> [String] {
+        value.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
     }
 
     func releaseIdentity(peer: String, client connection: ClientID, nick: String, andPeer: Bool) {
         leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: "\(options.node)/\(Self.digest(ofPeer: peer))",
                        node: options.node) { _ in }
         guard andPeer else { return }
-        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/\(nick)", node: options.node) { _ in }
+        // The connection's lease, whatever it says of it now.
+        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holderPrefix: "\(options.node)/\(connection)/", node: options.node) { _ in }
     }
 
     func lookUpNick(_ token: UInt64, nick: String) {
@@ -125,6 +134,35 @@ extension ClusterLink {
     /// `{dm:DIGEST}:ID` = the `ts` a peer's `dm` with that id was delivered with, for 600 s (as a
     /// room message's dedupe key): a resend through any node is acknowledged again, not delivered.
     static func directReceiptKey(digest: String, id: String) -> String { "{dm:\(digest)}:\(id)" }
+
+    /// The device holding `nick` (its lease `NODE/DIGEST`) and what the device's lease says of it.
+    func lookUpDevice(_ token: UInt64, nick: String) {
+        let key = Leases.nick(ChatValidation.nickKey(nick))
+        client.send(RedisCommand("GET", key), key: key) { [weak self] result in
+            guard let self else { return }
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let error): report(.deviceLookedUp(token, .failed("\(error)")))
+            case .success(let reply):
+                let parts = reply.text?.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) ?? []
+                guard parts.count == 2 else { return report(.deviceLookedUp(token, .answered(nil))) }
+                let (node, device) = (parts[0], parts[1])
+                let peerKey = Leases.peer(device)
+                client.send(RedisCommand("GET", peerKey), key: peerKey) { [weak self] result in
+                    guard let self else { return }
+                    switch RoomEventLog.storeResult(result) {
+                    case .failure(let error): report(.deviceLookedUp(token, .failed("\(error)")))
+                    case .success(let reply):
+                        // A lease written before issue 23 (or not completed yet) names no account or address.
+                        let fields = reply.text.map(Self.peerLeaseFields) ?? []
+                        let account = fields.count == 5 && fields[3] != "-" ? fields[3] : nil
+                        let address = fields.count == 5 ? fields[4] : nil
+                        report(.deviceLookedUp(token, .answered(DeviceHolder(node: node, isThisNode: node == options.node, device: device,
+                                                                              account: account, address: address))))
+                    }
+                }
+            }
+        }
+    }
 
     func lookUpDirectReceipt(_ token: UInt64, peer: String, id: String) {
         let key = Self.directReceiptKey(digest: cachedDigest(ofPeer: peer), id: id)

@@ -10,9 +10,10 @@ import RedisClient
 /// `{server}:bans`, `KEY` → a ban; a change is published on `{server}:changes` so every node reads
 /// them again and closes its connections a new ban matches.
 ///
-/// A ban is `LABEL\tACCOUNT\tPEER\tADDRESS\tBY\tTS\tREASON` (empty fields for what it has not;
-/// the reason last: texts have no control characters). A guest ban keeps the guest's peer id as
-/// the SQLite store does: it is matched against reconnecting guests.
+/// A ban is `LABEL\tACCOUNT\tPEER\tADDRESS\tBY\tTS\tREASON\tDEVICE` (empty fields for what it has
+/// not; texts have no control characters; DEVICE since issue 23, absent before). A guest ban keeps
+/// the guest's peer id as the SQLite store does: it is matched against reconnecting guests; a
+/// guest banned through another node is known by its device (the digest of its peer id) instead.
 extension ClusterLink {
     static let serverBansKey = "{server}:bans"
     static let serverChannel = "{server}:changes"
@@ -25,7 +26,8 @@ extension ClusterLink {
 
     static func settingsChange(_ change: PolicyChange) -> RoomSettingsChange? {
         switch change {
-        case .owner(_, let account): return .set(field: "owner", value: account)
+        // The first claim owns the room for good: the script sets it only while it is absent.
+        case .owner(_, let account): return .setIfAbsent(field: "owner", value: account)
         case .topic(_, let topic?): return .set(field: "topic", value: "\(topic.ts) \(topic.setBy) \(topic.text)")
         case .topic(_, nil): return .delete(field: "topic")
         case .mode(_, let mode, let on): return on ? .set(field: "mode:\(mode.rawValue)", value: "1") : .delete(field: "mode:\(mode.rawValue)")
@@ -40,15 +42,18 @@ extension ClusterLink {
     }
 
     static func encode(_ ban: Ban) -> String {
-        [ban.label, ban.account ?? "", ban.peer ?? "", ban.address ?? "", ban.by, String(ban.ts), ban.reason].joined(separator: "\t")
+        var fields = [ban.label, ban.account ?? "", ban.peer ?? "", ban.address ?? "", ban.by, String(ban.ts), ban.reason]
+        if let device = ban.device { fields.append(device) }
+        return fields.joined(separator: "\t")
     }
 
     static func decodeBan(_ bytes: [UInt8]) -> Ban? {
-        let fields = String(decoding: bytes, as: UTF8.self).split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: "\t", maxSplits: 7, omittingEmptySubsequences: false)
             .map(String.init)
-        guard fields.count == 7, let ts = Int64(fields[5]) else { return nil }
+        guard fields.count == 7 || fields.count == 8, let ts = Int64(fields[5]) else { return nil }
         return Ban(label: fields[0], account: fields[1].isEmpty ? nil : fields[1], peer: fields[2].isEmpty ? nil : fields[2],
-                   address: fields[3].isEmpty ? nil : fields[3], reason: fields[6], by: fields[4], ts: ts)
+                   address: fields[3].isEmpty ? nil : fields[3], device: fields.count == 8 && !fields[7].isEmpty ? fields[7] : nil,
+                   reason: fields[6], by: fields[4], ts: ts)
     }
 
     static func settings(from fields: [String: [UInt8]]) -> RoomSettings {

@@ -71,6 +71,7 @@ final class ClusterLink {
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+        case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)
         case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)
@@ -163,7 +164,7 @@ final class ClusterLink {
     func append(_ append: RoomEventAppend) {
         guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
         let meta = Array(("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")"
-                          + (append.memberStatus.map { "/" + $0.rawValue } ?? "")).utf8)
+                          + "/\(append.memberStatus?.rawValue ?? "")/\(append.token)").utf8)
         // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
         let dedupe = append.dedupe.map { key in
             let peer = key.prefix { $0 != ":" }
@@ -175,6 +176,9 @@ final class ClusterLink {
                    dedupe: dedupe) { [report, metrics] result in
             metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
             switch result {
+            case .success(let stored) where stored.existing != nil:
+                metrics.appends["refused", default: 0] += 1
+                report(.appended(append.token, .settingTaken(stored.existing!)))
             case .success(let stored):
                 metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
                 report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
@@ -231,18 +235,24 @@ final class ClusterLink {
                                              Array("\(options.node) ".utf8) + payload]), key: channel) { _ in }
     }
 
-    /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT`, the
-    /// client only when this node's connection made it, and `/STATUS` after it for a member a
-    /// `joined` or `nick` adds who is not `online`.
+    /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT/STATUS/TOKEN`:
+    /// the client when a connection made it, STATUS for a member a `joined` or `nick` adds who
+    /// is not `online` (else empty), TOKEN the node's append (its ack may go out with the event,
+    /// before the reply). Events stored before the token was added have `KIND/NODE/CLIENT[/STATUS]`.
     func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
-        let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3 || parts.count == 4, let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else {
+        let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
+        guard (3...5).contains(parts.count), let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else {
             return nil
         }
         var origin: ClientID?
-        if parts[1].elementsEqual(options.node.utf8) { origin = ClientID(String(decoding: parts[2], as: UTF8.self)) }
-        let status = parts.count == 4 ? PresenceStatus(rawValue: String(decoding: parts[3], as: UTF8.self)) : nil
-        return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, payload: event.payload, memberStatus: status)
+        var append: UInt64?
+        if parts[1].elementsEqual(options.node.utf8) {
+            origin = ClientID(String(decoding: parts[2], as: UTF8.self))
+            append = parts.count == 5 ? UInt64(String(decoding: parts[4], as: UTF8.self)) : nil
+        }
+        let status = parts.count >= 4 ? PresenceStatus(rawValue: String(decoding: parts[3], as: UTF8.self)) : nil
+        return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, append: append, payload: event.payload,
+                               memberStatus: status)
     }
 
     private func receivedTyping(_ push: RedisPush) {

@@ -11,17 +11,22 @@ public struct Ban: Sendable, Equatable, Hashable {
     /// A guest ban's upper-case peer id and client address (IPv4, or the IPv6 /64).
     public var peer: String?
     public var address: String?
+    /// A guest of another node banned through a node of several (`--cluster`): the digest of its
+    /// peer id (``ChatServerState/peerDigest``), all the shared store knows of a device; matched
+    /// like the peer id, by whichever node the device connects through.
+    public var device: String?
     public var reason: String
     /// The nick of the operator who banned.
     public var by: String
     public var ts: Int64
 
-    public init(label: String, account: String? = nil, peer: String? = nil, address: String? = nil, reason: String, by: String,
-                ts: Int64) {
+    public init(label: String, account: String? = nil, peer: String? = nil, address: String? = nil, device: String? = nil,
+                reason: String, by: String, ts: Int64) {
         self.label = label
         self.account = account
         self.peer = peer
         self.address = address
+        self.device = device
         self.reason = reason
         self.by = by
         self.ts = ts
@@ -30,10 +35,11 @@ public struct Ban: Sendable, Equatable, Hashable {
     /// The key under which bans are unique and lifted.
     public var key: String { ChatValidation.nickKey(label) }
 
-    /// Whether a connection with this identity is banned.
-    public func matches(account accountKey: String?, peer: String, address: String) -> Bool {
+    /// Whether a connection with this identity is banned; `device`: its peer id's digest (only
+    /// with a shared store).
+    public func matches(account accountKey: String?, peer: String, address: String, device: String? = nil) -> Bool {
         if let account { return accountKey == account }
         guard accountKey == nil else { return false }
-        return self.peer == peer || (self.address != nil && self.address == address)
+        return self.peer == peer || (self.address != nil && self.address == address) || (self.device != nil && self.device == device)
     }
 }

@@ -7,6 +7,7 @@ public struct BanList: Sendable, Equatable {
     private var accounts: [String: Int] = [:]
     private var peers: [String: Int] = [:]
     private var addresses: [String: Int] = [:]
+    private var devices: [String: Int] = [:]
 
     public init(_ bans: [Ban] = []) {
         for ban in bans { insert(ban) }
@@ -24,6 +25,7 @@ public struct BanList: Sendable, Equatable {
         if let account = ban.account { accounts[account, default: 0] += 1 }
         if let peer = ban.peer { peers[peer, default: 0] += 1 }
         if let address = ban.address { addresses[address, default: 0] += 1 }
+        if let device = ban.device { devices[device, default: 0] += 1 }
     }
 
     public mutating func remove(label: String) {
@@ -31,20 +33,21 @@ public struct BanList: Sendable, Equatable {
         if let account = ban.account { Self.decrement(&accounts, account) }
         if let peer = ban.peer { Self.decrement(&peers, peer) }
         if let address = ban.address { Self.decrement(&addresses, address) }
+        if let device = ban.device { Self.decrement(&devices, device) }
     }
 
     /// Whether a connection with this identity is banned: a logged-in user by its account only, a
-    /// guest by its peer id or its address.
-    public func matches(account: String?, peer: String, address: String) -> Bool {
+    /// guest by its peer id, its address or (with a shared store) its peer id's digest.
+    public func matches(account: String?, peer: String, address: String, device: String? = nil) -> Bool {
         guard !byKey.isEmpty else { return false }
         if let account { return accounts[account] != nil }
-        return peers[peer] != nil || addresses[address] != nil
+        return peers[peer] != nil || addresses[address] != nil || device.map { devices[$0] != nil } == true
     }
 
     /// The ban that matches, for its reason.
-    public func first(matching account: String?, peer: String, address: String) -> Ban? {
-        guard matches(account: account, peer: peer, address: address) else { return nil }
-        return byKey.values.first { $0.matches(account: account, peer: peer, address: address) }
+    public func first(matching account: String?, peer: String, address: String, device: String? = nil) -> Ban? {
+        guard matches(account: account, peer: peer, address: address, device: device) else { return nil }
+        return byKey.values.first { $0.matches(account: account, peer: peer, address: address, device: device) }
     }
 
     private static func decrement(_ counts: inout [String: Int], _ key: String) {

@@ -20,6 +20,10 @@ final class CatchUp {
     var sentThrough: Int64 = 0
     /// Live events held until the replay is out, in seq order.
     private(set) var held: [(seq: Int64, payload: SharedPayload)] = []
+    /// The connection's own acks whose place came while it catches up (a re-join with messages
+    /// on their way), in seq order: they go out among the held events in seq order, and are
+    /// never dropped with them (an ack is not in the log to be read again).
+    private var acks: [(seq: Int64, payload: SharedPayload)] = []
     private var heldBytes = 0
     /// More was held than the limits allow: the held events were dropped and are read again.
     private(set) var overflowed = false
@@ -54,6 +58,18 @@ final class CatchUp {
         heldBytes += payload.bytes.count
     }
 
+    func holdAck(seq: Int64, payload: SharedPayload) {
+        acks.append((seq, payload))
+    }
+
+    /// The acks held with a seq below `seq` (all without one), removed.
+    func takeAcks(before seq: Int64? = nil) -> [SharedPayload] {
+        guard let first = acks.first, first.seq < (seq ?? .max) else { return [] }
+        let due = acks.prefix { $0.seq < (seq ?? .max) }
+        acks.removeFirst(due.count)
+        return due.map(\.payload)
+    }
+
     /// The held events, emptied; the overflow mark is cleared.
     func takeHeld() -> [(seq: Int64, payload: SharedPayload)] {
         defer {
@@ -71,6 +87,18 @@ struct DeferredClose {
     let reason: String
     /// Its appends not answered yet.
     var waiting: Int
+    /// Per room, the last seq the connection got there (an event or an ack): an ack may still go
+    /// out only right after it.
+    var through: [String: Int64]
+
+    /// Whether an ack of `seq` in `room` follows what the connection got there without a gap (and
+    /// then it has got that too). A room it was not following anything in does not hold it back.
+    static func follows(_ seq: Int64, in room: String, through: inout [String: Int64]) -> Bool {
+        guard let last = through[room] else { return true }
+        guard seq <= last + 1 else { return false }
+        through[room] = max(last, seq)
+        return true
+    }
 }
 
 /// A shared-log read on its way, by token.

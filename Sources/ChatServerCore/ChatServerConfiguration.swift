@@ -7,8 +7,9 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var serverName: String
     /// This node's name when it is one of several (`--node`): `welcome` says `serverName/nodeName`.
     public var nodeName: String?
-    /// Room events a node of several has sent to the shared store and not heard back about, at
-    /// most; beyond it a message is answered `unavailable` (the client sends it again later).
+    /// Room events a node of several has sent to the shared store and not heard back about, with
+    /// the acks of those stored that wait for their place in the room's order, at most; beyond it
+    /// a message is answered `unavailable` (the client sends it again later).
     public var pendingAppendLimit = 100_000
     /// Room events the history store keeps at least, per room (`--history`).
     public var historyPerRoom: Int

@@ -60,6 +60,7 @@ extension ChatServerState {
     func registered(_ session: ClientSession, nick: String, into out: inout [ServerAction]) {
         session.logIn(nick)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        recordPeer(of: session, into: &out)
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
         sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
     }
@@ -104,6 +105,7 @@ extension ChatServerState {
         }
         session.logIn(account.name)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        recordPeer(of: session, into: &out)
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
             let candidates = ChatValidation.freeNickCandidates(for: account.name, count: Self.nickCandidatesPerClaim) { candidate in

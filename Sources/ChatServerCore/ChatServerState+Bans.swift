@@ -24,11 +24,16 @@ extension ChatServerState {
         if roomLog == .local, let local { removeFromRoom([local], room, into: &out) }
     }
 
-    func handleBan(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// `resolved`: the target a lookup in the shared store found (a user of another node); the
+    /// request is checked again, as it may have waited.
+    func handleBan(_ request: ChatMessage, from session: ClientSession, resolved: ModerationTarget? = nil, now: Int64,
+                   into out: inout [ServerAction]) {
         guard let reason = reason(of: request, from: session, into: &out) else { return }
-        guard request.room != nil else { return banFromServer(request, reason: reason, by: session, now: now, into: &out) }
+        guard request.room != nil else {
+            return banFromServer(request, reason: reason, by: session, resolved: resolved, now: now, into: &out)
+        }
         guard let (room, settings) = moderatedRoom(request, from: session, minimum: .roomOperator, into: &out),
-              let target = moderationTarget(request, from: session, into: &out),
+              let target = resolved ?? moderationTarget(request, from: session, remoteGuests: true, into: &out),
               outranks(session, target.accountKey, in: settings, request: request, room: room, into: &out) else { return }
         let ban = makeBan(of: target, reason: reason, by: session.nick, now: now)
         guard settings.bans.ban(labelled: ban.label) == nil else {
@@ -41,10 +46,13 @@ extension ChatServerState {
         }
         guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
         let banned = members(of: room, matching: ban)
-        // Members of other nodes logged in to the banned account leave too (their nodes take them out).
-        let remote = ban.account.map { account in
-            (rooms[room]?.remote.records.values ?? [:].values).filter { $0.account.map(ChatValidation.nickKey) == account }.map(\.nick)
-        } ?? []
+        // Members of other nodes the ban names (logged in to the banned account, or the guest of
+        // another node whose nick was just looked up) leave too: their nodes take them out. (Other
+        // guests of other nodes it matches by address leave when their nodes read the ban.)
+        let remote = (rooms[room]?.remote.records.values ?? [:].values).filter { member in
+            if let account = ban.account { return member.account.map(ChatValidation.nickKey) == account }
+            return ban.device != nil && member.account == nil && member.key == ban.key
+        }.map(\.nick)
         announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick) + remote.sorted(),
                  now: now, into: &out)
         if roomLog == .local { removeFromRoom(banned, room, into: &out) }
@@ -89,13 +97,13 @@ extension ChatServerState {
         close(target, with: .kicked, reason: reason.isEmpty ? "kicked by \(session.nick)" : reason, now: now, into: &out)
     }
 
-    private func banFromServer(_ request: ChatMessage, reason: String, by session: ClientSession, now: Int64,
+    private func banFromServer(_ request: ChatMessage, reason: String, by session: ClientSession, resolved: ModerationTarget?, now: Int64,
                                into out: inout [ServerAction]) {
         guard isServerOperator(session) else {
             sendError(.notOperator, "only server operators may ban from the server", id: request.id, to: session, into: &out)
             return
         }
-        guard let target = moderationTarget(request, from: session, into: &out) else { return }
+        guard let target = resolved ?? moderationTarget(request, from: session, remoteGuests: true, into: &out) else { return }
         if let key = target.accountKey, operatorKeys.contains(key) {
             sendError(.notOperator, "a server operator cannot be banned", id: request.id, to: session, into: &out)
             return
@@ -131,7 +139,7 @@ extension ChatServerState {
 
     /// Closes with BANNED every connection a new server ban matches, each after a `banned`.
     func closeServerBanned(_ ban: Ban, by operatorNick: String, now: Int64, into out: inout [ServerAction]) {
-        let matching = clients.values.filter { $0.phase == .active && ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+        let matching = clients.values.filter { $0.phase == .active && matches(ban, $0) }
         for target in matching.sorted(by: { $0.id < $1.id }) {
             sendChat(ChatMessage(type: MessageType.banned.rawValue, text: ban.reason, sender: operatorNick, ts: now, to: ban.label),
                      to: target, into: &out)
@@ -141,12 +149,13 @@ extension ChatServerState {
 
     // MARK: Shared
 
-    /// An account ban, or for a guest a ban of its peer id and address.
+    /// An account ban, or for a guest a ban of its peer id and address (a guest of another node:
+    /// of its device and address, as its device's lease names them).
     func makeBan(of target: ModerationTarget, reason: String, by: String, now: Int64) -> Ban {
         if let key = target.accountKey { return Ban(label: target.label, account: key, reason: reason, by: by, ts: now) }
-        let address = target.session?.address ?? ""
-        return Ban(label: target.label, peer: target.session?.peer, address: address.isEmpty ? nil : address, reason: reason, by: by,
-                   ts: now)
+        let address = target.session?.address ?? target.address ?? ""
+        return Ban(label: target.label, peer: target.session?.peer, address: address.isEmpty ? nil : address, device: target.device,
+                   reason: reason, by: by, ts: now)
     }
 
     /// Whether `session` may act on a target of this account (nil: a guest) in the room;
@@ -174,7 +183,7 @@ extension ChatServerState {
     /// The members of a room a ban matches, in a stable order.
     func members(of room: String, matching ban: Ban) -> [ClientSession] {
         (rooms[room]?.members ?? [:]).values
-            .filter { ban.matches(account: $0.accountKey, peer: $0.peer, address: $0.address) }
+            .filter { matches(ban, $0) }
             .sorted { $0.id < $1.id }
     }
 

@@ -99,15 +99,28 @@ extension ChatServerState {
                 if !login { sendError(.nickInUse, "nick '\(candidates.first ?? "")' is taken", id: request.id, to: session, into: &out) }
             case .answered(let newNick?):
                 let old = session.nick
-                rename(session, to: newNick, now: now, into: &out)
-                out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
-                out.append(.recordPeer(peer: session.peer, client: session.id, nick: newNick))
+                // A login that keeps the connection's nick (`dave_2`, the account's `dave` being
+                // another connection's) renames nothing, and the lease it holds stays its own.
+                if newNick != old { rename(session, to: newNick, now: now, into: &out) }
+                if ChatValidation.nickKey(newNick) != ChatValidation.nickKey(old) {
+                    out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
+                }
+                recordPeer(of: session, into: &out)
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .uploadRecipient, .fileNotice:
+        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .ban, .uploadRecipient,
+             .fileNotice:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }
         return out
+    }
+
+    /// With a shared store: the device's lease names the connection as it is now (its nick,
+    /// account and address), for other nodes to find (a `ban` of it through another node).
+    func recordPeer(of session: ClientSession, into out: inout [ServerAction]) {
+        guard roomLog == .shared else { return }
+        out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.account,
+                               address: session.address))
     }
 
     /// A rename with a shared store: the new nick's lease first (for a login, the first free of

@@ -66,6 +66,8 @@ extension ChatServerState {
         for room in rooms.keys.sorted() where deliveredSequence[room] != nil { out.append(.unfollowRoom(room)) }
         rooms = [:]
         deliveredSequence = [:]
+        heldAcks = [:]
+        heldAckCount = 0
         replacedLeftovers = []
         return out
     }

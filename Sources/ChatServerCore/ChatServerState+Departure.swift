@@ -76,11 +76,17 @@ extension ChatServerState {
         // With a shared store, messages of the client may still wait for it: their acks go out
         // first, as on one server, and the connection closes after the last.
         let waiting = roomLog == .shared ? pendingAppends.values.count { $0.origin == session.id } : 0
-        if waiting > 0 {
-            deferredCloses[session.id] = DeferredClose(code: code, reason: reason, waiting: waiting)
-        } else {
-            out.append(.close(session.id, code, reason: reason))
+        if roomLog == .shared {
+            // What it got in each room: its acks held for their place may go only right after that.
+            var through: [String: Int64] = [:]
+            for room in session.rooms.array {
+                guard let delivered = deliveredSequence[room] else { continue }
+                through[room] = session.catchUp?.room == room ? session.catchUp!.sentThrough : delivered
+            }
+            releaseAcksOfClosing(session, through: &through, into: &out)
+            if waiting > 0 { deferredCloses[session.id] = DeferredClose(code: code, reason: reason, waiting: waiting, through: through) }
         }
+        if waiting == 0 { out.append(.close(session.id, code, reason: reason)) }
         out.append(.log(.info, "close", logFields(session, ["code": code.name, "reason": reason])))
         depart(session, leftText: code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
     }

@@ -122,7 +122,7 @@ extension ChatServerState {
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        if roomLog == .shared { out.append(.recordPeer(peer: peer, client: session.id, nick: session.nick)) }
+        recordPeer(of: session, into: &out)
         var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: welcomeText)
         welcome.account = session.account
         welcome.features = features(for: session)

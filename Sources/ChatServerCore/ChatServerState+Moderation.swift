@@ -12,8 +12,10 @@ extension ChatServerState {
         let label: String
         let accountName: String?
         let session: ClientSession?
-        /// A guest of another node (a shared store): its device's digest.
+        /// A guest of another node (a shared store): its device's digest, and its address as its
+        /// device's lease names it.
         var device: String? = nil
+        var address: String? = nil
 
         var accountKey: String? { accountName.map(ChatValidation.nickKey) }
     }
@@ -29,7 +31,8 @@ extension ChatServerState {
             return
         }
         guard save(.owner(room: room, account: account), request: request, to: session, into: &out) else { return }
-        announce(.op, in: room, by: session, text: "owner", target: account, withOperators: true, now: now, into: &out)
+        announce(.op, in: room, by: session, text: "owner", target: account, withOperators: true, purpose: .claim(id: request.id), now: now,
+                 into: &out)
     }
 
     func handleTopic(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -156,8 +159,9 @@ extension ChatServerState {
     }
 
     /// `to` of a request as a connected nick or an account name; nil after `no-such-user`.
-    /// With `remoteGuests` (an `invite`, with a shared store), a nick found nowhere here is looked
-    /// up in the store (``beginRemoteInvite``): nil then, and no error.
+    /// With `remoteGuests` (an `invite` or a `ban`, with a shared store), a nick found nowhere here
+    /// is looked up in the store (``beginRemoteInvite``, ``beginRemoteBan``): nil then, and no
+    /// error; the request goes on when the answer comes.
     func moderationTarget(_ request: ChatMessage, from session: ClientSession, remoteGuests: Bool = false,
                           into out: inout [ServerAction]) -> ModerationTarget? {
         let name = request.to ?? ""
@@ -165,7 +169,8 @@ extension ChatServerState {
             return ModerationTarget(label: connected.account ?? connected.nick, accountName: connected.account, session: connected)
         }
         // A member of another node (a shared store), logged in: its account. (A guest of another
-        // node is known here by nick only: it can be kicked, not banned, from here.)
+        // node is known here by nick and device only: an invite takes the device; a ban looks the
+        // device's lease up for its address, below.)
         if let room = request.room.flatMap(ChatValidation.normalizeRoom),
            let member = rooms[room]?.remote.records[ChatValidation.nickKey(name)] {
             if let account = member.account { return ModerationTarget(label: account, accountName: account, session: nil) }
@@ -179,7 +184,11 @@ extension ChatServerState {
         case .none: break
         }
         if remoteGuests, roomLog == .shared, ChatValidation.isValidNick(name) {
-            beginRemoteInvite(request, from: session, into: &out)
+            if request.messageType == .ban {
+                beginRemoteBan(request, from: session, into: &out)
+            } else {
+                beginRemoteInvite(request, from: session, into: &out)
+            }
             return nil
         }
         sendError(.noSuchUser, "no user or account '\(ChatValidation.excerpt(name))'", id: request.id, to: session, into: &out)
@@ -205,16 +214,16 @@ extension ChatServerState {
     /// A moderation room event: stored with the room's next seq, then sent to every member.
     /// `removing` (a ban's) lists, live only, the nicks the event takes out of the room.
     func announce(_ kind: StoredEventKind, in room: String, by session: ClientSession, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
-                  into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil,
+                  purpose: AppendPurpose = .announcement(id: nil), now: Int64, into out: inout [ServerAction]) {
         announce(kind, in: room, sender: session.nick, text: text, target: target, mode: mode, withOperators: withOperators,
-                 removing: removing, now: now, into: &out)
+                 removing: removing, purpose: purpose, now: now, into: &out)
         out.append(.log(.info, kind.rawValue, logFields(session, ["room": room, "to": target ?? mode ?? ""])))
     }
 
     func announce(_ kind: StoredEventKind, in room: String, sender: String, text: String = "", target: String? = nil,
-                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil, now: Int64,
-                  into out: inout [ServerAction]) {
+                  mode: String? = nil, withOperators: Bool = false, removing: [String]? = nil,
+                  purpose: AppendPurpose = .announcement(id: nil), now: Int64, into out: inout [ServerAction]) {
         let event = StoredEvent(room: room, seq: 0, ts: now, kind: kind, sender: sender, text: text, target: target, mode: mode)
         let origin = activeSession(forNick: sender)
         // A kick or ban takes its targets out of the room's members on every node.
@@ -223,7 +232,7 @@ extension ChatServerState {
         let policy = policyToAnnounce?.room == room ? policyToAnnounce : nil
         policyToAnnounce = nil
         record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
-                               origin: origin, purpose: .announcement(id: nil),
+                               origin: origin, purpose: purpose,
                                membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) }, policy: policy)],
                now: now, into: &out)
     }

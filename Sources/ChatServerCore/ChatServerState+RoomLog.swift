@@ -36,8 +36,9 @@ extension ChatServerState {
             }
         case .shared:
             for draft in drafts {
-                // Redis slower than the clients: beyond the bound nothing more waits in memory.
-                guard pendingAppends.count < configuration.pendingAppendLimit else {
+                // Redis (or the room's feed) slower than the clients: beyond the bound nothing more
+                // waits in memory.
+                guard pendingAppends.count + heldAckCount < configuration.pendingAppendLimit else {
                     out.append(.log(.warning, "room appends at their limit", ["limit": String(configuration.pendingAppendLimit)]))
                     appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
                     continue
@@ -57,21 +58,38 @@ extension ChatServerState {
         }
     }
 
-    /// The origin's part once its event is stored: the `ack` of a `msg` or an upload. (A joiner's
-    /// catch-up, with a shared log, starts here too.)
+    /// The origin's part once its event is stored: the `ack` of a `msg` or an upload (with a
+    /// shared log in its place in the room's order, ``acknowledgeInOrder``; `acknowledged`: it
+    /// went out already, with its event). (A joiner's catch-up, with a shared log, starts here too.)
     func appendStored(_ purpose: AppendPurpose, room: String, seq: Int64, duplicate: Bool, ts: Int64, origin: ClientSession?,
-                      now: Int64, into out: inout [ServerAction]) {
+                      acknowledged: Bool = false, now: Int64, into out: inout [ServerAction]) {
         switch purpose {
-        case .message(let id):
-            if let origin { sendChat(.ack(id: id, room: room, seq: seq, ts: ts), to: origin, into: &out) }
-        case .upload(let key, let file):
-            out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)),
-                                      stopSending: false))
+        case .message, .upload:
+            guard !acknowledged, let answer = HeldAck.answer(purpose, room: room, seq: seq, ts: ts) else { return }
+            switch (roomLog, answer) {
+            case (.shared, _):
+                guard let origin else { return }
+                acknowledgeInOrder(HeldAck(room: room, seq: seq, client: origin.id, answer: answer), into: &out)
+            case (.local, .chat(let payload)):
+                if let origin { sendChat(payload, to: origin, into: &out) }
+            case (.local, .upload(let key, let payload)):
+                out.append(.endFileStream(key, payload, stopSending: false))
+            }
         case .join:
             if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
-        case .part, .announcement, .notice:
+        case .part, .announcement, .claim, .notice:
             break
         }
+    }
+
+    /// A `claim` another claim came before (a shared log, through another node): nothing was
+    /// stored; the room's owner is `owner`, in the cache at once (this node had taken its own
+    /// claim for granted), and the asker is told `room-owned`, as when the cache knew.
+    func claimRefused(_ room: String, owner: String, id: String?, origin: ClientSession?, into out: inout [ServerAction]) {
+        roomSettings[room]?.apply(.owner(room: room, account: owner))
+        out.append(.log(.info, "claim refused", ["room": room, "owner": owner]))
+        guard let origin else { return }
+        sendError(.roomOwned, "room '\(room)' is owned by '\(owner)'", id: id, room: room, to: origin, into: &out)
     }
 
     /// The origin's part when its event could not be stored: `error unavailable` with the
@@ -87,7 +105,7 @@ extension ChatServerState {
         case .part(let id):
             guard let origin else { return }
             partFailed(room, id: id, session: origin, into: &out)
-        case .announcement(let id):
+        case .announcement(let id), .claim(let id):
             // With a shared store the change was not stored either: the cache forgets it.
             if roomLog == .shared { readRoomSettings(room, then: .refresh, into: &out) }
             guard let origin else { return }

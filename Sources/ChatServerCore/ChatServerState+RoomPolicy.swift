@@ -105,13 +105,31 @@ extension ChatServerState {
     }
 
     func isBanned(_ session: ClientSession, in settings: RoomSettings) -> Bool {
-        settings.bans.matches(account: session.accountKey, peer: session.peer, address: session.address)
+        matches(settings.bans, session)
+    }
+
+    /// Whether a ban of `bans` matches the connection (with a shared store, by its device too).
+    func matches(_ bans: BanList, _ session: ClientSession) -> Bool {
+        bans.matches(account: session.accountKey, peer: session.peer, address: session.address, device: device(of: session))
+    }
+
+    func matches(_ ban: Ban, _ session: ClientSession) -> Bool {
+        ban.matches(account: session.accountKey, peer: session.peer, address: session.address, device: device(of: session))
+    }
+
+    /// With a shared store, the digest of the connection's peer id (how the store names its
+    /// device), computed once; nil with a local store, where no ban names a device.
+    func device(of session: ClientSession) -> String? {
+        guard roomLog == .shared, session.phase == .active else { return nil }
+        if let cached = session.cachedDevice { return cached }
+        session.cachedDevice = peerDigest(session.peer)
+        return session.cachedDevice
     }
 
     private func isInvited(_ session: ClientSession, in settings: RoomSettings) -> Bool {
         if let key = session.accountKey, settings.invites.contains(.account(key)) { return true }
         if settings.invites.contains(.peer(session.peer)) { return true }
-        return roomLog == .shared && settings.invites.contains(.device(peerDigest(session.peer)))
+        return device(of: session).map { settings.invites.contains(.device($0)) } ?? false
     }
 
     /// The server ban that applies to this identity, if any.
@@ -119,7 +137,7 @@ extension ChatServerState {
         guard !serverBans.isEmpty else { return nil }
         let key = account.map(ChatValidation.nickKey)
         if let key, operatorKeys.contains(key) { return nil }
-        return serverBans.first(matching: key, peer: peer, address: address)
+        return serverBans.first(matching: key, peer: peer, address: address, device: roomLog == .shared ? peerDigest(peer) : nil)
     }
 
     /// Nicks of the room's operators present (owner included), sorted as rosters are.

@@ -104,17 +104,16 @@ extension ChatServerState {
         }
     }
 
-    /// The roster with the room's topic, modes, operators present and members logged in
-    /// (PROTOCOL.md section 8; `identified`: docs/PROTOCOL.md), each only when there is one: the
-    /// roster of a room nobody configured, with only guests in it, is the version 1 roster.
+    /// The roster with the room's topic, modes and operators present, always (PROTOCOL.md section
+    /// 8: a roster carries them; `""` and `[]` when there are none), and the members logged in when
+    /// there are any (`identified`, ours: docs/PROTOCOL.md).
     func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
         var roster = ChatMessage.roster(room: room, members: memberNicks(of: room))
-        if let settings = roomSettings[room] {
-            roster.topic = settings.topic?.text
-            roster.modes = settings.modes.isEmpty ? nil : settings.modeNames
-            let operators = operatorNicks(of: room)
-            roster.ops = operators.isEmpty ? nil : operators
-        }
+        // A member's join read them (a join is checked against them), so they are cached here.
+        let settings = roomSettings[room] ?? RoomSettings()
+        roster.topic = settings.topic?.text ?? ""
+        roster.modes = settings.modeNames
+        roster.ops = operatorNicks(of: room)
         let identified = identifiedNicks(of: room)
         roster.identified = identified.isEmpty ? nil : identified
         sendPresence(SharedPayload(line: roster), key: .roster(room: room), to: session, into: &out)

@@ -10,6 +10,9 @@ extension ChatServerState {
             return [.log(.warning, "unknown room append", ["token": String(token)])]
         }
         var out: [ServerAction] = []
+        var outcome = outcome
+        // Its event came back before the reply: it is stored (whatever a lost reply says) and acknowledged.
+        if let seq = pending.acknowledgedSeq { outcome = .stored(seq: seq, duplicate: false) }
         let origin = pending.origin.flatMap { clients[$0] }
         if origin == nil, let client = pending.origin, deferredCloses[client] != nil {
             answerClosing(client, pending, outcome, into: &out)
@@ -19,8 +22,15 @@ extension ChatServerState {
         case .stored(let seq, let duplicate):
             // Seq 0: a conditional `left` whose member was no longer there (it moved): nothing stored.
             if seq == 0 { out.append(.log(.debug, "room event not needed", ["room": pending.room])) }
-            appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin, now: now,
-                         into: &out)
+            appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin,
+                         acknowledged: pending.acknowledgedSeq != nil, now: now, into: &out)
+        case .settingTaken(let value):
+            if case .claim(let id) = pending.purpose {
+                claimRefused(pending.room, owner: value, id: id, origin: origin, into: &out)
+            } else {
+                out.append(.log(.error, "room event refused for a setting", ["room": pending.room]))
+                appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
+            }
         case .failed(let reason):
             out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
             appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
@@ -33,17 +43,23 @@ extension ChatServerState {
     public var pendingRoomAppends: Int { pendingAppends.count }
 
     /// A message of a connection the core closed while it waited for the store: its `ack` (or
-    /// `unavailable`) still goes out, and the close with the last of them.
+    /// `unavailable`) still goes out, and the close with the last of them. The connection gets no
+    /// more events, so an ack goes out only when it follows what the connection got in its room
+    /// without a gap (``DeferredClose/follows(_:in:through:)``); otherwise the client sends the
+    /// message again after reconnecting, and the dedupe answers its seq.
     private func answerClosing(_ client: ClientID, _ pending: PendingAppend, _ outcome: RoomAppendOutcome, into out: inout [ServerAction]) {
-        if case .message(let id) = pending.purpose {
-            let answer: ChatMessage
-            switch outcome {
-            case .stored(let seq, _): answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
-            case .failed: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
-            }
-            out.append(.send(client, .chat, SharedPayload(line: answer), live: true))
-        }
         guard var deferred = deferredCloses[client] else { return }
+        if case .message(let id) = pending.purpose, pending.acknowledgedSeq == nil {
+            var answer: ChatMessage?
+            switch outcome {
+            case .stored(let seq, _):
+                if DeferredClose.follows(seq, in: pending.room, through: &deferred.through) {
+                    answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
+                }
+            case .failed, .settingTaken: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
+            }
+            if let answer { out.append(.send(client, .chat, SharedPayload(line: answer), live: true)) }
+        }
         deferred.waiting -= 1
         if deferred.waiting > 0 {
             deferredCloses[client] = deferred
@@ -61,8 +77,11 @@ extension ChatServerState {
             return [.log(.warning, "room event delivered twice", ["room": event.room, "seq": String(event.seq)])]
         }
         deliveredSequence[event.room] = event.seq
-        guard let room = rooms[event.room] else { return [] }
         var out: [ServerAction] = []
+        // Acks wait for their place in the room's order: up to this event's, its own included.
+        releaseAcks(of: event.room, through: event.seq, into: &out)
+        if event.append != nil { acknowledgeDelivered(event, into: &out) }
+        guard let room = rooms[event.room] else { return out }
         let payload = event.line(replay: false)
         // The sender of a `msg` or a file has its `ack` instead.
         let excluded = event.kind == .msg || event.kind == .file ? event.origin : nil
@@ -213,6 +232,14 @@ extension ChatServerState {
         guard let liveFrom = catchUp.liveFrom else { return }
         for event in events where event.seq > catchUp.sentThrough {
             let isLive = live || event.seq >= liveFrom
+            if isLive {
+                for ack in catchUp.takeAcks(before: event.seq) { sendChat(ack, to: session, into: &out) }
+                // Its own message read back from the log: its ack stands for it, as when delivered.
+                if event.origin == session.id, event.kind == .msg || event.kind == .file {
+                    catchUp.sentThrough = event.seq
+                    continue
+                }
+            }
             let line = event.line(replay: !isLive)
             sendChat(line, to: session, live: false, into: &out)
             if catchUp.isRejoin && !isLive { catchUp.replayed.append(line) }
@@ -231,9 +258,11 @@ extension ChatServerState {
             return
         }
         for (seq, payload) in catchUp.takeHeld() where seq >= liveFrom && seq > catchUp.sentThrough {
+            for ack in catchUp.takeAcks(before: seq) { sendChat(ack, to: session, into: &out) }
             sendChat(payload, to: session, into: &out)
             catchUp.sentThrough = seq
         }
+        for ack in catchUp.takeAcks() { sendChat(ack, to: session, into: &out) }
         finishCatchUp(catchUp, session: session, now: now, into: &out)
     }
 
@@ -299,6 +328,7 @@ extension ChatServerState {
         guard rooms[room]?.isDeserted != false else { return }
         rooms[room] = nil
         if deliveredSequence.removeValue(forKey: room) != nil {
+            flushHeldAcks(of: room, into: &out)
             out.append(.unfollowRoom(room))
             // Other nodes may change them now without this one hearing: read again at a next join.
             roomSettings[room] = nil

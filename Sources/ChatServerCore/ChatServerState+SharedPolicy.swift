@@ -34,8 +34,7 @@ extension ChatServerState {
             // Members of this node a ban through another node matches, and which its event did not
             // name (a guest matched by peer or address): they leave, as a ban's `left`.
             let banned = entry.members.values.filter { session in
-                !isServerOperator(session) && newBans.contains { $0.matches(account: session.accountKey, peer: session.peer,
-                                                                              address: session.address) }
+                !isServerOperator(session) && newBans.contains { matches($0, session) }
             }.sorted { $0.id < $1.id }
             for session in banned {
                 let key = ChatValidation.nickKey(session.nick)

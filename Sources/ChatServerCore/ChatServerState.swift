@@ -58,6 +58,10 @@ public final class ChatServerState {
     var nextSharedToken: UInt64 = 0
     /// Rooms this node follows (asked the glue to deliver), with the last seq delivered in each.
     var deliveredSequence: [String: Int64] = [:]
+    /// Acks stored beyond what this node has delivered of their room, in seq order: each goes out
+    /// when the delivery reaches it (``acknowledgeInOrder``).
+    var heldAcks: [String: HeldAcks] = [:]
+    var heldAckCount = 0
     /// File record reads and writes waiting for the shared store, by token.
     var pendingFiles: [UInt64: PendingFiles] = [:]
     /// Upload headers' reads go to the store one at a time, each after the record the one before

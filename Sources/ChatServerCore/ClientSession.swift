@@ -19,6 +19,9 @@ final class ClientSession {
     var nick = ""
     /// The upper-case peer UUID; valid once active.
     var peer = ""
+    /// With a shared store: the digest of `peer` as the store names the device, once computed
+    /// (``ChatServerState/device(of:)``).
+    var cachedDevice: String?
     var rooms = JoinedRooms()
     /// `online`, `away` or `offline`, as the client last said on its presence stream.
     var status = PresenceStatus.online

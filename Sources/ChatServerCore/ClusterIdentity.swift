@@ -16,6 +16,27 @@ public struct PeerHolder: Sendable, Equatable {
     }
 }
 
+/// The device holding a nick and what its lease says of it (``ChatServerState/deviceLookedUp(_:_:now:)``):
+/// what a node of several knows of a user connected through another node.
+public struct DeviceHolder: Sendable, Equatable {
+    public let node: String
+    public let isThisNode: Bool
+    /// The digest of its peer id (``ChatServerState/peerDigest``).
+    public let device: String
+    /// The account it is logged in to, if any, and its address as limits count it (empty for an
+    /// address many clients share), when its lease names them.
+    public let account: String?
+    public let address: String?
+
+    public init(node: String, isThisNode: Bool, device: String, account: String?, address: String?) {
+        self.node = node
+        self.isThisNode = isThisNode
+        self.device = device
+        self.account = account
+        self.address = address
+    }
+}
+
 /// What became of a claim of a peer id, a nick or a lookup in the shared store.
 public enum ClaimOutcome<Value: Sendable & Equatable>: Sendable, Equatable {
     case answered(Value)
@@ -59,6 +80,9 @@ enum PendingIdentity {
     case serverKick(nick: String, reason: String, by: String, requester: ClientID?)
     /// An `invite` of a nick no connection here holds and no room here knows: where it is.
     case invite(ClientID, request: ChatMessage)
+    /// A `ban` (of a room, or of the server) of a nick no connection here holds and no account
+    /// has: the device holding it through another node.
+    case ban(ClientID, request: ChatMessage)
     /// A `dm` handed to the recipient's node (stamped `ts`: its `ack` says the same).
     case directMessageSent(ClientID, id: String?, ts: Int64)
     /// A private upload's header to a nick no connection here holds: where it is.

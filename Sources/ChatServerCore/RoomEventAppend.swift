@@ -36,6 +36,9 @@ public struct RoomEventAppend: Sendable {
 public enum RoomAppendOutcome: Sendable, Equatable {
     /// Stored with `seq`; `duplicate` when the dedupe key was known (stored earlier, not again).
     case stored(seq: Int64, duplicate: Bool)
+    /// Nothing stored: the event's change of the room's settings was conditional (a `claim`'s
+    /// owner, only while the room has none) and the setting was taken; its value.
+    case settingTaken(String)
     /// Not known to be stored: the log was unreachable, did not answer, or refused. A connection
     /// lost with the append unanswered may still have stored it: the event then comes back
     /// through ``ChatServerState/roomEventDelivered(_:now:)`` like any other.

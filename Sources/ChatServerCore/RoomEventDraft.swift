@@ -39,6 +39,9 @@ enum AppendPurpose {
     case part(id: String?)
     /// A moderation event; `error unavailable` to the asker when it cannot be stored.
     case announcement(id: String?)
+    /// A `claim`'s `op` `owner`; with a shared log stored only while the room has no owner
+    /// (another claim through another node may come first): `room-owned` to the asker then.
+    case claim(id: String?)
     /// A room file's event: the upload's `ack` on its stream carries the seq.
     case upload(FileStreamKey, StoredFile)
     /// Departures, shutdown, renames: nobody waits; a failure is logged.
@@ -55,7 +58,7 @@ enum AppendPurpose {
     var excludesOrigin: Bool {
         switch self {
         case .message, .upload: return true
-        case .join, .part, .announcement, .notice: return false
+        case .join, .part, .announcement, .claim, .notice: return false
         }
     }
 }
@@ -66,4 +69,6 @@ struct PendingAppend {
     let origin: ClientID?
     let purpose: AppendPurpose
     let ts: Int64
+    /// Its event was delivered before the reply, with this seq, and its ack went out then.
+    var acknowledgedSeq: Int64? = nil
 }

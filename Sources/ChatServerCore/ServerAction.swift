@@ -55,13 +55,17 @@ public enum ServerAction: Sendable {
     /// held by the same peer id through another node is taken over); the answer comes back
     /// through ``ChatServerState/nickClaimed(_:_:now:)``.
     case claimNick(UInt64, candidates: [String], peer: String)
-    /// With a shared store: the peer id's lease now names this connection and nick.
-    case recordPeer(peer: String, client: ClientID, nick: String)
+    /// With a shared store: the peer id's lease now names this connection, its nick, its account
+    /// (nil for a guest) and its address (empty when exempt), for other nodes to find.
+    case recordPeer(peer: String, client: ClientID, nick: String, account: String?, address: String)
     /// With a shared store: give up a nick's lease, and with `andPeer` the peer id's, if this
     /// node still holds them for `peer`.
     case releaseIdentity(peer: String, client: ClientID, nick: String, andPeer: Bool)
     /// With a shared store: which node holds `nick`; through ``ChatServerState/nickLookedUp(_:_:now:)``.
     case lookUpNick(UInt64, nick: String)
+    /// With a shared store: the device holding `nick`, with its node, account and address (its
+    /// nick's lease, then its peer id's); through ``ChatServerState/deviceLookedUp(_:_:now:)``.
+    case lookUpDevice(UInt64, nick: String)
     /// With a shared store: the stamp (`ts`) of a `dm` this peer already sent with this id, through
     /// any node; through ``ChatServerState/directReceiptLookedUp(_:_:now:)``.
     case lookUpDirectReceipt(UInt64, peer: String, id: String)

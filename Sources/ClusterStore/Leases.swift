@@ -100,6 +100,15 @@ public final class Leases {
         }
     }
 
+    /// Frees `key` if its holder still starts with `holderPrefix` (a lease whose value says more
+    /// than who holds it); answers whether it did.
+    public func release(_ key: String, holderPrefix: String, node: String, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holderPrefix, "prefix"), key: key) { [client] result in
+            let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
+            client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
+        }
+    }
+
     /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed.
     public func releaseAll(node: String, _ completion: @escaping (Result<[String], RoomStoreError>) -> Void) {
         let holds = Self.holds(node: node)

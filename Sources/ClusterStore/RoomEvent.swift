@@ -33,10 +33,14 @@ public struct RoomAppend: Hashable, Sendable {
     public var seq: Int64
     /// The dedupe key was known: the event had been stored before (a resend) and was not again.
     public var duplicate: Bool
+    /// A ``RoomSettingsChange/setIfAbsent(field:value:)`` found its field set: that value. Nothing
+    /// was stored (seq 0).
+    public var existing: String?
 
-    public init(seq: Int64, duplicate: Bool) {
+    public init(seq: Int64, duplicate: Bool, existing: String? = nil) {
         self.seq = seq
         self.duplicate = duplicate
+        self.existing = existing
     }
 }
 

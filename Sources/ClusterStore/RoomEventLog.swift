@@ -63,8 +63,16 @@ public final class RoomEventLog {
             case .failure(let failure):
                 completion(.failure(failure))
             case .success(let reply):
-                guard let fields = reply.elements, fields.count == 2, let seq = fields[0].integer, let flag = fields[1].integer else {
+                guard let fields = reply.elements, fields.count == 2 || fields.count == 3, let seq = fields[0].integer,
+                      let flag = fields[1].integer else {
                     return completion(.failure(.rejected("room-event script answered \(reply)")))
+                }
+                // 4: a conditional setting was set already (nothing stored), with its value.
+                if flag == 4 {
+                    guard fields.count == 3, let existing = fields[2].text else {
+                        return completion(.failure(.rejected("room-event script answered \(reply)")))
+                    }
+                    return completion(.success(RoomAppend(seq: 0, duplicate: false, existing: existing)))
                 }
                 // 1: a resend (dedupe key known); 3: a member moved here (nothing stored, the room's seq).
                 completion(.success(RoomAppend(seq: seq, duplicate: flag == 1 || flag == 3)))

@@ -11,7 +11,8 @@
 /// "seq meta event".
 ///
 /// In the same step the event may change the room's settings hash (KEYS[4]): ARGV[8] `set`
-/// (field ARGV[9] = ARGV[10]), `del` (field ARGV[9]) or empty; and its members hash (KEYS[3]):
+/// (field ARGV[9] = ARGV[10]), `del` (field ARGV[9]), `setnx` (set only while absent: when the
+/// field is set, nothing is done and the answer is {0, 4, its value}) or empty; and its members hash (KEYS[3]):
 /// ARGV[11] and on, `+ KEY RECORD` adds or replaces a member (when the record it replaces has the
 /// same owner, the device that was in the room through another node, no event is stored: the
 /// answer is {the room's seq, 3}), `- KEY...` removes members, `~ OLD NEW RECORD` renames one,
@@ -33,6 +34,10 @@ public enum RoomEventScript {
         if dedupe then
           local known = redis.call('GET', dedupe)
           if known then return {tonumber(known), 1} end
+        end
+        if ARGV[8] == 'setnx' then
+          local current = redis.call('HGET', KEYS[4], ARGV[9])
+          if current then return {0, 4, current} end
         end
         local function owner(record) return string.match(record, '^[^/]*/(%S*)') end
         local op = ARGV[11]
@@ -56,7 +61,7 @@ public enum RoomEventScript {
           redis.call('HDEL', KEYS[3], ARGV[12])
           redis.call('HSET', KEYS[3], ARGV[13], ARGV[14])
         end
-        if ARGV[8] == 'set' then
+        if ARGV[8] == 'set' or ARGV[8] == 'setnx' then
           redis.call('HSET', KEYS[4], ARGV[9], ARGV[10])
         elseif ARGV[8] == 'del' then
           redis.call('HDEL', KEYS[4], ARGV[9])

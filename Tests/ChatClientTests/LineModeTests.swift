@@ -31,6 +31,10 @@ struct LineModeTests {
         defer { server.stop() }
         let bob = try Self.client(port: server.port, nick: "bob")
         #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
+        // The roster of a room without topic, modes or operators (which it carries, empty) is the
+        // members alone.
+        let roster = bob.waitForLine(timeout: 10) { untimed($0).hasPrefix("#lobby members:") }.map(untimed)
+        #expect(roster == "#lobby members: bob", "\(bob.outputLines)")
         let alice = try Self.client(port: server.port, nick: "alice")
         alice.write("hello from a script\n/msg bob a secret\n")
         #expect(bob.waitForLine(timeout: 10) { untimed($0) == "#lobby <alice> hello from a script" } != nil)

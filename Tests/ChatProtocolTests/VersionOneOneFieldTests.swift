@@ -19,6 +19,18 @@ struct VersionOneOneFieldTests {
         #expect(String(decoding: message.encodedDatagram(), as: UTF8.self) == expected)
     }
 
+    /// A roster of a room with no topic, no modes and no operators present still carries the
+    /// three (PROTOCOL.md section 8; issue 23, item 20): `""` and `[]` are written, and read back
+    /// as empty, not as absent.
+    @Test func emptyRosterFieldsAreWrittenAndRead() throws {
+        let roster = ChatMessage(type: "roster", room: "lobby", members: ["alice"], topic: "", modes: [], ops: [])
+        let encoded = String(decoding: roster.encodedDatagram(), as: UTF8.self)
+        #expect(encoded.contains(#""topic":"""#) && encoded.contains(#""modes":[]"#) && encoded.contains(#""ops":[]"#), "\(encoded)")
+        let decoded = try decode(encoded)
+        #expect(decoded.topic == "" && decoded.modes == [] && decoded.ops == [])
+        #expect(try JSONDecoder().decode(ChatMessage.self, from: Data(encoded.utf8)) == decoded)
+    }
+
     /// What the encoder writes the decoder reads back, and Foundation's Codable agrees.
     @Test func roundTripsThroughBothCoders() throws {
         let message = ChatMessage(

@@ -66,7 +66,18 @@ import Testing
         #expect(late.presence(to: 3).first { $0.type == "roster" }?.topic == "welcome all")
         #expect(harness.send(.topic(room: "lobby", text: String(repeating: "t", count: 513)), from: 1).errorCodes(to: 1) == ["too-large"])
         harness.send(.topic(room: "lobby", text: ""), from: 1)
-        #expect(harness.hello(4, nick: "guest4").presence(to: 4).first { $0.type == "roster" }?.topic == nil)
+        #expect(harness.hello(4, nick: "guest4").presence(to: 4).first { $0.type == "roster" }?.topic == "", "cleared: the empty topic")
+    }
+
+    /// A roster carries `topic`, `modes` and `ops` whether or not the room has any (PROTOCOL.md
+    /// section 8; issue 23, item 20: they were left out when empty): `""` and `[]` then.
+    @Test func rosterAlwaysCarriesTopicModesAndOps() throws {
+        let harness = try Harness()
+        let plain = try #require(harness.hello(1, nick: "guest1").presence(to: 1).first { $0.type == "roster" })
+        #expect(plain.topic == "" && plain.modes == [] && plain.ops == [] && plain.identified == nil, "\(plain)")
+        harness.send(.topic(room: "lobby", text: "hi"), from: 1)
+        let topical = try #require(harness.hello(2, nick: "guest2").presence(to: 2).first { $0.type == "roster" })
+        #expect(topical.topic == "hi" && topical.modes == [] && topical.ops == [])
     }
 
     // MARK: modes

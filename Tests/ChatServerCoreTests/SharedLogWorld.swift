@@ -30,6 +30,8 @@ final class SharedLogWorld {
         let kind: StoredEventKind
         let node: String
         let origin: ClientID?
+        /// The token of the append that stored it (its node's).
+        var append: UInt64? = nil
         let payload: [UInt8]
         var memberStatus: PresenceStatus?
     }
@@ -49,6 +51,7 @@ final class SharedLogWorld {
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
+        case deviceLookedUp(node: String, token: UInt64, DeviceHolder?)
         case receiptLookedUp(node: String, token: UInt64, Int64?)
         case inbox(node: String, NodeMessage)
         case sent(node: String, token: UInt64)
@@ -63,7 +66,7 @@ final class SharedLogWorld {
     /// Each room's members hash: nick key → the record and the node whose client it is.
     private(set) var members: [String: [String: (node: String, record: MemberRecord)]] = [:]
     /// Peer leases (peer → node, client, nick) and nick leases (nick key → node, peer).
-    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String)] = [:]
+    private(set) var peerLeases: [String: (node: String, client: ClientID, nick: String, account: String?, address: String?)] = [:]
     private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
     /// `dm` receipts: "PEER ID" → its ts.
     private(set) var directReceipts: [String: Int64] = [:]
@@ -101,8 +104,8 @@ final class SharedLogWorld {
     // MARK: Clients
 
     @discardableResult
-    func connect(_ client: ClientID, on node: String) -> Outbox {
-        take(nodes[node]!.state.connected(client, legacy: false, datagrams: true, now: now), on: node)
+    func connect(_ client: ClientID, on node: String, address: String = "") -> Outbox {
+        take(nodes[node]!.state.connected(client, legacy: false, datagrams: true, address: address, now: now), on: node)
     }
 
     /// A message on a client's stream; returns what the call itself produced.
@@ -111,10 +114,12 @@ final class SharedLogWorld {
         take(nodes[node]!.state.received(.message(message), from: client, on: stream, now: now), on: node)
     }
 
-    /// Connects and says hello in `room`, then settles the world.
-    func login(_ client: ClientID, nick: String, room: String = "lobby", on node: String, since: Int64? = nil) {
-        connect(client, on: node)
-        send(.join(nick: nick, peer: Self.peer(client), room: room, since: since), from: client, on: node)
+    /// Connects and says hello in `room` (with the peer id of `client`, or of `device`), then
+    /// settles the world.
+    func login(_ client: ClientID, nick: String, room: String = "lobby", on node: String, since: Int64? = nil, address: String = "",
+               device: UInt64? = nil) {
+        connect(client, on: node, address: address)
+        send(.join(nick: nick, peer: Self.peer(device ?? client), room: room, since: since), from: client, on: node)
         send(.status("online"), from: client, on: node, stream: .presence)
         settle()
     }
@@ -179,6 +184,8 @@ final class SharedLogWorld {
             take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
         case .lookedUp(let name, let token, let holder):
             take(nodes[name]!.state.nickLookedUp(token, unavailable ? .failed("down") : .answered(holder), now: now), on: name)
+        case .deviceLookedUp(let name, let token, let holder):
+            take(nodes[name]!.state.deviceLookedUp(token, unavailable ? .failed("down") : .answered(holder), now: now), on: name)
         case .receiptLookedUp(let name, let token, let ts):
             take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts), now: now), on: name)
         case .inbox(let name, let message):
@@ -210,7 +217,7 @@ final class SharedLogWorld {
 
     private func event(_ entry: Entry, room: String, for node: Node) -> SharedRoomEvent {
         SharedRoomEvent(room: room, seq: entry.seq, kind: entry.kind, origin: entry.node == node.name ? entry.origin : nil,
-                        payload: entry.payload, memberStatus: entry.memberStatus)
+                        append: entry.node == node.name ? entry.append : nil, payload: entry.payload, memberStatus: entry.memberStatus)
     }
 
     /// Actions a test got from the node's core directly (an operator command): as if returned.
@@ -238,7 +245,7 @@ final class SharedLogWorld {
                 node.follows[room] = nil
             case .claimPeer(let token, let peer, let client):
                 let previous = peerLeases[peer]
-                peerLeases[peer] = (name, client, previous?.nick ?? "")
+                peerLeases[peer] = (name, client, previous?.nick ?? "", nil, nil)
                 queue.append(.peerClaimed(node: name, token: token, previous.map {
                     PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, isThisNode: $0.node == name)
                 }))
@@ -249,8 +256,8 @@ final class SharedLogWorld {
                 }
                 if let taken, !unavailable { nickLeases[ChatValidation.nickKey(taken)] = (name, peer) }
                 queue.append(.nickClaimed(node: name, token: token, taken))
-            case .recordPeer(let peer, let client, let nick):
-                peerLeases[peer] = (name, client, nick)
+            case .recordPeer(let peer, let client, let nick, let account, let address):
+                peerLeases[peer] = (name, client, nick, account, address)
             case .releaseIdentity(let peer, _, let nick, let andPeer):
                 if let held = nickLeases[ChatValidation.nickKey(nick)], held.node == name, held.peer == peer {
                     nickLeases[ChatValidation.nickKey(nick)] = nil
@@ -260,6 +267,13 @@ final class SharedLogWorld {
                 queue.append(.lookedUp(node: name, token: token, nickLeases[ChatValidation.nickKey(nick)].map {
                     NickHolder(node: $0.node, isThisNode: $0.node == name, device: $0.peer)
                 }))
+            case .lookUpDevice(let token, let nick):
+                let holder = nickLeases[ChatValidation.nickKey(nick)].map { held in
+                    let lease = peerLeases[held.peer]
+                    return DeviceHolder(node: held.node, isThisNode: held.node == name, device: held.peer, account: lease?.account,
+                                        address: lease?.address)
+                }
+                queue.append(.deviceLookedUp(node: name, token: token, holder))
             case .lookUpDirectReceipt(let token, let peer, let id):
                 queue.append(.receiptLookedUp(node: name, token: token, directReceipts["\(peer) \(id)"]))
             case .storeDirectReceipt(let peer, let id, let ts):
@@ -341,6 +355,11 @@ final class SharedLogWorld {
             queue.append(.reply(node: node.name, token: append.token, .stored(seq: seq, duplicate: true)))
             return
         }
+        // A claim's owner is set only while the room has none (the script's `setnx`).
+        if case .owner? = append.policy, let owner = settings[append.room]?.owner {
+            queue.append(.reply(node: node.name, token: append.token, .settingTaken(owner)))
+            return
+        }
         switch append.membership {
         case .add(let record)?:
             if let held = members[append.room]?[record.key], held.record.peer == record.peer, record.peer != nil {
@@ -372,7 +391,7 @@ final class SharedLogWorld {
         }
         if let change = append.policy { settings[append.room, default: RoomSettings()].apply(change) }
         let seq = Int64(log[append.room]?.count ?? 0) + 1
-        let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin,
+        let entry = Entry(seq: seq, kind: append.kind, node: node.name, origin: append.origin, append: append.token,
                           payload: append.beforeSeq + Array(String(seq).utf8) + append.afterSeq, memberStatus: append.memberStatus)
         log[append.room, default: []].append(entry)
         if let key = append.dedupe.map({ "\(append.room)/\($0)" }) { dedupe[key] = seq }

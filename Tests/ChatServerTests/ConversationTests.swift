@@ -36,6 +36,9 @@ struct ConversationTests {
         #expect(transcript.alice.first?.sender == "alice")
         #expect(transcript.alice.dropFirst().first?.type == "joined")
         #expect(transcript.alicePresence.contains { $0.type == "roster" && $0.members?.contains("alice") == true })
+        // A roster carries `topic`, `modes` and `ops` also when the room has none (issue 23, item 20).
+        let roster = try #require(transcript.alicePresence.first { $0.type == "roster" })
+        #expect(roster.topic == "" && roster.modes == [] && roster.ops == [], "\(roster)")
         let ack = try #require(transcript.alice.first { $0.type == "ack" })
         #expect(ack.id == "M-1" && ack.room == "lobby" && ack.seq != nil && ack.ts != nil)
         #expect(!transcript.alice.contains { $0.type == "msg" })

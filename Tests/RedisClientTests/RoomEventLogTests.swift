@@ -143,6 +143,32 @@ import Testing
         }
     }
 
+    /// A conditional setting (`setnx`, a `claim`'s owner): of 50 rooms each claimed by two
+    /// connections at once, exactly one append per room stores its event and sets the field;
+    /// the other stores nothing (no event, no seq) and answers the winner's value.
+    @Test func conditionalSettingHasOneWinner() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let logs = try (0..<2).map { _ in RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100) }
+            var outcomes: [String: [Result<RoomAppend, RoomStoreError>]] = [:]
+            for index in 0..<50 {
+                for (which, log) in logs.enumerated() {
+                    log.append(room: "r\(index)", event: Array("claim by \(which)".utf8),
+                               settings: .setIfAbsent(field: "owner", value: "owner\(which)")) { outcomes["r\(index)", default: []].append($0) }
+                }
+            }
+            #expect(harness.run { outcomes.values.reduce(0) { $0 + $1.count } == 100 })
+            for index in 0..<50 {
+                let room = "r\(index)"
+                let answers = try (outcomes[room] ?? []).map { try $0.get() }
+                let winners = answers.filter { $0.existing == nil }
+                let owner = try harness.reply(logs[0].client, RedisCommand("HGET", RoomKeys(room: room).settings, "owner")).text
+                #expect(winners.count == 1 && winners.first?.seq == 1, "\(room): \(answers)")
+                #expect(answers.filter { $0.existing != nil }.map(\.existing) == [owner], "\(room): \(answers)")
+                #expect(try harness.reply(logs[0].client, RedisCommand("XLEN", RoomKeys(room: room).events)) == .integer(1))
+            }
+        }
+    }
+
     /// The counter never goes back: with the seq key lost but the stream kept, the next event
     /// continues after the stream's last entry.
     @Test func seqNeverReused() async throws {

@@ -55,13 +55,25 @@ extension ChatServerApp {
     }
 
     /// RESET_STREAM from the client: an upload in progress is interrupted (kept for a resume,
-    /// with every byte that arrived).
+    /// with every byte that arrived). A stream the server has written nothing on yet is reset
+    /// back, so it closes and its place among the client's four file streams comes back (left
+    /// open, it stayed until the connection ended).
     func fileStreamReset(_ stream: QuicStreamID, link: ClientLink) {
         guard let file = link.fileStreams[stream] else { return }
-        if case .receiving = file.phase {
+        switch file.phase {
+        case .receiving:
             let key = FileStreamKey(client: link.connection.id, stream: stream)
             handOverUnwritten(file, key)
             fileWorker.interruptUpload(key)
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .deciding(let held, _):
+            link.connection.releaseReceiveCredit(stream, count: held.count)
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .header:
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .opening, .sending, .done:
+            // Its answer is written (or being written): the client reads it to its end.
+            break
         }
         file.phase = .done
     }
@@ -103,7 +115,10 @@ extension ChatServerApp {
             fileWorker.startUpload(key, job)
             // What arrived while the core decided (a node of several reads records first).
             if let waiting {
-                if !waiting.held.isEmpty { fileWorker.write(waiting.held, to: key) }
+                if !waiting.held.isEmpty {
+                    file.withWorker += waiting.held.count
+                    fileWorker.write(waiting.held, to: key)
+                }
                 if waiting.finished { fileWorker.finishUpload(key) }
             }
         case .abandonUpload(let key):
@@ -134,6 +149,7 @@ extension ChatServerApp {
             // A slow disk is no stalled client.
             if let (link, file) = fileStream(key) {
                 file.lastProgress = unixMilliseconds()
+                file.withWorker = max(0, file.withWorker - count)
                 link.connection.releaseReceiveCredit(key.stream, count: count)
             }
         case .uploadEnded(let key, let outcome):
@@ -194,13 +210,18 @@ extension ChatServerApp {
 
     /// File streams without progress for `--file-stall-timeout` are given up, both ways (RESET_STREAM
     /// and STOP_SENDING 0x1), so a client that stops sending (or reading) holds no file open and no
-    /// stream for long: an upload is interrupted (every byte that arrived is written first and
+    /// stream for long (time the stream waits for the server's disk or store does not count): an upload is interrupted (every byte that arrived is written first and
     /// kept for a resume), a download ends (the client may ask again from an offset). Checked every
     /// second.
     func giveUpStalledFileStreams(now: Int64) {
         let limit = state.configuration.fileStallMilliseconds
         for link in links.values where !link.fileStreams.isEmpty {
             for (stream, file) in link.fileStreams where now - file.lastProgress >= limit {
+                // A slow disk or store is no stalled client: its time starts when the server is done.
+                if file.waitsForServer {
+                    file.lastProgress = now
+                    continue
+                }
                 let key = FileStreamKey(client: link.connection.id, stream: stream)
                 switch file.phase {
                 case .done: continue
@@ -224,6 +245,7 @@ extension ChatServerApp {
     /// An upload's body bytes received so far go to the worker as one job.
     func handOverUnwritten(_ file: FileStreamLink, _ key: FileStreamKey) {
         guard !file.unwritten.isEmpty else { return }
+        file.withWorker += file.unwritten.count
         fileWorker.write(file.takeUnwritten(), to: key)
     }
 

@@ -37,6 +37,20 @@ final class FileStreamLink {
     /// bytes written to disk, download bytes taken by the stream. A stream without any for
     /// `--file-stall-timeout` is given up (``ChatServerApp/giveUpStalledFileStreams(now:)``).
     var lastProgress: Int64
+    /// An upload's body bytes handed to the file worker and not yet reported written: while
+    /// there are any, the stream waits for the server's disk, not for its client.
+    var withWorker = 0
+
+    /// The stream waits for the server (its header with the core, its bytes with the file
+    /// worker), not for its client: no stall of the client's.
+    var waitsForServer: Bool {
+        switch phase {
+        case .deciding, .opening: true
+        case .receiving: withWorker > 0
+        case .sending: reading
+        case .header, .done: false
+        }
+    }
 
     init(now: Int64) {
         lastProgress = now

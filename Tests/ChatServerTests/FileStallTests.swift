@@ -52,7 +52,7 @@ struct FileStallTests {
             var resume = header
             resume.offset = 100_000
             let again = try pump.send(resume, body: Self.body, from: 100_000, on: alice)
-            _ = world.run(seconds: 60) { alice.finished.contains(again) }
+            _ = world.run(seconds: 60) { alice.finished.contains(again) || alice.resets.contains { $0.stream == again } }
             stall.resumed = alice.messages(on: again).first
             return stall
         }
@@ -88,5 +88,30 @@ struct FileStallTests {
             return [refused?.code, stored?.type, later?.type]
         }
         #expect(answers == ["unavailable", "ack", "ack"])
+    }
+
+    /// A client that abandons uploads with RESET_STREAM alone (no STOP_SENDING) gets each stream
+    /// reset back, so its four file streams are never used up: six interrupted uploads on one
+    /// connection, then a seventh stored (before, the server left its side open and the fifth
+    /// stream could not be opened until the connection ended).
+    @Test func resetUploadsGiveTheirStreamsBack() async throws {
+        let answers = try await scenario { world, _ -> [String] in
+            var answers: [String] = []
+            let alice = try FileTransferTests.joined(world, "alice")
+            let pump = FileStreamPump()
+            for n in 0..<6 {
+                let header = ChatMessage.upload(id: "r-\(n)", room: "lobby", name: "r.bin", size: Int64(Self.body.count), sha256: Self.body.sha256)
+                let stream = try pump.send(header, body: Self.body, to: 1_000, fin: false, on: alice)
+                _ = world.run(seconds: 30) { pump.isWritten(stream) && alice.connection.bufferedAmount(stream) == 0 }
+                alice.connection.resetStream(stream, errorCode: 0)
+                let answered = world.run(seconds: 10) { alice.resets.contains { $0.stream == stream } }
+                answers.append(answered ? "reset back" : "left open")
+            }
+            alice.onWritable = { _, _ in }
+            let small = FileStreamPump.Body(FileTransferTests.bytes(500, seed: 64))
+            answers.append(try FileSpaceTests.upload(world, alice, id: "after", body: small).map { $0.code ?? $0.type } ?? "none")
+            return answers
+        }
+        #expect(answers == Array(repeating: "reset back", count: 6) + ["ack"])
     }
 }

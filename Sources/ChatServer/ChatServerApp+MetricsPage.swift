@@ -177,6 +177,8 @@ extension ChatServerApp {
                      HTTPStatus.allCases.map { MetricSample(["code": String($0.rawValue)], served.answers[$0] ?? 0) })
         page.counter("qchat_metrics_timeouts_total", "Scrape connections closed when their time was up.", served.timeouts)
         page.counter("qchat_metrics_abandoned_total", "Scrape connections that ended before a whole request.", served.abandoned)
+        page.counter("qchat_metrics_displaced_total", "Scrape connections closed to make room, with every slot taken, for a new one.",
+                     served.displaced)
         page.counter("qchat_metrics_pages_built_total", "Pages built (the others came from the cache).", served.pagesBuilt)
         page.counter("qchat_metrics_accept_errors_total", "Scrape connections the kernel could not hand over (out of descriptors).",
                      served.acceptErrors)

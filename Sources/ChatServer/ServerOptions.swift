@@ -78,7 +78,7 @@ struct ServerOptions {
           --log-format FORMAT  text (default) or json: one event a line on stderr
           --metrics [HOST:]PORT  serve Prometheus metrics at http://HOST:PORT/metrics (HOST default 127.0.0.1;
                                [::1]:PORT for IPv6); off by default
-          --metrics-connections N  scrape connections at once (default 64); more are answered 503 and closed
+          --metrics-connections N  scrape connections at once (default 64); one more displaces the oldest idle one
           --metrics-request-bytes N  bytes of one request's head at most (default 8192); more: 431
           --metrics-timeout S  seconds a scrape connection may take, request and response (default 10)
           --metrics-cache S    seconds a built page is served again before it is rebuilt (default 1)

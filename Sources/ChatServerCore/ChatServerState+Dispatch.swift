@@ -70,7 +70,7 @@ extension ChatServerState {
         case .kick: handleKick(message, from: session, now: now, into: &out)
         case .ban: handleBan(message, from: session, now: now, into: &out)
         case .unban: handleUnban(message, from: session, now: now, into: &out)
-        case .rooms: handleRoomList(message, from: session, into: &out)
+        case .rooms: handleRoomList(message, from: session, now: now, into: &out)
         case .whois: handleWhois(message, from: session, into: &out)
         case .status, .typing, .presence:
             sendError(.unknownType, "'\(message.type)' belongs on the presence stream", id: message.id, to: session, into: &out)

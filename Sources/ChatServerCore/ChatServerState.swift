@@ -24,7 +24,7 @@ public final class ChatServerState {
     /// ``ChatValidation/nickKey(_:)`` → the connection holding that nick.
     var clientsByNickKey: [String: ClientID] = [:]
     /// Rooms with at least one member.
-    var rooms: [String: Room] = [:]
+    var rooms: [String: Room] = [:] { didSet { directoryChanges &+= 1 } }
     /// The last seq handed out per room, for rooms with members and the most recently idle ones.
     var lastSequenceByRoom: [String: Int64] = [:]
     /// Rooms without members still held in memory, longest idle first (bounded by `idleRoomLimit`).
@@ -35,7 +35,12 @@ public final class ChatServerState {
 
     /// Settings (owner, operators, topic, modes, bans, invites) of every room with members and of
     /// the idle rooms still held, so no ordinary message asks the account store.
-    var roomSettings: [String: RoomSettings] = [:]
+    var roomSettings: [String: RoomSettings] = [:] { didSet { directoryChanges &+= 1 } }
+    /// Counts every change of `rooms` and `roomSettings` (no old value is read: the dictionaries
+    /// are still changed in place), so the `rooms` answer knows when it may be out of date.
+    var directoryChanges: UInt64 = 0
+    /// The `rooms` answer, shared until the rooms change.
+    var roomDirectory = RoomDirectory()
     /// Every server ban, loaded at start.
     var serverBans = BanList()
     /// Operator account keys.

@@ -23,6 +23,9 @@ final class ClusterLink {
     let peerOf: (ClientID) -> String?
     /// The node has joined the directory and cleared its earlier run's leftovers.
     var isReady = false
+    /// The mark of this node's `--files` folder (``FileDirectory/mark()``), checked against the
+    /// other nodes' before it is ready.
+    var filesFolderMark = ""
     let metrics = ClusterMetrics()
     /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
     /// connection to the server that holds it was last lost: until it is, nothing is appended.
@@ -62,6 +65,8 @@ final class ClusterLink {
         case filesLoaded(UInt64, LoadedFiles?)
         /// Interrupted uploads expired in the store: their bytes go from the shared folder.
         case partialsExpired([String])
+        /// Content a save of an upload's record evicted, no longer used by any record.
+        case contentEvicted([String])
         case fileRecordStored(UInt64, FileRecordOutcome)
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
@@ -74,6 +79,8 @@ final class ClusterLink {
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
         case membershipLost
+        /// This node's `--files` folder is not the other nodes' (theirs has the given mark): it must not serve.
+        case foreignFilesFolder(String)
     }
 
     init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,

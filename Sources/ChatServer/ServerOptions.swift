@@ -32,7 +32,19 @@ struct ServerOptions {
                                without: a temporary folder removed at exit)
           --max-file-size BYTES  largest file a client may share (default 104857600)
           --file-quota BYTES   file bytes one account (or guest) may have stored and uploading (default 1073741824)
-          --files-max-bytes BYTES  distinct file bytes kept; beyond, the oldest files go (default 10737418240)
+          --files-max-bytes BYTES  file bytes kept, stored and uploading; beyond, stored files go, the largest
+                               holder's oldest first (default 10737418240)
+          --file-quota-per-address BYTES  file bytes everyone uploading from one address (not an --exempt
+                               one) may have stored and uploading together (default 1073741824)
+          --disk-reserve BYTES free disk uploads leave for chat, history and accounts, where the files
+                               and the database are; below it uploads are refused (default 67108864)
+          --max-partial-uploads N  uploads in progress or interrupted (waiting an hour for a resume) one
+                               account, guest or address may have (default 32)
+          --max-partial-uploads-total N  the same for the whole server (default 10000)
+          --max-uploads N      uploads received at once, each holding a file open (default 256); more are
+                               refused unavailable
+          --file-stall-timeout S  a file stream without progress for S seconds is given up, an upload kept
+                               for its resume (default 60)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -89,6 +101,8 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
+        "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
+        "max-uploads", "file-stall-timeout",
         "cluster", "node", "cluster-wait-replicas",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
@@ -168,6 +182,15 @@ struct ServerOptions {
         core.maxFileSize = Int64(try options.integer("max-file-size", default: Int(core.maxFileSize), in: 0...(1 << 50)))
         core.fileQuotaBytes = Int64(try options.integer("file-quota", default: Int(core.fileQuotaBytes), in: 0...(1 << 50)))
         core.filesMaxBytes = Int64(try options.integer("files-max-bytes", default: Int(core.filesMaxBytes), in: 0...(1 << 50)))
+        core.fileQuotaPerAddressBytes = Int64(try options.integer("file-quota-per-address", default: Int(core.fileQuotaPerAddressBytes),
+                                                                  in: 0...(1 << 50)))
+        core.diskReserveBytes = Int64(try options.integer("disk-reserve", default: Int(core.diskReserveBytes), in: 0...(1 << 50)))
+        core.maxPartialUploads = try options.integer("max-partial-uploads", default: core.maxPartialUploads, in: 1...1_000_000)
+        core.maxPartialUploadsTotal = try options.integer("max-partial-uploads-total", default: core.maxPartialUploadsTotal,
+                                                          in: 1...100_000_000)
+        core.maxUploads = try options.integer("max-uploads", default: core.maxUploads, in: 1...1_000_000)
+        core.fileStallMilliseconds = Int64(try options.double("file-stall-timeout", default: Double(core.fileStallMilliseconds) / 1000,
+                                                              in: 1...86_400) * 1000)
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))

@@ -94,6 +94,24 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var fileQuotaBytes: Int64
     public var filesMaxBytes: Int64
     public var partialUploadMilliseconds: Int64
+    /// The bytes everyone uploading from one address (not an exempt one) may have stored and in
+    /// progress together (`--file-quota-per-address`; `quota-exceeded`).
+    public var fileQuotaPerAddressBytes: Int64
+    /// Free disk (where the files and the database are) that uploads leave for chat, history and
+    /// accounts (`--disk-reserve`): an upload stops with `quota-exceeded` rather than take it.
+    public var diskReserveBytes: Int64
+    /// Uploads in progress and interrupted ones waiting for a resume, at most, of one account or
+    /// guest and of one address (`--max-partial-uploads`), and of the whole server
+    /// (`--max-partial-uploads-total`): a record costs the same whatever its bytes.
+    public var maxPartialUploads: Int
+    public var maxPartialUploadsTotal: Int
+    /// Uploads being received at once, each holding a file open (`--max-uploads`); one more is
+    /// `unavailable` (per connection four file streams, per address `maxPartialUploads`, bound them too).
+    public var maxUploads: Int
+    /// A file stream that makes no progress this long (no body byte in, none written out, no
+    /// header) is given up by the glue: an upload is interrupted, its bytes kept for a resume
+    /// (`--file-stall-timeout`).
+    public var fileStallMilliseconds: Int64
 
     public init(
         serverName: String = "qchat",
@@ -129,7 +147,13 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         maxFileSize: Int64 = ChatLimits.defaultMaxFileSize,
         fileQuotaBytes: Int64 = 1 << 30,
         filesMaxBytes: Int64 = 10 << 30,
-        partialUploadMilliseconds: Int64 = 3_600_000
+        partialUploadMilliseconds: Int64 = 3_600_000,
+        fileQuotaPerAddressBytes: Int64 = 1 << 30,
+        diskReserveBytes: Int64 = 64 << 20,
+        maxPartialUploads: Int = 32,
+        maxPartialUploadsTotal: Int = 10_000,
+        maxUploads: Int = 256,
+        fileStallMilliseconds: Int64 = 60_000
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -165,6 +189,12 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.fileQuotaBytes = fileQuotaBytes
         self.filesMaxBytes = filesMaxBytes
         self.partialUploadMilliseconds = partialUploadMilliseconds
+        self.fileQuotaPerAddressBytes = fileQuotaPerAddressBytes
+        self.diskReserveBytes = diskReserveBytes
+        self.maxPartialUploads = maxPartialUploads
+        self.maxPartialUploadsTotal = maxPartialUploadsTotal
+        self.maxUploads = maxUploads
+        self.fileStallMilliseconds = fileStallMilliseconds
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -199,7 +229,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
         try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
-        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0, "file limits must not be negative")
+        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
+                    "file limits must not be negative")
+        try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1 && maxUploads >= 1, "upload limits must be at least 1")
+        try require(fileStallMilliseconds >= 1_000, "the file stall timeout must be at least a second")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }

@@ -73,6 +73,11 @@ public final class ChatServerState {
     var heldAckCount = 0
     /// File record reads and writes waiting for the shared store, by token.
     var pendingFiles: [UInt64: PendingFiles] = [:]
+    /// Upload headers' reads go to the store one at a time, each after the record the one before
+    /// wrote (on the same connection): every header is checked against the uploads this node
+    /// accepted before it. The reads waiting for their turn, oldest first, and whether one is out.
+    var waitingUploadReads: [(token: UInt64, query: FileQuery)] = []
+    var uploadReadOut = false
     /// Account reads and writes waiting for the shared store, by token.
     var pendingAccounts: [UInt64: PendingAccounts] = [:]
     /// The digest of a peer id as the shared store keeps it (its leases and member records: the

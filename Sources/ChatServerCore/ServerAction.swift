@@ -98,13 +98,16 @@ public enum ServerAction: Sendable {
     /// With a shared store: take back a counted attempt (its password was right, its check could
     /// not be made, or it was never checked); nobody waits for it.
     case releaseLoginAttempt(LoginAttempt)
-    /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
-    /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
+    /// With a shared store: read file records (by id, by upload, what each scope holds) for a
+    /// file stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)
-    /// With a shared store: write interrupted-upload records (behind: nobody waits for them).
-    case writePartialUploads([PartialUploadWrite])
-    /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
-    /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
+    /// With a shared store: write interrupted-upload records (behind: nobody waits for them),
+    /// then evict stored files while distinct content and every upload's charge pass `maxBytes`;
+    /// content no record uses any more comes back through ``ChatServerState/contentEvicted(_:)``.
+    case writePartialUploads([PartialUploadWrite], maxBytes: Int64)
+    /// With a shared store: store a file's record, evicting stored files while distinct content
+    /// and every upload's charge pass `maxBytes` (the party holding the most first, PROTOCOL.md
+    /// section 9 notes); through ``ChatServerState/fileRecordStored(_:_:now:)``.
     case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)
     /// A line for the operator console: the answer to a command whose outcome came later (a
     /// console `register` stored through the shared store, say).

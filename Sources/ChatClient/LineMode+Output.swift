@@ -9,7 +9,7 @@ import QuicEngine
 extension LineMode {
     func received(_ message: ChatMessage) {
         lastProgress = .now()
-        if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
+        if options.json { Console.line(String(decoding: message.withoutPeer.encodedDatagram(), as: UTF8.self)) }
         if let reply = awayReplies.reply(to: message, reason: awayReason, ownNick: session.nick, now: unixMilliseconds()), let to = reply.to {
             sendPrivate(reply.text, to: to)
         }

@@ -61,7 +61,7 @@ extension ChatServerState {
         case .history: handleHistory(message, from: session, into: &out)
         case .register: handleRegister(message, from: session, now: now, into: &out)
         case .login: handleLogin(message, from: session, now: now, into: &out)
-        case .password: handlePasswordChange(message, from: session, into: &out)
+        case .password: handlePasswordChange(message, from: session, now: now, into: &out)
         case .certificate: handleCertificate(message, from: session, into: &out)
         case .claim: handleClaim(message, from: session, now: now, into: &out)
         case .topic: handleTopic(message, from: session, now: now, into: &out)

@@ -146,6 +146,9 @@ public struct SessionCore {
     /// requests wait already.
     public mutating func send(_ message: ChatMessage, now: QuicTime) -> (accepted: Bool, actions: [Action]) {
         var message = message
+        // A new password goes with the current one (docs/PROTOCOL.md sections 7-8, item 10): the
+        // password this session logged in with, kept in memory; none when a certificate did.
+        if message.messageType == .password, message.old == nil { message.old = helloPassword }
         if message.messageType == .join, message.since == nil, let room = ChatValidation.normalizeRoom(message.roomOrDefault),
            let seq = removedAt[room] {
             message.since = seq

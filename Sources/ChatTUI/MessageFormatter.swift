@@ -20,9 +20,15 @@ struct MessageFormatter: Sendable {
         if line.kind == .dayChange {
             return [ruleRow(" " + TextNeutralizer.singleLine.neutralize(line.text) + " ", width: width, color: Palette.dim)]
         }
-        let (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
+        var (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
         let body = String(glyphs[prefixCount...].map(\.character))
         let urls = URLFinder.ranges(in: body).map { ($0.lowerBound + prefixCount)..<($0.upperBound + prefixCount) }
+        // Each address's cells link to it (OSC 8), so the terminal opens it whole, however cut.
+        for range in urls {
+            let url = String(glyphs[range].map(\.character))
+            guard url.utf8.count <= CellStyle.linkLimit else { continue }
+            for index in range { glyphs[index].style.link = url }
+        }
         return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount, urls: urls)
     }
 

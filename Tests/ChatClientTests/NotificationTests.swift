@@ -31,6 +31,28 @@ struct NotificationTests {
                                              "9;qchat: alice (private): a word in private"], "\(terminal.notifications())")
     }
 
+    /// A web address is a hyperlink (OSC 8) the terminal can open, the whole address however the
+    /// row cut it (issue 24, URLs; tmux keeps OSC 8 to itself, so a pseudo-terminal again).
+    @Test func webAddressesAreHyperlinks() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let home = try ClientHome()
+        defer { home.remove() }
+        let command = ["/usr/bin/env", "-u", "TMUX"] + home.environment.map { "\($0.key)=\($0.value)" }.sorted()
+            + [BuildPaths.product("chat-client")] + ClientHome.arguments(port: server.port, nick: "bob")
+        let terminal = try SlowTerminal(command, columns: 60, chunk: 4096, delay: 1)
+        defer { terminal.stop() }
+        #expect(terminal.wait(for: "bob joined"), "\(terminal.process.outputLines.suffix(40))")
+        let alice = try home.lineClient(port: server.port, nick: "alice")
+        defer { alice.terminate() }
+        let url = "https://example.org/" + (0..<8).map { "part\($0)" }.joined(separator: "/") + "?q=1"
+        alice.write("read \(url), then reply\n")
+        #expect(terminal.wait(for: "then reply"), "\(terminal.screen())")
+        #expect(terminal.quiet(300))
+        let links = terminal.hyperlinks()
+        #expect(!links.isEmpty && links.allSatisfy { $0 == url }, "\(links)")
+    }
+
     @Test func aBadNotifySettingIsAnError() throws {
         let home = try ClientHome()
         defer { home.remove() }

@@ -36,9 +36,15 @@ final class SlowTerminal {
     }
 
     /// The desktop notifications (OSC 9 and OSC 777) the program wrote so far, their payloads.
-    func notifications() -> [String] {
+    func notifications() -> [String] { osc().filter { $0.hasPrefix("9;") || $0.hasPrefix("777;") } }
+
+    /// The hyperlinks (OSC 8) opened so far: their URLs.
+    func hyperlinks() -> [String] { osc().filter { $0.hasPrefix("8;;") && $0.count > 3 }.map { String($0.dropFirst(3)) } }
+
+    /// The payloads of the OSC 8, 9 and 777 sequences the program wrote so far.
+    private func osc() -> [String] {
         let before = process.outputLines.count
-        guard command("notifications") else { return [] }
+        guard command("osc") else { return [] }
         return process.outputLines.dropFirst(before).filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
     }
 

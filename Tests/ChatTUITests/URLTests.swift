@@ -50,3 +50,25 @@ struct URLTests {
         #expect(screen.contains { $0.hasSuffix(String(long.prefix(100 - 12))) }, "\(screen)")
     }
 }
+
+/// OSC 8 (issue 24, URLs): the cells of a web address link to it, so a terminal opens it whole
+/// however it was cut across rows; the link is closed before anything else is written.
+struct HyperlinkTests {
+    @Test func addressesAreLinked() {
+        var model = sampleModel()
+        let url = "https://example.org/" + String(repeating: "long/", count: 20)
+        model.append(ChatLine(timestamp: sampleTime, nick: "carol", text: "see \(url) now", kind: .message), to: "lobby")
+        let (frame, screen, bytes) = renderOnScreen(model, editor: makeEditor(""), size: TerminalSize(columns: 60, rows: 20))
+        let sequences = escapeSequences(in: bytes)
+        // Opened on each row the address takes (the member pane is written between), closed after each.
+        let rows = Set((0..<frame.rows).filter { row in (0..<frame.columns).contains { frame[row, $0].style.link == url } }).count
+        #expect(rows == 3)
+        #expect(sequences.filter { $0.hasPrefix("]8;;") } == Array(repeating: ["]8;;" + url, "]8;;"], count: rows).flatMap { $0 },
+                "\(sequences.filter { $0.hasPrefix("]") })")
+        #expect(screen.violations.isEmpty, "\(screen.violations)")
+        #expect(screen.frame == frame)
+        let linked = frame.cells.filter { $0.style.link == url }.count
+        #expect(linked == url.count, "\(linked)")
+        #expect(frame.cells.filter { $0.style.link != nil && $0.style.link != url }.isEmpty)
+    }
+}

@@ -12,8 +12,8 @@ Commands, one per line on standard input; each answer ends with a line `OK` (or 
   quiet MS SECS    until nothing was read for MS milliseconds since the last read or key (the
                    program drew everything)
   screen           the emulated screen, one `| row` line each
-  notifications    every OSC 9 and OSC 777 sequence read so far (desktop notifications), one
-                   `> PAYLOAD` line each (the bytes after `ESC ]` up to BEL or ST)
+  osc              every OSC 8, 9 and 777 sequence read so far (hyperlinks, desktop
+                   notifications), one `> PAYLOAD` line each (the bytes after `ESC ]` up to BEL or ST)
   pause, resume    stop reading the program's output (its writes fill the pty and stop short), go on
 On the program's exit it prints `EXITED STATUS`.
 
@@ -107,10 +107,10 @@ def main():
             reading.clear()
         elif name == "resume":
             reading.set()
-        elif name == "notifications":
+        elif name == "osc":
             with lock:
                 seen = bytes(raw)
-            for match in re.finditer(rb"\x1b\]((?:9|777);[^\x07\x1b]*)(?:\x07|\x1b\\)", seen):
+            for match in re.finditer(rb"\x1b\]((?:8|9|777);[^\x07\x1b]*)(?:\x07|\x1b\\)", seen):
                 print("> " + match.group(1).decode("utf-8", "replace"), flush=True)
         elif name == "screen":
             for row in text().split("\n"):

@@ -119,6 +119,24 @@ extension ChatServerApp {
             state.clusterReady(ready)
         case .membershipLost:
             perform(state.clusterMembershipLost(now: now))
+        case .nameTaken(let why):
+            stopServing(because: why)
+        }
+    }
+
+    /// Another instance has this node's name (issue 26, item 1): every connection is closed with
+    /// SHUTDOWN (the clients move to another node), nothing is stored or released (the name's
+    /// leases and members are the other instance's now), and the process exits with status 1.
+    func stopServing(because why: String) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        exitStatus = 1
+        withdrawAdvertisement()
+        perform(state.clusterMembershipLost(now: unixMilliseconds(), why: why))
+        // The closes leave with the next flush; then the process ends.
+        loop.schedule(at: .now() + .milliseconds(500)) { [weak self] in
+            self?.cluster?.stop()
+            self?.loop.stop()
         }
     }
 }

@@ -18,6 +18,8 @@ final class ChatServerApp {
     var metricsEndpoint: MetricsEndpoint?
     var links: [UInt64: ClientLink] = [:]
     var shuttingDown = false
+    /// The process's exit status once the loop stops: 1 when it stopped because it must not serve.
+    var exitStatus: Int32 = 0
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
     var converted: [ObjectIdentifier: OutboundBytes] = [:]
     var lastConverted: (payload: SharedPayload, bytes: OutboundBytes)?

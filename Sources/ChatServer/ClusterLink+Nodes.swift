@@ -9,15 +9,20 @@ import RedisClient
 /// it takes out of their rooms (`left` with `node-lost`) and whose leases it frees.
 extension ClusterLink {
     func joinDirectory() {
-        guard !joining, !isReady else { return }
+        guard !joining, !isReady, !nameLost else { return }
         joining = true
         directory.join { [weak self] result in
             guard let self else { return }
+            if case .success(.taken(let deadline, let holder)) = result {
+                joining = false
+                return nameHeld(until: deadline, by: holder)
+            }
             guard case .success = result else {
                 joining = false
                 loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                 return
             }
+            heldName = nil
             // An earlier run of this node may have left users in rooms and leases behind.
             reap(options.node) { [weak self] done in
                 guard let self else { return }
@@ -40,24 +45,62 @@ extension ClusterLink {
         }
     }
 
+    /// Another instance holds this node's name (the join answered `taken`). A deadline that
+    /// moved between two looks is a running instance: this one must not serve under its name, and
+    /// stops. One that does not move (a crash, or a planned stop handing its clients over) is
+    /// waited out, as is a reaper's claim of the name's earlier run.
+    private func nameHeld(until deadline: Int64, by holder: String) {
+        let live = !holder.hasPrefix("stopping:") && holder != "reaping"
+        if live, let seen = heldName, seen.holder == holder, deadline > seen.deadline {
+            return loseName("another running instance holds this node's name")
+        }
+        if heldName?.holder != holder {
+            logger(.warning, "node name held; waiting", ["node": options.node, "by": live ? "another instance" : holder == "reaping" ? "a reaper" : "a stopping instance",
+                                                        "for_ms": String(max(0, deadline - (heldName?.deadline ?? deadline)))])
+        }
+        heldName = (deadline, holder)
+        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+    }
+
+    /// This node's name is another instance's: it stops serving, loudly (the app closes every
+    /// connection and exits with status 1). Nothing of the name's state is touched: it is theirs.
+    func loseName(_ why: String) {
+        guard !nameLost else { return }
+        nameLost = true
+        isReady = false
+        logger(.error, "node name taken", ["node": options.node, "error": why])
+        report(.nameTaken(why))
+    }
+
     func heartbeat() {
+        guard !nameLost, !leaving else { return }
         defer { loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() } }
         // An epoch check that could not reach Redis is tried again.
         verifyStore()
         guard isReady else { return }
         directory.renew { [weak self] result in
-            guard let self, case .success(let beat) = result else { return }
-            if beat == .reaped {
+            guard let self, !leaving, case .success(let beat) = result else { return }
+            switch beat {
+            case .reaped:
                 logger(.error, "this node was declared lost", ["node": options.node])
                 isReady = false
                 report(.membershipLost)
                 joinDirectory()
+            case .taken:
+                loseName("another instance took this node's name")
+            case .alive:
+                break
             }
         }
-        directory.claimLost { [weak self] result in
-            guard let self, case .success(let lost) = result else { return }
-            for node in lost where node != options.node && reaping.insert(node).inserted {
-                logger(.warning, "node lost", ["node": node])
+        directory.claim { [weak self] result in
+            guard let self, case .success(let claims) = result else { return }
+            for claim in claims where claim.node != options.node && reaping.insert(claim.node).inserted {
+                let node = claim.node
+                if claim.stopped {
+                    logger(.info, "node stopped", ["node": node])
+                } else {
+                    logger(.warning, "node lost", ["node": node])
+                }
                 reap(node) { [weak self] done in
                     guard let self else { return }
                     reaping.remove(node)

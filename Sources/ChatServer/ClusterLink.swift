@@ -30,6 +30,12 @@ final class ClusterLink {
     var epochChecked = false
     var epochCheckInFlight = false
     var joining = false
+    /// The holder of this node's name when a join found it taken, to see whether it renews.
+    var heldName: (deadline: Int64, holder: String)?
+    /// Another instance has this node's name: nothing more is done under it.
+    var nameLost = false
+    /// A planned stop left the directory: no more heartbeats or scans.
+    var leaving = false
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
     /// Nodes this one is reaping now.
@@ -74,6 +80,8 @@ final class ClusterLink {
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
         case membershipLost
+        /// Another instance holds this node's name: the node must stop serving.
+        case nameTaken(String)
     }
 
     init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,

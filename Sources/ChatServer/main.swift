@@ -10,7 +10,7 @@ do {
     }
     let app = try ChatServerApp(options: options)
     app.run()
-    exit(0)
+    exit(app.exitStatus)
 } catch let information as ServerOptions.Information {
     Console.line(information.text)
     exit(0)

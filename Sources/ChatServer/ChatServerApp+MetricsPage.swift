@@ -162,6 +162,10 @@ extension ChatServerApp {
                      figures.eventsLostToTrimming)
         page.counter("qchat_cluster_nodes_reaped_total", "Lost nodes this node took the users of out of their rooms.", figures.nodesReaped)
         page.counter("qchat_cluster_epoch_changes_total", "Times Redis was found to have lost its data.", figures.epochChanges)
+        page.counter("qchat_cluster_store_losses_total", "Appends refused because Redis no longer had what this node had seen.",
+                     figures.storeLossesFound)
+        page.gauge("qchat_cluster_redis_eviction_safe", "0 while a Redis this node stores in may evict keys (maxmemory-policy not noeviction).",
+                   figures.unsafeEvictionPolicy == nil ? 1 : 0)
     }
 
     private func addOperationFamilies(to page: inout MetricsPage) {

@@ -11,6 +11,19 @@ extension ClusterLink {
     func joinDirectory() {
         guard !joining, !isReady, !nameLost else { return }
         joining = true
+        // Not on a Redis that may evict keys: the node would hand out seqs twice.
+        checkEviction { [weak self] safe in
+            guard let self else { return }
+            guard safe else {
+                joining = false
+                loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                return
+            }
+            joinDirectoryNow()
+        }
+    }
+
+    private func joinDirectoryNow() {
         directory.join { [weak self] result in
             guard let self else { return }
             if case .success(.taken(let deadline, let holder)) = result {
@@ -75,9 +88,11 @@ extension ClusterLink {
     func heartbeat() {
         guard !nameLost, !leaving else { return }
         defer { loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() } }
-        // An epoch check that could not reach Redis is tried again.
-        verifyStore()
+        // The epoch, every time: a Redis emptied in place (FLUSHALL) shows no reconnect.
+        verifyStore(force: true)
         guard isReady else { return }
+        // A running node is told when a Redis it stores in came to evict keys (CONFIG SET).
+        checkEviction { _ in }
         directory.renew { [weak self] result in
             guard let self, !leaving, case .success(let beat) = result else { return }
             switch beat {

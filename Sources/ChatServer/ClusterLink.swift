@@ -29,6 +29,8 @@ final class ClusterLink {
     var epoch: String?
     var epochChecked = false
     var epochCheckInFlight = false
+    /// An append found data lost that the epoch check must recover from (``storeLost(room:)``).
+    var lossPending = false
     var joining = false
     /// The holder of this node's name when a join found it taken, to see whether it renews.
     var heldName: (deadline: Int64, holder: String)?
@@ -174,9 +176,13 @@ final class ClusterLink {
         let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
-                   dedupe: dedupe) { [report, metrics] result in
+                   dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: appendEpoch) { [weak self, report, metrics] result in
             metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
             switch result {
+            case .success(let stored) where stored.storeLost:
+                metrics.appends["lost", default: 0] += 1
+                self?.storeLost(room: append.room)
+                report(.appended(append.token, .failed("redis lost data this node had seen")))
             case .success(let stored) where stored.existing != nil:
                 metrics.appends["refused", default: 0] += 1
                 report(.appended(append.token, .settingTaken(stored.existing!)))

@@ -12,6 +12,11 @@ final class ClusterMetrics {
     var eventsLostToTrimming = 0
     /// Nodes this one found lost and reaped.
     var nodesReaped = 0
-    /// Times Redis was found to have lost its data (the epoch changed).
+    /// Times Redis was found to have lost its data (the epoch changed, or an append's check).
     var epochChanges = 0
+    /// Appends refused because Redis no longer had what this node had seen of the room.
+    var storeLossesFound = 0
+    /// The eviction policy of a Redis this node stores in, when it is not `noeviction` (nil:
+    /// every one is, or not known).
+    var unsafeEvictionPolicy: String?
 }

@@ -36,11 +36,15 @@ public struct RoomAppend: Hashable, Sendable {
     /// A ``RoomSettingsChange/setIfAbsent(field:value:)`` found its field set: that value. Nothing
     /// was stored (seq 0).
     public var existing: String?
+    /// The store lost data the caller knew it had (the room's counter below the seq the caller
+    /// knew, or the store's epoch changed): nothing was stored (seq 0).
+    public var storeLost: Bool
 
-    public init(seq: Int64, duplicate: Bool, existing: String? = nil) {
+    public init(seq: Int64, duplicate: Bool, existing: String? = nil, storeLost: Bool = false) {
         self.seq = seq
         self.duplicate = duplicate
         self.existing = existing
+        self.storeLost = storeLost
     }
 }
 

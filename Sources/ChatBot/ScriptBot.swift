@@ -41,6 +41,13 @@ final class ScriptBot {
     var inbox: [ChatMessage] = []
     /// `msg` and `dm` sent and not yet acknowledged, oldest first: sent again after a move.
     var unacknowledged: [ChatMessage] = []
+    /// `unavailable` answers per message id: it is sent again with its id after a backoff, at
+    /// most ``unavailableAttempts`` times (docs/PROTOCOL.md section 10).
+    var unavailableAnswers: [String: Int] = [:]
+    static let unavailableAttempts = 12
+    /// Messages the server refused for good (id → the error's code) that no `expect error` has
+    /// taken: the bot fails when it ends with any (nothing refused is dropped silently).
+    var refused: [String: String] = [:]
     /// Rooms in the order they were joined; the last is where `say` and `typing` go.
     var rooms: [String] = []
     /// The last seq of each room the bot has had: the `since` of its re-joins after a move.
@@ -188,9 +195,13 @@ final class ScriptBot {
 
     /// `quit`, or the end of the script: closes once every message sent is acknowledged, so
     /// the close cannot drop them (a bot that is moving closes once it is back and they are).
-    func quitWhenAcknowledged(line: Int) {
+    func quitWhenAcknowledged(line: Int, again: Bool = false) {
         guard session.isOpen || move != nil, phase != .closing else { return }
         if unacknowledged.isEmpty { return close() }
+        if again, let blockerTimer {
+            runner.loop.cancel(blockerTimer)
+            self.blockerTimer = nil
+        }
         if phase == .running || phase == .done {
             block(.acknowledgements, line: line, milliseconds: 5000) { [unowned self] in
                 runner.fail(ScriptFailure(line: line, bot: definition.name,
@@ -199,8 +210,15 @@ final class ScriptBot {
         }
     }
 
-    /// Closes with NO_ERROR (a move stops); the bot has finished.
+    /// Closes with NO_ERROR (a move stops); the bot has finished, unless the server refused a
+    /// message of it that no `expect error` took: then the run fails.
     func close() {
+        if let (id, code) = refused.min(by: { $0.key < $1.key }) {
+            refused = [:]
+            runner.fail(ScriptFailure(line: blockerLine, bot: definition.name,
+                                      message: "the server refused a message (\(code), id \(id)): it was not stored"))
+            return
+        }
         let wasRunning = phase == .running
         phase = .closing
         if let blockerTimer { runner.loop.cancel(blockerTimer) }

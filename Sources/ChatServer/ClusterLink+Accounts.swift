@@ -42,7 +42,7 @@ extension ClusterLink {
         var remaining = names.count
         var failure: RoomStoreError?
         func finish() {
-            if case .unavailable? = failure, QuicTime.now() < startedAt + Self.readPatience {
+            if failure?.isTransient == true, QuicTime.now() < startedAt + Self.readPatience {
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.loadAccounts(token, names: names, startedAt: startedAt) }
                 return
             }

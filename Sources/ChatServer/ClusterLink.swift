@@ -165,14 +165,10 @@ final class ClusterLink {
     // MARK: Room events
 
     func append(_ append: RoomEventAppend) {
-        guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
+        guard epochChecked else { return report(.appended(append.token, .refused("the store is being checked after a reconnect"))) }
         let meta = Array(("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")"
                           + "/\(append.memberStatus?.rawValue ?? "")/\(append.token)").utf8)
-        // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
-        let dedupe = append.dedupe.map { key in
-            let peer = key.prefix { $0 != ":" }
-            return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
-        }
+        let dedupe = append.dedupe.map(digestedDedupeKey)
         let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
@@ -182,7 +178,7 @@ final class ClusterLink {
             case .success(let stored) where stored.storeLost:
                 metrics.appends["lost", default: 0] += 1
                 self?.storeLost(room: append.room)
-                report(.appended(append.token, .failed("redis lost data this node had seen")))
+                report(.appended(append.token, .refused("redis lost data this node had seen")))
             case .success(let stored) where stored.existing != nil:
                 metrics.appends["refused", default: 0] += 1
                 report(.appended(append.token, .settingTaken(stored.existing!)))
@@ -191,9 +187,15 @@ final class ClusterLink {
                 report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
             case .failure(let error):
                 metrics.appends["failed", default: 0] += 1
-                report(.appended(append.token, .failed("\(error)")))
+                report(.appended(append.token, error.isKnownNotStored ? .refused("\(error)") : .failed("\(error)")))
             }
         }
+    }
+
+    /// A dedupe key `PEER:ID` with the peer id as its digest: Redis never holds a peer id as it is.
+    func digestedDedupeKey(_ key: String) -> String {
+        let peer = key.prefix { $0 != ":" }
+        return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
     }
 
     func read(_ read: RoomEventRead, startedAt: QuicTime = .now()) {
@@ -202,7 +204,7 @@ final class ClusterLink {
             switch result {
             case .success(let events):
                 report(.read(read.token, events.compactMap { self.sharedEvent(room: read.room, $0) }))
-            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
+            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
                 // Reads change nothing: a retry is safe, and the client waits for this one.
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.read(read, startedAt: startedAt) }
             case .failure(let error):

@@ -207,6 +207,7 @@ public final class RoomEventLog {
     /// Error replies that say "not now" rather than "never": Redis loading its data after a
     /// restart, a cluster without a quorum or a master, a node demoted by a failover, a slot
     /// in the middle of a migration. The caller answers `unavailable` and the client resends.
+    /// Redis refused the command before running it: nothing of it is stored.
     static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
 
     public static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
@@ -214,9 +215,15 @@ public final class RoomEventLog {
         case .success(.error(let text)):
             let code = text.prefix { $0 != " " }
             if code == "TOOLARGE" { return .failure(.tooLarge(text)) }
-            return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
+            return .failure(transientErrors.contains(String(code)) ? .notStored(text) : .rejected(text))
         case .success(let reply): return .success(reply)
-        case .failure(let failure): return .failure(.unavailable(failure.description))
+        case .failure(let failure):
+            switch failure {
+            // Never sent, or every answer was a redirection (MOVED/ASK: not run there).
+            case .unavailable, .limitExceeded, .redirection: return .failure(.notStored(failure.description))
+            // Sent and unanswered, or run and not confirmed by replicas: it may be stored.
+            case .connectionLost, .protocolViolation, .stopped, .notReplicated: return .failure(.unavailable(failure.description))
+            }
         }
     }
 

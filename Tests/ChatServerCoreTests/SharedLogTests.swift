@@ -102,8 +102,9 @@ import Testing
         #expect(world.nodes["a"]!.chat(to: 1).contains { $0.type == "ack" && $0.id == "d1" && $0.seq == 2 })
     }
 
-    /// The log down: `msg` and `join` get `error unavailable` with their ids; the connection stays
-    /// and the same id sent again once the log is back is stored once.
+    /// The log down: `msg` and `join` get `error unavailable` with their ids (the `msg`'s says
+    /// `stored: false`: nothing reached the log); the connection stays and the same id sent again
+    /// once the log is back is stored once.
     @Test func unavailableThenResent() throws {
         let world = try twoNodes()
         world.login(1, nick: "alice", on: "a")
@@ -114,6 +115,7 @@ import Testing
         world.settle()
         let errors = world.nodes["a"]!.chat(to: 1).filter { $0.type == "error" }
         #expect(errors.map { [$0.code, $0.id] } == [["unavailable", "x1"], ["unavailable", "j1"]])
+        #expect(errors.first?.stored == false)
         #expect(world.nodes["a"]!.outbox.closes.isEmpty)
         world.unavailable = false
         world.say("lost?", from: 1, on: "a", id: "x1")
@@ -121,8 +123,9 @@ import Testing
         #expect(world.nodes["b"]!.chat(to: 2).filter { $0.text == "lost?" }.count == 1)
     }
 
-    /// A reply lost after the log stored the message: the client is told `unavailable`, resends
-    /// the same id, gets the first seq back, and nobody sees the message twice.
+    /// A reply lost after the log stored the message: the client is told `unavailable` (without
+    /// `stored`: it may have been), resends the same id, gets the first seq back, and nobody sees
+    /// the message twice.
     @Test func lostReplyIsDeduplicated() throws {
         let world = try twoNodes()
         world.login(1, nick: "alice", on: "a")
@@ -130,6 +133,8 @@ import Testing
         world.storedButLost = true
         world.say("once", from: 1, on: "a", id: "dup")
         world.settle()
+        let uncertain = world.nodes["a"]!.chat(to: 1).filter { $0.type == "error" && $0.id == "dup" }
+        #expect(uncertain.map(\.code) == ["unavailable"] && uncertain.first?.stored == nil)
         world.storedButLost = false
         world.say("once", from: 1, on: "a", id: "dup")
         world.settle()

@@ -214,7 +214,7 @@ import Testing
             for index in 0..<50 { acknowledged.append(try harness.append(log, room: "safe", event: "e\(index)").get().seq) }
             server.kill9()
             _ = try harness.waitForEvent { if case .disconnected = $0 { return true } else { return false } }
-            guard case .failure(.unavailable) = try harness.append(log, room: "safe", event: "lost") else {
+            guard case .failure(.notStored) = try harness.append(log, room: "safe", event: "lost") else {
                 Issue.record("append while down did not fail"); return
             }
             let before = harness.events.count

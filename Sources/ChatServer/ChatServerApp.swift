@@ -18,6 +18,8 @@ final class ChatServerApp {
     var metricsEndpoint: MetricsEndpoint?
     var links: [UInt64: ClientLink] = [:]
     var shuttingDown = false
+    /// A stopping node of several has told the directory (``ClusterLink/leave(_:)``).
+    var leftDirectory = true
     /// The process's exit status once the loop stops: 1 when it stopped because it must not serve.
     var exitStatus: Int32 = 0
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
@@ -242,6 +244,11 @@ final class ChatServerApp {
         logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
         withdrawAdvertisement()
+        // A node of several hands its clients over: the directory learns it is stopping first.
+        if let cluster {
+            leftDirectory = false
+            cluster.leave { [weak self] in self?.leftDirectory = true }
+        }
         perform(state.shutdown(now: unixMilliseconds()))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true
@@ -260,10 +267,10 @@ final class ChatServerApp {
         }
     }
 
-    /// A node of several stops once the `left` events of its users are stored (the other nodes
-    /// show them), or after `giveUpAt` when Redis does not answer.
+    /// A node of several stops once what its users sent last is stored and the directory knows it
+    /// is stopping, or after `giveUpAt` when Redis does not answer.
     private func stopWhenStored(giveUpAt: QuicTime) {
-        guard cluster != nil, state.pendingRoomAppends > 0, QuicTime.now() < giveUpAt else {
+        guard cluster != nil, state.pendingRoomAppends > 0 || !leftDirectory, QuicTime.now() < giveUpAt else {
             cluster?.stop()
             loop.stop()
             return

@@ -93,7 +93,7 @@ extension ClusterLink {
             // The floors first: closing the connections unfollows their rooms.
             let floors = feed.followedRooms.map { ($0, (feed.delivered($0) ?? 0) + Self.epochSeqMargin) }
             if isReady {
-                isReady = false
+                becameUnready()
                 report(.membershipLost)
             }
             var remaining = floors.count

@@ -16,7 +16,7 @@ extension ClusterLink {
             guard let self else { return }
             guard safe else {
                 joining = false
-                loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                 return
             }
             joinDirectoryNow()
@@ -32,7 +32,7 @@ extension ClusterLink {
             }
             guard case .success = result else {
                 joining = false
-                loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                 return
             }
             heldName = nil
@@ -41,16 +41,18 @@ extension ClusterLink {
                 guard let self else { return }
                 joining = false
                 guard done else {
-                    loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                    loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                     return
                 }
                 loadServerBans { [weak self] loaded in
                     guard let self else { return }
                     guard loaded else {
-                        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                         return
                     }
                     isReady = true
+                    metrics.lastRenewal = .now()
+                    heartbeats.setRenewing(true)
                     logger(.info, "cluster node ready", ["node": options.node])
                     report(.ready(true))
                 }
@@ -72,7 +74,7 @@ extension ClusterLink {
                                                         "for_ms": String(max(0, deadline - (heldName?.deadline ?? deadline)))])
         }
         heldName = (deadline, holder)
-        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
     }
 
     /// This node's name is another instance's: it stops serving, loudly (the app closes every
@@ -80,33 +82,63 @@ extension ClusterLink {
     func loseName(_ why: String) {
         guard !nameLost else { return }
         nameLost = true
-        isReady = false
+        becameUnready()
         logger(.error, "node name taken", ["node": options.node, "error": why])
         report(.nameTaken(why))
     }
 
+    /// A planned stop (SIGTERM): no more renewals or scans, and the directory is told the node is
+    /// stopping. Its clients have `--cluster-node-timeout` to reconnect to other nodes, quietly
+    /// (the same device: no `left`, no `joined`); whatever is left of them then is reaped by the
+    /// node that claims it, which logs `node stopped` rather than `node lost`. `done` once the
+    /// directory answered (or could not be reached).
+    func leave(_ done: @escaping () -> Void) {
+        guard isReady, !leaving, !nameLost else { return done() }
+        leaving = true
+        becameUnready()
+        directory.leave(after: options.nodeTimeout) { [weak self] result in
+            if case .failure(let error) = result {
+                self?.logger(.warning, "could not tell the directory this node stops", ["error": "\(error)"])
+            }
+            done()
+        }
+    }
+
+    /// A renewal's answer, from the heartbeat thread (``HeartbeatThread``).
+    func renewed(_ result: Result<NodeDirectory.Heartbeat, RoomStoreError>) {
+        guard isReady, !leaving, !nameLost else { return }
+        guard case .success(let beat) = result else {
+            metrics.renewFailures += 1
+            return
+        }
+        switch beat {
+        case .reaped:
+            logger(.error, "this node was declared lost", ["node": options.node])
+            becameUnready()
+            report(.membershipLost)
+            joinDirectory()
+        case .taken:
+            loseName("another instance took this node's name")
+        case .alive:
+            metrics.lastRenewal = .now()
+        }
+    }
+
+    /// The node is out of the directory (declared lost, lost its name, its store lost its data):
+    /// no renewals until it joins again.
+    func becameUnready() {
+        isReady = false
+        heartbeats.setRenewing(false)
+    }
+
     func heartbeat() {
         guard !nameLost, !leaving else { return }
-        defer { loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() } }
+        defer { loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() } }
         // The epoch, every time: a Redis emptied in place (FLUSHALL) shows no reconnect.
         verifyStore(force: true)
         guard isReady else { return }
         // A running node is told when a Redis it stores in came to evict keys (CONFIG SET).
         checkEviction { _ in }
-        directory.renew { [weak self] result in
-            guard let self, !leaving, case .success(let beat) = result else { return }
-            switch beat {
-            case .reaped:
-                logger(.error, "this node was declared lost", ["node": options.node])
-                isReady = false
-                report(.membershipLost)
-                joinDirectory()
-            case .taken:
-                loseName("another instance took this node's name")
-            case .alive:
-                break
-            }
-        }
         directory.claim { [weak self] result in
             guard let self, case .success(let claims) = result else { return }
             for claim in claims where claim.node != options.node && reaping.insert(claim.node).inserted {

@@ -15,6 +15,8 @@ final class ClusterLink {
     let inboxLog: RoomEventLog
     let leases: Leases
     let directory: NodeDirectory
+    /// Renews the node's place from a thread of its own.
+    private(set) var heartbeats: HeartbeatThread!
     private(set) var feed: RoomFeed!
     let report: (ClusterReport) -> Void
     let logger: (LogLevel, String, [String: String]) -> Void
@@ -46,8 +48,6 @@ final class ClusterLink {
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
-    /// Heartbeat and lost-node scan period (the directory's lifetime is three of these).
-    static let heartbeatInterval = QuicDuration.seconds(2)
     /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
     static let inboxLength = 10_000
     /// Where other nodes publish users' status changes.
@@ -99,13 +99,16 @@ final class ClusterLink {
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
         leases = Leases(client: client)
-        directory = NodeDirectory(client: client, node: options.node, interval: Self.heartbeatInterval)
+        directory = NodeDirectory(client: client, node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
             metrics.eventsLostToTrimming += Int(before - after - 1)
             logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
         forward = { [unowned self] event in handle(event) }
+        let server: RedisServerAddress? = if case .standalone(let address) = options.topology { address } else { nil }
+        heartbeats = HeartbeatThread(loop: loop, server: server, database: options.database, renew: directory.renewCommand,
+                                     interval: options.heartbeatInterval, lifetime: options.nodeTimeout) { [unowned self] in renewed($0) }
     }
 
     func start() {
@@ -115,10 +118,14 @@ final class ClusterLink {
         client.subscribe(accountChangesSubscription)
         client.subscribe(loginFailuresSubscription)
         feed.follow(inboxRoom)
-        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
+        heartbeats.start()
+        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
 
-    func stop() { client.stop() }
+    func stop() {
+        heartbeats.stop()
+        client.stop()
+    }
 
     private func handle(_ event: RedisClientEvent) {
         switch event {
@@ -130,6 +137,7 @@ final class ClusterLink {
             if holdsEpoch(server) { epochChecked = false }
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+            heartbeats.use(server: client.currentSlotMap?.owner(of: RedisKeySlot.slot(of: NodeDirectory.directoryKey)))
             // A failover may have moved the epoch to a master this node was connected to already
             // (no `connected` follows): it is checked there.
             verifyStore()

@@ -1,4 +1,5 @@
 import Prometheus
+import QuicEngine
 
 /// A node's figures about the shared store, counted by its ``ClusterLink`` on the loop thread
 /// and shown as the `qchat_cluster_*` families (only on a node of several).
@@ -12,6 +13,9 @@ final class ClusterMetrics {
     var eventsLostToTrimming = 0
     /// Nodes this one found lost and reaped.
     var nodesReaped = 0
+    /// The last renewal of this node's place that Redis confirmed, and renewals that failed.
+    var lastRenewal: QuicTime?
+    var renewFailures = 0
     /// Times Redis was found to have lost its data (the epoch changed, or an append's check).
     var epochChanges = 0
     /// Appends refused because Redis no longer had what this node had seen of the room.

@@ -164,12 +164,22 @@ public final class NodeDirectory {
     public func renew(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) { beat("renew", completion) }
 
     private func beat(_ mode: String, _ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) {
-        let command = RedisCommand("EVAL", Self.heartbeatScript, "4", Self.key, Self.seenKey, Self.instancesKey, Self.reapingKey, node,
-                                   String(lifetime.nanoseconds / 1_000_000), mode, String(interval.nanoseconds / 1_000_000), instance)
-        client.send(command, key: Self.key) { result in
+        client.send(beatCommand(mode), key: Self.key) { result in
             completion(RoomEventLog.storeResult(result).flatMap(Self.heartbeat))
         }
     }
+
+    private func beatCommand(_ mode: String) -> RedisCommand {
+        RedisCommand("EVAL", Self.heartbeatScript, "4", Self.key, Self.seenKey, Self.instancesKey, Self.reapingKey, node,
+                     String(lifetime.nanoseconds / 1_000_000), mode, String(interval.nanoseconds / 1_000_000), instance)
+    }
+
+    /// The renew as a command, for a heartbeat sent from another thread on a connection of its
+    /// own (its reply read with ``heartbeat(_:)``); the key whose slot serves it is ``key``.
+    public var renewCommand: RedisCommand { beatCommand("renew") }
+
+    /// The key of the directory (its slot is the directory's server on a Redis Cluster).
+    public static var directoryKey: String { key }
 
     /// A heartbeat script's reply (``heartbeatScript``).
     public static func heartbeat(_ reply: RedisReply) -> Result<Heartbeat, RoomStoreError> {

@@ -123,6 +123,24 @@ import Testing
         #expect(world.nodes["b"]!.chat(to: 2).filter { $0.text == "lost?" }.count == 1)
     }
 
+    /// A node of several stopping (SIGTERM) hands its clients over (issue 26, item 4): each is
+    /// closed with SHUTDOWN, and nothing is stored or released: no `left` for the others, the
+    /// nick and device leases kept for the same device to take again through another node.
+    @Test func shutdownOfANodeHandsItsClientsOver() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.settle()
+        let before = world.log["lobby"]?.count ?? 0
+        let out = world.take(world.nodes["a"]!.state.shutdown(now: 1), on: "a")
+        world.settle()
+        #expect(out.closes.map(\.code) == [.shutdown])
+        #expect(world.log["lobby"]?.count == before)
+        #expect(!out.actions.contains { if case .releaseIdentity = $0 { true } else { false } })
+        #expect(!out.actions.contains { if case .appendRoomEvent = $0 { true } else { false } })
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.type == "left" }.isEmpty)
+    }
+
     /// A reply lost after the log stored the message: the client is told `unavailable` (without
     /// `stored`: it may have been), resends the same id, gets the first seq back, and nobody sees
     /// the message twice.

@@ -93,7 +93,9 @@ final class ChatServerApp {
         OperatorConsole.attach(to: self)
         sweepStrayFileBytes()
         expireInterruptedUploads()
-        var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
+        // A node of several keeps room history in Redis; its --db keeps only dm receipts.
+        let historyStore = options.cluster != nil ? "redis" : options.databasePath ?? "memory"
+        var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": historyStore,
                       "files": fileWorker.directory.path,
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
                       "per_address": "\(options.maxPerAddress)",
@@ -104,6 +106,8 @@ final class ChatServerApp {
         if let clusterOptions = options.cluster {
             fields["cluster"] = "\(clusterOptions.topology)"
             fields["node"] = clusterOptions.node
+            fields["node_timeout"] = "\(clusterOptions.nodeTimeout)"
+            if let database = options.databasePath { fields["receipts"] = database }
             if clusterOptions.waitReplicas > 0 { fields["wait_replicas"] = String(clusterOptions.waitReplicas) }
         }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }

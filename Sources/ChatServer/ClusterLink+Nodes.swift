@@ -158,6 +158,12 @@ extension ClusterLink {
                 }
             }
         }
+        // After the claim (the same connection, in order): the nodes whose place has not run out,
+        // those handing their clients over after a planned stop included.
+        directory.members { [weak self] result in
+            guard let self, case .success(let members) = result else { return }
+            metrics.peerNodes = members.keys.count { $0 != options.node }
+        }
     }
 
     /// Takes `node`'s users out of every room it followed (through the core: `left` with

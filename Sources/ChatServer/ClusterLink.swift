@@ -164,6 +164,9 @@ final class ClusterLink {
     private func delivered(room: String, _ event: RoomEvent) {
         if room == inboxRoom { return receivedInboxMessage(event) }
         metrics.eventsDelivered += 1
+        if let made = EventStamp.milliseconds(in: event.payload) {
+            metrics.eventDelay.observe(nanoseconds: UInt64(max(0, unixMilliseconds() - made)) * 1_000_000)
+        }
         guard let shared = sharedEvent(room: room, event) else {
             return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
         }
@@ -181,7 +184,8 @@ final class ClusterLink {
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
                    dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: appendEpoch) { [weak self, report, metrics] result in
-            metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
+            // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
+            if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
             switch result {
             case .success(let stored) where stored.storeLost:
                 metrics.appends["lost", default: 0] += 1

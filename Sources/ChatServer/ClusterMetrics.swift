@@ -13,9 +13,15 @@ final class ClusterMetrics {
     var eventsLostToTrimming = 0
     /// Nodes this one found lost and reaped.
     var nodesReaped = 0
-    /// The last renewal of this node's place that Redis confirmed, and renewals that failed.
-    var lastRenewal: QuicTime?
+    /// The last renewal of this node's place that Redis confirmed (the start until the first),
+    /// and renewals that failed.
+    var lastRenewal = QuicTime.now()
     var renewFailures = 0
+    /// Other nodes in the directory at the last scan.
+    var peerNodes = 0
+    /// From a room event's `ts` (its node's clock when it was made, just before its append) to its
+    /// delivery here: what Redis, the subscription and gap fills add (and the nodes' clock skew).
+    var eventDelay = PrometheusHistogram()
     /// Times Redis was found to have lost its data (the epoch changed, or an append's check).
     var epochChanges = 0
     /// Appends refused because Redis no longer had what this node had seen of the room.

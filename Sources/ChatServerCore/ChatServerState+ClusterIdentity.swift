@@ -338,6 +338,7 @@ extension ChatServerState {
         var out: [ServerAction] = []
         leaveRoomsOfReplacedDevices(now: now, into: &out)
         refreshReceivingUploads(now: now, into: &out)
+        notStoredWarnings.flush(now: now, into: &out)
         return out
     }
 

@@ -39,7 +39,8 @@ extension ChatServerState {
                 // Redis (or the room's feed) slower than the clients: beyond the bound nothing more
                 // waits in memory.
                 guard pendingAppends.count + heldAckCount < configuration.pendingAppendLimit else {
-                    out.append(.log(.warning, "room appends at their limit", ["limit": String(configuration.pendingAppendLimit)]))
+                    notStoredWarnings.note(room: draft.event.room, error: "room appends at their limit (\(configuration.pendingAppendLimit))",
+                                           now: now, into: &out)
                     appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
                     continue
                 }

@@ -32,10 +32,10 @@ extension ChatServerState {
                 appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
             }
         case .failed(let reason):
-            out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
+            notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
             appendFailed(pending.purpose, room: pending.room, origin: origin, stored: nil, into: &out)
         case .refused(let reason):
-            out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
+            notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
             appendFailed(pending.purpose, room: pending.room, origin: origin, stored: false, into: &out)
         }
         if let origin { releaseHeldMessages(of: origin, now: now, into: &out) }

@@ -318,7 +318,7 @@ final class LineMode {
 
     private func received(_ message: ChatMessage) {
         lastProgress = .now()
-        if options.json { Console.line(String(decoding: message.encodedDatagram(), as: UTF8.self)) }
+        if options.json { Console.line(String(decoding: message.withoutPeer.encodedDatagram(), as: UTF8.self)) }
         var isExplained = false
         if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
             if message.messageType == .ack {

@@ -30,7 +30,11 @@ enum ServerLookup {
             if found != nil || problem != nil { loop.stop() }
         }
         if options.waitSeconds > 0 {
-            loop.schedule(at: .now() + .seconds(UInt64(options.waitSeconds))) { loop.stop() }
+            // `unowned`: the loop owns its timers. Holding the loop from its own timer made a
+            // cycle whenever `run()` ended before the deadline (the server found, no daemon):
+            // the loop, and the storage of every watch and timeout Avahi had put in it, lived
+            // on after `find` returned (LeakSanitizer's report; docs/SANITIZERS.md).
+            loop.schedule(at: .now() + .seconds(UInt64(options.waitSeconds))) { [unowned loop] in loop.stop() }
         }
         browser.start()
         loop.run()

@@ -164,6 +164,10 @@ public final class ResilientSession {
     /// requests wait already.
     @discardableResult
     public func send(_ message: ChatMessage) -> Bool {
+        var message = message
+        // A new password goes with the current one (docs/PROTOCOL.md sections 7-8, item 10): the
+        // password this session logged in with, kept in memory; none when a certificate did.
+        if message.messageType == .password, message.old == nil { message.old = helloPassword }
         guard outbox.enqueue(message) != nil else { return false }
         flush()
         return true

@@ -9,6 +9,8 @@ enum ChatField: Int, CaseIterable {
     case file, size, sha256, offset
     // docs/PROTOCOL.md section 10: an `unavailable` that is known not to have been stored.
     case stored
+    // Issue 23: the current password of a `password` request.
+    case old
 
     /// The key as written on the wire.
     var name: String { wireName.description }
@@ -45,6 +47,7 @@ enum ChatField: Int, CaseIterable {
         case .sha256: "sha256"
         case .offset: "offset"
         case .stored: "stored"
+        case .old: "old"
         }
     }
 
@@ -77,7 +80,7 @@ enum ChatField: Int, CaseIterable {
         case (ASCII.lowerT, 5): candidate = .topic
         case (ASCII.lowerF, 8): candidate = .features
         case (ASCII.lowerM, 5): candidate = .modes
-        case (ASCII.lowerO, 3): candidate = .ops
+        case (ASCII.lowerO, 3): candidate = key[1] == 0x70 ? .ops : .old  // "ops" / "old"
         case (ASCII.lowerI, 10): candidate = .identified
         case (ASCII.lowerR, 5): candidate = .rooms
         case (ASCII.lowerF, 4): candidate = .file

@@ -130,7 +130,7 @@ extension ChatServerApp {
             for file in link.fileStreams.values {
                 switch file.phase {
                 case .receiving: uploading += 1
-                case .sending: downloading += 1
+                case .opening, .sending: downloading += 1
                 case .header, .deciding, .done: break
                 }
             }
@@ -140,6 +140,8 @@ extension ChatServerApp {
         page.counter("qchat_file_uploads_total", "Uploads that ended, by outcome (interrupted ones are kept for a resume).",
                      ServerMetrics.uploadOutcomes.map { MetricSample(["outcome": $0], metrics.uploadsEnded[$0] ?? 0) })
         page.counter("qchat_file_downloads_total", "Downloads begun.", metrics.downloadsStarted)
+        page.counter("qchat_file_streams_stalled_total", "File streams given up after --file-stall-timeout without progress.",
+                     metrics.fileStreamsStalled)
         page.counter("qchat_file_bytes_total", "File body bytes: written to disk for uploads, handed to streams for downloads.",
                      [MetricSample(["direction": "upload"], metrics.fileBytesReceived),
                       MetricSample(["direction": "download"], metrics.fileBytesSent)])
@@ -186,6 +188,8 @@ extension ChatServerApp {
                      HTTPStatus.allCases.map { MetricSample(["code": String($0.rawValue)], served.answers[$0] ?? 0) })
         page.counter("qchat_metrics_timeouts_total", "Scrape connections closed when their time was up.", served.timeouts)
         page.counter("qchat_metrics_abandoned_total", "Scrape connections that ended before a whole request.", served.abandoned)
+        page.counter("qchat_metrics_displaced_total", "Scrape connections closed to make room, with every slot taken, for a new one.",
+                     served.displaced)
         page.counter("qchat_metrics_pages_built_total", "Pages built (the others came from the cache).", served.pagesBuilt)
         page.counter("qchat_metrics_accept_errors_total", "Scrape connections the kernel could not hand over (out of descriptors).",
                      served.acceptErrors)

@@ -50,11 +50,18 @@ extension ClusterLink {
                         loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                         return
                     }
-                    isReady = true
-                    metrics.lastRenewal = .now()
-                    heartbeats.setRenewing(true)
-                    logger(.info, "cluster node ready", ["node": options.node])
-                    report(.ready(true))
+                    prepareFiles { [weak self] prepared in
+                        guard let self else { return }
+                        guard prepared else {
+                            loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                            return
+                        }
+                        isReady = true
+                        metrics.lastRenewal = .now()
+                        heartbeats.setRenewing(true)
+                        logger(.info, "cluster node ready", ["node": options.node])
+                        report(.ready(true))
+                    }
                 }
             }
         }

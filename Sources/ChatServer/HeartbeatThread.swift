@@ -1,5 +1,6 @@
 import ClusterStore
-import Foundation
+import Dispatch
+import Glibc
 import QuicEngine
 import RedisClient
 import Synchronization
@@ -43,10 +44,10 @@ final class HeartbeatThread: Sendable {
         }
     }
 
+    /// On a dispatch queue's thread, which it keeps (Foundation's Thread would bring Foundation,
+    /// and ICU's data, into the package: PackagingTests.installLaysOutTheExpectedFiles).
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "qchat-heartbeat"
-        thread.start()
+        DispatchQueue(label: "qchat-heartbeat").async { [self] in run() }
     }
 
     /// The server of the directory changed (a Redis Cluster's slot map).
@@ -65,7 +66,7 @@ final class HeartbeatThread: Sendable {
             // Sleeps in short steps so a stop is seen soon.
             while QuicTime.now() < next {
                 if shared.withLock({ $0.stopped }) { return }
-                Thread.sleep(forTimeInterval: min(0.1, (next - QuicTime.now()).seconds))
+                usleep(UInt32(min(100_000, (next - QuicTime.now()).nanoseconds / 1000)))
             }
             next = next + interval
             if QuicTime.now() > next { next = QuicTime.now() + interval }

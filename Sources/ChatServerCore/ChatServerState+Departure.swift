@@ -92,6 +92,7 @@ extension ChatServerState {
     /// who shared a room with it gets `status` `offline`. O(rooms of the client + their members).
     private func depart(_ session: ClientSession, leftText: String, now: Int64, into out: inout [ServerAction]) {
         clients[session.id] = nil
+        dropPasswordWork(of: session, into: &out)
         guard session.phase == .active else { return }
         let mates = roomMates(of: session)
         unregister(session)

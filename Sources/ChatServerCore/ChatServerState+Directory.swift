@@ -4,16 +4,19 @@ import ChatProtocol
 /// room would rather keep to itself.
 extension ChatServerState {
     /// The rooms with members that are not invite-only, most members first (then by name), at
-    /// most ``ChatLimits/maxRoomsListed``.
-    func handleRoomList(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
-        let listed = rooms.values.compactMap { room -> RoomListing? in
-            let settings = roomSettings[room.name]
-            guard settings?.modes.contains(.invite) != true else { return nil }
-            return RoomListing(room: room.name, members: room.members.count, topic: settings?.topic?.text ?? "")
+    /// most ``ChatLimits/maxRoomsListed``; one listing shared by every asker (``RoomDirectory``).
+    func handleRoomList(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        let answer = roomDirectory.answer(now: now, changes: directoryChanges) {
+            let listed = rooms.values.compactMap { room -> RoomListing? in
+                let settings = roomSettings[room.name]
+                guard settings?.modes.contains(.invite) != true else { return nil }
+                return RoomListing(room: room.name, members: room.members.count, topic: settings?.topic?.text ?? "")
+            }
+            let top = listed.sorted { $0.members != $1.members ? $0.members > $1.members : $0.room < $1.room }
+                .prefix(ChatLimits.maxRoomsListed)
+            return SharedPayload(line: ChatMessage(type: MessageType.rooms.rawValue, rooms: Array(top)))
         }
-        let top = listed.sorted { $0.members != $1.members ? $0.members > $1.members : $0.room < $1.room }
-            .prefix(ChatLimits.maxRoomsListed)
-        sendChat(ChatMessage(type: MessageType.rooms.rawValue, rooms: Array(top)), to: session, into: &out)
+        sendChat(answer, to: session, into: &out)
     }
 
     /// A connected nick: its account, status and the rooms it is in that the asker shares or that

@@ -60,7 +60,7 @@ extension ChatServerState {
         case .history: handleHistory(message, from: session, into: &out)
         case .register: handleRegister(message, from: session, now: now, into: &out)
         case .login: handleLogin(message, from: session, now: now, into: &out)
-        case .password: handlePasswordChange(message, from: session, into: &out)
+        case .password: handlePasswordChange(message, from: session, now: now, into: &out)
         case .certificate: handleCertificate(message, from: session, into: &out)
         case .claim: handleClaim(message, from: session, now: now, into: &out)
         case .topic: handleTopic(message, from: session, now: now, into: &out)
@@ -70,7 +70,7 @@ extension ChatServerState {
         case .kick: handleKick(message, from: session, now: now, into: &out)
         case .ban: handleBan(message, from: session, now: now, into: &out)
         case .unban: handleUnban(message, from: session, now: now, into: &out)
-        case .rooms: handleRoomList(message, from: session, into: &out)
+        case .rooms: handleRoomList(message, from: session, now: now, into: &out)
         case .whois: handleWhois(message, from: session, into: &out)
         case .status, .typing, .presence:
             sendError(.unknownType, "'\(message.type)' belongs on the presence stream", id: message.id, to: session, into: &out)

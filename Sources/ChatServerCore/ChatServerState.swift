@@ -24,7 +24,7 @@ public final class ChatServerState {
     /// ``ChatValidation/nickKey(_:)`` → the connection holding that nick.
     var clientsByNickKey: [String: ClientID] = [:]
     /// Rooms with at least one member.
-    var rooms: [String: Room] = [:]
+    var rooms: [String: Room] = [:] { didSet { directoryChanges &+= 1 } }
     /// The last seq handed out per room, for rooms with members and the most recently idle ones.
     var lastSequenceByRoom: [String: Int64] = [:]
     /// Rooms without members still held in memory, longest idle first (bounded by `idleRoomLimit`).
@@ -35,15 +35,24 @@ public final class ChatServerState {
 
     /// Settings (owner, operators, topic, modes, bans, invites) of every room with members and of
     /// the idle rooms still held, so no ordinary message asks the account store.
-    var roomSettings: [String: RoomSettings] = [:]
+    var roomSettings: [String: RoomSettings] = [:] { didSet { directoryChanges &+= 1 } }
+    /// Counts every change of `rooms` and `roomSettings` (no old value is read: the dictionaries
+    /// are still changed in place), so the `rooms` answer knows when it may be out of date.
+    var directoryChanges: UInt64 = 0
+    /// The `rooms` answer, shared until the rooms change.
+    var roomDirectory = RoomDirectory()
     /// Every server ban, loaded at start.
     var serverBans = BanList()
     /// Operator account keys.
     var operatorKeys: Set<String>
     var loginFailures: LoginFailures
-    /// Password tasks handed to the glue and not yet answered, also those of clients since gone
-    /// (their work still occupies the glue's workers).
+    /// Password tasks taken on and not finished: being counted, waiting in `passwordQueue`, or
+    /// handed to the glue and not yet answered (also those of clients since gone: their work
+    /// still occupies the glue's workers).
     var passwordTasks: [UInt64: PendingPasswordTask] = [:]
+    var passwordQueue = PasswordQueue()
+    /// Tasks handed to the glue and not answered (at most `passwordTasksRunning`).
+    var runningPasswordTasks = 0
     var nextPasswordTicket: UInt64 = 0
     /// Uploads whose body the glue is receiving, by stream.
     var activeUploads: [FileStreamKey: ActiveUpload] = [:]
@@ -66,6 +75,11 @@ public final class ChatServerState {
     var notStoredWarnings = NotStoredWarnings()
     /// File record reads and writes waiting for the shared store, by token.
     var pendingFiles: [UInt64: PendingFiles] = [:]
+    /// Upload headers' reads go to the store one at a time, each after the record the one before
+    /// wrote (on the same connection): every header is checked against the uploads this node
+    /// accepted before it. The reads waiting for their turn, oldest first, and whether one is out.
+    var waitingUploadReads: [(token: UInt64, query: FileQuery)] = []
+    var uploadReadOut = false
     /// Account reads and writes waiting for the shared store, by token.
     var pendingAccounts: [UInt64: PendingAccounts] = [:]
     /// The digest of a peer id as the shared store keeps it (its leases and member records: the

@@ -15,6 +15,8 @@ public final class MetricsEndpoint {
     private let listener: TCPListener
     private let buildPage: () -> [UInt8]
     private var connections: [Int32: ScrapeConnection] = [:]
+    /// The connections a newcomer may take the place of when every slot is taken.
+    private let displaceable = DisplaceableScrapes()
     private var cached: (built: QuicTime, answer: [UInt8])?
     /// One read buffer for every connection: reads happen one at a time on the loop.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
@@ -58,7 +60,7 @@ public final class MetricsEndpoint {
                 return
             }
             guard let stream else { return }
-            guard connections.count < limits.maxConnections else {
+            guard connections.count < limits.maxConnections || displaceOldest() else {
                 refuseAtOnce(stream)
                 continue
             }
@@ -76,6 +78,28 @@ public final class MetricsEndpoint {
             try? loop.watchReadable(listener.descriptor) { [unowned self] in acceptWaiting() }
             acceptWaiting()
         }
+    }
+
+    /// Every slot is taken: closes the oldest connection that holds one without being answered
+    /// (still sending its request: 503, as to one refused at once) or after it (answered, its
+    /// scraper has not closed), so the new one can have its place. What the oldest sent
+    /// meanwhile is read first: a real scraper's request that is waiting in the socket is
+    /// answered, not displaced. False when every connection is having its answer written.
+    private func displaceOldest() -> Bool {
+        while let oldest = displaceable.oldest {
+            if oldest.phase == .reading { readable(oldest) }
+            // Read to its end, answered, or closed meanwhile: the next oldest, if it is still the first.
+            guard displaceable.oldest === oldest, connections[oldest.stream.descriptor] === oldest else { continue }
+            statistics.displaced += 1
+            if oldest.phase == .reading {
+                count(.serviceUnavailable)
+                let answer = MetricsEndpoint.answer(.serviceUnavailable)
+                _ = try? answer.withUnsafeBytes { try oldest.stream.write($0) }
+            }
+            close(oldest)
+            return true
+        }
+        return false
     }
 
     /// One connection too many: a 503 if the socket takes it at once, then closed.
@@ -96,6 +120,7 @@ public final class MetricsEndpoint {
             return
         }
         connections[stream.descriptor] = connection
+        displaceable.append(connection)
         connection.deadline = loop.schedule(at: .now() + limits.timeout) { [unowned self, weak connection] in
             guard let connection else { return }
             connection.deadline = nil
@@ -166,6 +191,7 @@ public final class MetricsEndpoint {
     }
 
     private func send(_ answer: [UInt8], to connection: ScrapeConnection) {
+        displaceable.remove(connection)
         connection.phase = .answering
         connection.answer = answer
         connection.written = 0
@@ -190,6 +216,7 @@ public final class MetricsEndpoint {
         loop.watchWritable(connection.stream.descriptor, nil)
         connection.answer = []
         connection.phase = .lingering
+        displaceable.append(connection)
         connection.stream.shutdownWrite()
     }
 
@@ -198,6 +225,7 @@ public final class MetricsEndpoint {
             loop.cancel(deadline)
             connection.deadline = nil
         }
+        displaceable.remove(connection)
         let descriptor = connection.stream.descriptor
         loop.unwatch(descriptor)
         connections[descriptor] = nil

@@ -1,7 +1,10 @@
 import QuicEngine
 
-/// What bounds the metrics endpoint, so scrapers can cost the chat nothing measurable: beyond
-/// `maxConnections` a connection is answered 503 and closed at once; a request head over
+/// What bounds the metrics endpoint, so scrapers can cost the chat nothing measurable: with
+/// `maxConnections` open, a new connection takes the place of the oldest one still sending its
+/// request (answered 503) or answered and not yet closed by its scraper, so connections that
+/// hold a slot without asking cannot keep a real scrape out; when every connection is having
+/// its answer written, the new one is answered 503 and closed at once; a request head over
 /// `maxRequestBytes` is answered 431; a connection still open `timeout` after it was accepted is
 /// closed (408 if its request never completed); a page is rebuilt at most once per `cacheLifetime`.
 public struct MetricsEndpointLimits: Equatable, Sendable {
@@ -31,4 +34,7 @@ public struct MetricsEndpointStatistics: Sendable {
     public internal(set) var pagesBuilt = 0
     /// accept failures (out of descriptors); accepting pauses briefly after one.
     public internal(set) var acceptErrors = 0
+    /// Connections closed to make room for a new one with every slot taken: still sending their
+    /// request (answered 503) or answered and not yet closed by their scraper.
+    public internal(set) var displaced = 0
 }

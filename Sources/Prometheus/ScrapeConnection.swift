@@ -18,6 +18,10 @@ final class ScrapeConnection {
     var answer: [UInt8] = []
     var written = 0
     var deadline: LoopTimerID?
+    /// Its place in ``DisplaceableScrapes``: the neighbours, and whether it is in the queue.
+    var earlier: ScrapeConnection?
+    var later: ScrapeConnection?
+    var isDisplaceable = false
 
     init(stream: TCPStream, requestLimit: Int) {
         self.stream = stream

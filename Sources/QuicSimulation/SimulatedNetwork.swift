@@ -37,6 +37,10 @@ public final class SimulatedNetwork {
 
     private var hosts: [SocketAddress: QuicEndpoint] = [:]
     private var endpoints: [QuicEndpoint] = []
+    /// Endpoints whose timers do not run (``holdTimers(of:)``).
+    private var heldTimers: Set<ObjectIdentifier> = []
+    /// Datagrams still to drop per source (``drop(next:from:)``).
+    private var plannedDrops: [SocketAddress: Int] = [:]
     private var flights: [Flight] = []
     private var order: UInt64 = 0
     private var random: SplitMix64
@@ -52,6 +56,22 @@ public final class SimulatedNetwork {
     public func attach(_ endpoint: QuicEndpoint, at address: SocketAddress) {
         hosts[address] = endpoint
         if !endpoints.contains(where: { $0 === endpoint }) { endpoints.append(endpoint) }
+    }
+
+    /// Stops running `endpoint`'s timers until ``releaseTimers(of:)``: what it sends from then on
+    /// is what it writes when a datagram arrives or its application acts, so a test can show that
+    /// a frame leaves without waiting for a timer (an ACK delay, a loss timer).
+    public func holdTimers(of endpoint: QuicEndpoint) {
+        heldTimers.insert(ObjectIdentifier(endpoint))
+    }
+
+    public func releaseTimers(of endpoint: QuicEndpoint) {
+        heldTimers.remove(ObjectIdentifier(endpoint))
+    }
+
+    /// Drops the next `count` datagrams sent from `source`, whatever the impairment says.
+    public func drop(next count: Int, from source: SocketAddress) {
+        plannedDrops[source, default: 0] += count
     }
 
     /// Moves packets and time until `done` returns true or `limit` of virtual time has passed.
@@ -74,7 +94,7 @@ public final class SimulatedNetwork {
             // that stayed at `t` would spin.
             now = max(now + .microseconds(1), next)
             deliverDue()
-            for endpoint in endpoints {
+            for endpoint in endpoints where !heldTimers.contains(ObjectIdentifier(endpoint)) {
                 if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }
             }
         }
@@ -100,6 +120,11 @@ public final class SimulatedNetwork {
     }
 
     private func send(_ bytes: [UInt8], from: SocketAddress, to: SocketAddress) {
+        if let planned = plannedDrops[from], planned > 0 {
+            plannedDrops[from] = planned - 1
+            dropped += 1
+            return
+        }
         if random.nextDouble() < impairment.loss {
             dropped += 1
             return
@@ -126,7 +151,7 @@ public final class SimulatedNetwork {
 
     private func nextInstant() -> QuicTime? {
         var next = flights.first?.deliverAt
-        for endpoint in endpoints {
+        for endpoint in endpoints where !heldTimers.contains(ObjectIdentifier(endpoint)) {
             if let deadline = endpoint.nextTimeout { next = min(next ?? deadline, deadline) }
         }
         return next

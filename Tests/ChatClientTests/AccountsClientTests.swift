@@ -160,7 +160,7 @@ struct AccountsClientTests {
     /// Line mode: /login reads the password from the next line and never prints it; --json carries the account answers and the
     /// moderation events; a wrong password is explained.
     @Test func lineModeLoginAndJSON() throws {
-        let server = try ChatServerProcess(["--operator", "alice"])
+        let server = try ChatServerProcess()
         defer { server.stop() }
         let first = try ClientHome()
         defer { first.remove() }

@@ -80,19 +80,6 @@ struct MetricsEndpointTests {
         #expect(metrics[#"qchat_metrics_answers_total{code="408"}"#] == 2)
     }
 
-    /// Beyond --metrics-connections open at once, a connection is answered 503 and closed at once; once the others are gone, scrapes are served again.
-    @Test func connectionsBeyondTheLimitAreRefused() throws {
-        let (server, port) = try Self.server(["--metrics-connections", "3", "--metrics-cache", "0"])
-        defer { server.stop() }
-        var holders = try (0..<3).map { _ in try HTTPProbe(port: port) }
-        // The server has accepted the three when it answers a fourth with 503.
-        #expect(HTTPProbe.get(port: port, until: 503)?.status == 503)
-        holders.removeAll()
-        let served = HTTPProbe.get(port: port, until: 200)
-        #expect(served?.status == 200)
-        #expect(ScrapedMetrics(served?.body ?? "")[#"qchat_metrics_answers_total{code="503"}"#].map { $0 >= 1 } == true)
-    }
-
     /// Out of file descriptors (a limit of 32), accepting fails and pauses instead of spinning; the chat goes on, and once the scrapers are gone, scrapes are served again.
     @Test func runningOutOfDescriptorsPausesAccepting() async throws {
         let server = try ChatServerProcess(exactly: ["--nofile=32", BuildPaths.product("chat-server"),

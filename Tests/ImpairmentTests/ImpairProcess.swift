@@ -71,6 +71,8 @@ final class ImpairProcess {
             // A proxy that ignores SIGTERM is a failed test, not an orphan left running.
             if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         }
+        // Foundation frees a Process only once waited for (ChildProcess.finish says why).
+        process.waitUntilExit()
         output.fileHandleForReading.readabilityHandler = nil
         errors.fileHandleForReading.readabilityHandler = nil
     }

@@ -116,6 +116,26 @@ struct LocalNetworkTests {
         #expect(after.finish(timeout: 10).status == 0)
     }
 
+    /// --server NAME when the name is not on the network gives up after --wait seconds, and with
+    /// no avahi-daemon to ask it says so at once; both are usage errors (status 2) that say what
+    /// to do. Under `make test-asan` these are the lookup's other ways out (the deadline passing,
+    /// the browser failing), whose event loop must be freed as on success.
+    @Test func serverNameNotFoundOrNoDaemonIsAClearError() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let missing = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--server", "nobody here", "--plain", "--wait", "1"])
+            .finish(timeout: 15)
+        #expect(missing.status == 2, "\(missing.errors)")
+        #expect(missing.errors.contains("no server named 'nobody here' found on the local network within 1 s"), "\(missing.errors)")
+
+        lab.stopDaemon(on: lab.client)
+        let noDaemon = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--server", Self.name, "--plain"])
+            .finish(timeout: 15)
+        #expect(noDaemon.status == 2, "\(noDaemon.errors)")
+        #expect(noDaemon.errors.contains("no avahi-daemon to ask about the local network"), "\(noDaemon.errors)")
+        #expect(noDaemon.errors.contains("connect with --host and --port"), "\(noDaemon.errors)")
+    }
+
     /// The full-screen --discover lists the server as it appears; Enter connects to it; the
     /// trust question is asked in the room (the advertised fp matching); yes trusts, lists it in
     /// known_servers and the chat goes on.

@@ -7,6 +7,7 @@ import Glibc
 public final class HTTPProbe {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// One HTTP answer: the status code, the headers (names lower-cased) and the body.
@@ -67,6 +68,12 @@ public final class HTTPProbe {
         }
     }
 
+    /// Whether the server has begun to answer within `timeout` (nothing is read).
+    public func hasAnswerStarted(within timeout: TimeInterval) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, Int32(TestTime.scaled(timeout) * 1000)) > 0
+    }
+
     /// Whether the server closed the connection within `timeout` (without reading further).
     public func isClosedByServer(within timeout: TimeInterval) -> Bool { readToEnd(timeout: timeout) != nil }
 
@@ -114,11 +121,16 @@ public final class HTTPProbe {
     /// Scrapes every 20 ms until the answer has `status` (what the server does next depends on
     /// connections it has yet to notice); the last answer otherwise.
     public static func get(port: UInt16, until status: Int, timeout: TimeInterval = 5) -> Answer? {
+        get(port: port, timeout: timeout) { $0.status == status }
+    }
+
+    /// Scrapes every 20 ms until an answer satisfies `done`; the last answer otherwise.
+    public static func get(port: UInt16, timeout: TimeInterval = 5, until done: (Answer) -> Bool) -> Answer? {
         let deadline = Date().addingTimeInterval(TestTime.scaled(timeout))
         var answer: Answer?
         repeat {
             answer = try? get(port: port)
-            if answer?.status == status { return answer }
+            if let answer, done(answer) { return answer }
             usleep(20_000)
         } while Date() < deadline
         return answer

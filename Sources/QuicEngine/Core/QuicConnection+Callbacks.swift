@@ -61,6 +61,13 @@ extension QuicConnection {
             connection.peerCertificateFingerprint = connection.tls?.peerCertificateFingerprint
             connection.serverCertificateVerdict = connection.tls?.serverCertificateVerdict
             connection.emit(.handshakeCompleted)
+            // A server owes HANDSHAKE_DONE, its spare connection IDs and the session ticket now,
+            // whatever the client sends next (it may send nothing until they arrive).
+            connection.endpoint.markDirty(connection)
+            return 0
+        }
+        callbacks.handshake_confirmed = { _, userData in
+            QuicConnection.from(userData).isHandshakeConfirmed = true
             return 0
         }
         callbacks.stream_open = { _, streamID, userData in
@@ -89,8 +96,13 @@ extension QuicConnection {
                 connection.emit(.streamClosed(streamID))
             }
             // The peer may open another in its place: ngtcp2 0.12 leaves MAX_STREAMS to us (it
-            // only counts a stream reset before it existed). Only a counter changes here.
-            if let raw, connection.isPeerBidirectional(streamID) { ngtcp2_conn_extend_max_streams_bidi(raw, 1) }
+            // only counts a stream reset before it existed). Only a counter changes here; the
+            // frame that carries it must leave now, also when what closed the stream was an ACK
+            // of our last byte and nothing else is queued (the peer may be waiting to open one).
+            if let raw, connection.isPeerBidirectional(streamID) {
+                ngtcp2_conn_extend_max_streams_bidi(raw, 1)
+                connection.endpoint.markDirty(connection)
+            }
             return 0
         }
         callbacks.stream_reset = { _, streamID, _, errorCode, userData, _ in

@@ -44,6 +44,18 @@ extension QuicConnection {
         stream.lostPackets = ngtcp2_conn_get_stream_loss_count(raw, streamID)
     }
 
+    /// Bytes the peer lets us send now, on the whole connection (its MAX_DATA less what we sent).
+    var connectionSendCredit: UInt64 {
+        guard let raw else { return 0 }
+        return ngtcp2_conn_get_max_data_left(raw)
+    }
+
+    /// Bytes the peer lets us send now on one stream (its MAX_STREAM_DATA less what we sent).
+    func streamSendCredit(_ streamID: QuicStreamID) -> UInt64 {
+        guard let raw else { return 0 }
+        return ngtcp2_conn_get_max_stream_data_left(raw, streamID)
+    }
+
     /// Client side: whether the server made us prove our address with a Retry first.
     public var usedRetry: Bool {
         guard let raw else { return false }

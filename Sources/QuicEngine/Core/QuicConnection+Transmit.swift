@@ -90,6 +90,31 @@ extension QuicConnection {
         sendQueue.isEmpty && bulkSendQueue.isEmpty && datagramQueue.isEmpty && stash == nil && pendingClose == nil
     }
 
+    /// Whether ngtcp2 may have a packet to send after the datagram just read, when nothing of the
+    /// application's is queued and `deadline` is the connection's next deadline now. ngtcp2 0.12.1
+    /// has no call that says whether it wants to write; what it shows is enough to tell the one
+    /// read that leaves nothing to send, an ACK of what we sent, from the others:
+    /// - An ACK is owed: the packet carried frames that ask for one, and some of them ask for
+    ///   more (PATH_CHALLENGE for a PATH_RESPONSE, RETIRE_CONNECTION_ID for a NEW_CONNECTION_ID,
+    ///   NEW_CONNECTION_ID retiring older ones for RETIRE_CONNECTION_ID, STOP_SENDING for
+    ///   RESET_STREAM). ngtcp2's ACK-delay deadline is then at most min(max_ack_delay, smoothed
+    ///   RTT / 8) away, so a deadline that near means: write now, do not wait for it.
+    /// - The read declared packets lost: a congestion event began at this instant, and their
+    ///   frames (stream data or control frames) wait to be sent again.
+    /// What our own calls make ngtcp2 owe during a read (MAX_STREAMS when a stream closes,
+    /// HANDSHAKE_DONE, MAX_DATA and MAX_STREAM_DATA when the application takes the bytes) marks
+    /// the connection dirty where it happens. Left to ngtcp2's own deadlines (within a PTO): a
+    /// packet declared lost while the recovery from an earlier loss is under way (no new
+    /// congestion event), a retransmission the congestion window held back until an ACK opens
+    /// it, and the next path MTU probe after one is acknowledged.
+    func mayOweFramesAfterRead(deadline: UInt64) -> Bool {
+        guard let raw else { return false }
+        var stat = ngtcp2_conn_stat()
+        cquic_conn_get_conn_stat(raw, &stat)
+        if stat.congestion_recovery_start_ts == now.nanoseconds { return true }
+        return deadline <= now.nanoseconds + stat.smoothed_rtt / 8
+    }
+
     /// After a write that left nothing to send, the pacer's next-send time (usually well under a
     /// millisecond away at chat rates) is still ngtcp2's earliest deadline, and waking up for it
     /// is a timer, a `handle_expiry` and a write that writes nothing, per packet. ngtcp2 lets a

@@ -80,6 +80,8 @@ public final class QuicConnection {
     /// The last `writeBatch` ended with nothing left to send: the endpoint need not ask again
     /// until something new (input, a timer, the application) makes the connection dirty.
     var isDrained = false
+    /// The peer confirmed the handshake (a client got HANDSHAKE_DONE; a server, once complete).
+    var isHandshakeConfirmed = false
 
     // Endpoint bookkeeping.
     var scheduledDeadline: UInt64 = .max

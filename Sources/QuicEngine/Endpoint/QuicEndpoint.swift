@@ -81,36 +81,6 @@ public final class QuicEndpoint {
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
     var retryingUnderLoad = false
 
-    /// A server's secrets (for stateless reset and Retry tokens, for session tickets) are derived
-    /// from its private key, so a restarted server still recognises its old connection IDs and
-    /// tickets: it answers a client of its previous life with a stateless reset, and that client
-    /// notices at once instead of after an idle timeout, and reconnects with a resumed handshake.
-    /// Each purpose has its own label; `length` is 32 (SHA-256) or 64 (SHA-512) bytes.
-    static func keyMaterial(derivedFrom server: QuicServerConfiguration, label: String, length: Int) throws -> [UInt8] {
-        guard let path = server.connection.tls.privateKeyPath else { return randomBytes(length) }
-        var key = gnutls_datum_t()
-        guard gnutls_load_file(path, &key) == 0, let data = key.data else {
-            throw QuicError.tls(function: "read key \(path)", message: "cannot read the private key file")
-        }
-        defer { cquic_gnutls_free(data) }
-        var input = Array(UnsafeBufferPointer(start: data, count: Int(key.size))) + Array(label.utf8)
-        var digest = [UInt8](repeating: 0, count: length)
-        let algorithm = length > 32 ? GNUTLS_DIG_SHA512 : GNUTLS_DIG_SHA256
-        let result = input.withUnsafeMutableBytes { bytes in
-            gnutls_hash_fast(algorithm, bytes.baseAddress, bytes.count, &digest)
-        }
-        input.removeAll()
-        guard result == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(result)) }
-        return digest
-    }
-
-    /// A server's certificate, key and client CA from their files, with the session ticket key
-    /// derived from that private key.
-    static func credentials(for server: QuicServerConfiguration) throws -> TLSCredentials {
-        try TLSCredentials(server.connection.tls,
-                           ticketKeyMaterial: try QuicEndpoint.keyMaterial(derivedFrom: server, label: "qchat session ticket key v1", length: 64))
-    }
-
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, count) }
@@ -385,14 +355,18 @@ public final class QuicEndpoint {
     /// After a datagram was read into a connection. Most packets a server reads are ACKs of what
     /// it sent: they leave nothing to send unless data of ours was waiting for the window they
     /// open. So an established connection with nothing queued that heard on its current path is
-    /// not written at once; if the packet asked for an ACK, ngtcp2's ACK-delay deadline (an
-    /// eighth of the RTT at most) brings the write. Everything else is written as after any call.
+    /// not written when the read left ngtcp2 nothing to send either
+    /// (``QuicConnection/mayOweFramesAfterRead(deadline:)``; callbacks that make it owe a frame
+    /// mark the connection dirty themselves). Everything else is written as after any call:
+    /// a control frame never waits for data or a timer.
     private func afterReceive(_ connection: QuicConnection, onPath: Bool) {
-        guard onPath, connection.isEstablished, connection.hasNoQueuedData, case .established = connection.phase else {
+        guard onPath, connection.isEstablished, connection.hasNoQueuedData else {
             afterCall(connection)
             return
         }
-        reschedule(connection)
+        let deadline = connection.nextDeadline
+        if connection.mayOweFramesAfterRead(deadline: deadline) { markDirty(connection) }
+        reschedule(connection, to: deadline)
     }
 
     private func afterWrite(_ connection: QuicConnection) {
@@ -407,8 +381,8 @@ public final class QuicEndpoint {
     /// stopped the loss timer: the usual case after every delivery) is pushed anew too, so the
     /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
     /// timer that no longer exists.
-    private func reschedule(_ connection: QuicConnection) {
-        let deadline = connection.nextDeadline
+    private func reschedule(_ connection: QuicConnection, to known: UInt64? = nil) {
+        let deadline = known ?? connection.nextDeadline
         guard deadline != connection.scheduledDeadline else { return }
         connection.scheduledDeadline = deadline
         if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }

@@ -41,8 +41,8 @@ final class LoadClient {
     /// The servers it uses, starting with server slot mod count, and the backoff of its moves.
     var rotation: ServerRotation
     let connectStarted: QuicTime
-    /// The server it connects to, as the report names it.
-    let server: String
+    /// The server it connects to, as the report names it (the one its first connection got to).
+    var server: String
     var state = State.connecting
     /// The seq of its own `joined` and `left` in its room.
     var joinedSeq: Int64?

@@ -234,12 +234,14 @@ final class ScriptBot {
         if wasRunning { runner.botFinished(self) }
     }
 
-    /// The connection ended without the bot closing it: it moves when its server or path went
-    /// away after it was in its first room; anything else (a server that closed it for what it
-    /// did, KICKED, BANNED, `--no-move`) fails the run.
+    /// The connection ended without the bot closing it: when its server or path went away it
+    /// moves, or before it was in its first room tries the next server; anything else (a server
+    /// that closed it for what it did, KICKED, BANNED, `--no-move`) fails the run.
     private func closed(_ reason: QuicCloseReason) {
         guard phase != .closing else { return }
-        if moveTimeoutMilliseconds != nil, phase != .connecting, ConnectionLoss(reason) == .transient { return moveAway(after: reason) }
+        if moveTimeoutMilliseconds != nil, ConnectionLoss(reason) == .transient {
+            return phase == .connecting ? retryFirstConnection(after: reason) : moveAway(after: reason)
+        }
         failClosed(reason)
     }
 

@@ -38,6 +38,9 @@ public final class BotRun {
         process.waitForLine(timeout: timeout, where: matches)
     }
 
+    /// How many lines of the bot's output so far `match`.
+    public func lineCount(where matches: (String) -> Bool) -> Int { process.lineCount(where: matches) }
+
     deinit {
         try? FileManager.default.removeItem(atPath: jsonPath)
         try? FileManager.default.removeItem(atPath: home)

@@ -7,9 +7,9 @@ import QuicEngine
 /// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,
 /// downloads read chunk by chunk, evicted and expired bytes removed. Jobs run in the order the
 /// loop queued them (one serial queue), so work on one partial file never overtakes earlier work
-/// on it; results come back through the loop's channel. Each job runs in SCHED_IDLE
-/// (``LoopYield``), so on a core shared with the event loop the loop always goes first: a
-/// transfer slows itself, never chat.
+/// on it; results come back through the loop's channel. Each job runs at the lowest weight
+/// (SCHED_BATCH, nice 19: ``LoopYield``), so on a core shared with the event loop the loop goes
+/// first: a transfer slows itself, never chat, and still ends on a busy machine.
 ///
 /// What it holds in memory is bounded by the loop: an upload's bytes in flight are at most its
 /// stream's receive window (credit is returned only as `consumed` reports come back), a

@@ -78,6 +78,9 @@ struct ConnectionOptions: ServerListOptions {
         var configuration = QuicConfiguration(tls: tls)
         // PROTOCOL.md section 1: a connected client keeps the connection alive at least every 10 s.
         configuration.keepAliveInterval = .seconds(10)
+        // A server that stops answering (a stopped process, a dead host) is left within 5 s of
+        // anything unanswered (the keep-alive PING included), for the next server (issue 26).
+        configuration.silenceTimeout = .seconds(5)
         if !datagrams { configuration.maxDatagramFrameSize = 0 }
         configuration.handshakeTimeout = .milliseconds(UInt64(handshakeTimeout * 1000))
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),

@@ -18,6 +18,8 @@ final class LoadClient {
         var intended: QuicTime
         var measured: Bool
         var text: String
+        /// Answered `unavailable` and not sent again yet (docs/PROTOCOL.md section 10).
+        var awaitingResend = false
     }
 
     /// The last typing indicator this client sent of one kind, to time its arrival elsewhere.
@@ -39,8 +41,8 @@ final class LoadClient {
     /// The servers it uses, starting with server slot mod count, and the backoff of its moves.
     var rotation: ServerRotation
     let connectStarted: QuicTime
-    /// The server it connects to, as the report names it.
-    let server: String
+    /// The server it connects to, as the report names it (the one its first connection got to).
+    var server: String
     var state = State.connecting
     /// The seq of its own `joined` and `left` in its room.
     var joinedSeq: Int64?
@@ -56,6 +58,12 @@ final class LoadClient {
     var lastSeqFromSlot: [Int: Int] = [:]
     /// Messages sent and not yet acknowledged, by id (the per-client counter as a string).
     var pending: [Int: Pending] = [:]
+    /// Messages answered `unavailable` and not acknowledged since: while there are any, the
+    /// client takes no new message (its own order is kept, as chat-client keeps it), and those
+    /// are sent again in one round, in id order, after 100 ms doubling to 2 s per round.
+    var unavailablePending: Set<Int> = []
+    var resendRounds = 0
+    var resendScheduled = false
     var nextMessageID = 1
     var isTyping = false
     /// Its uploads (`--file-rate`), started once it has joined.

@@ -53,6 +53,7 @@ extension LoadGenerator {
         if let started = client.moveStarted { stats.moveTime.record((QuicTime.now() - started).nanoseconds) }
         client.moveStarted = nil
         for (id, pending) in client.pending.sorted(by: { $0.key < $1.key }) {
+            client.pending[id]?.awaitingResend = false
             client.session.send(.msg(room: client.room, text: pending.text, id: String(id)))
             stats.resent += 1
         }

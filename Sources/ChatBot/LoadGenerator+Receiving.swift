@@ -43,16 +43,52 @@ extension LoadGenerator {
             } else {
                 stats.errors[message.code ?? "unknown", default: 0] += 1
             }
-            if let id = message.id.flatMap({ Int($0) }), let pending = client.pending.removeValue(forKey: id), pending.measured {
-                stats.pendingMeasured -= 1
-            }
+            guard let id = message.id.flatMap({ Int($0) }), client.pending[id] != nil else { return }
+            // Not stored now, or not known to be: the same id again later (a stored one is
+            // acknowledged with its seq, never stored twice). Never dropped.
+            if message.code == ErrorCode.unavailable.rawValue { return resendLater(id, of: client) }
+            // Refused for good: lost to the run, which then fails.
+            stats.refused += 1
+            settled(id, of: client)
+            if client.pending.removeValue(forKey: id)?.measured == true { stats.pendingMeasured -= 1 }
         default:
             break
         }
     }
 
+    /// A message answered `unavailable` goes again with its id in the client's next resend round
+    /// (``LoadClient/unavailablePending``); a client moving meanwhile sends it from its new
+    /// connection instead.
+    private func resendLater(_ id: Int, of client: LoadClient) {
+        stats.unavailable += 1
+        client.unavailablePending.insert(id)
+        client.pending[id]?.awaitingResend = true
+        guard !client.resendScheduled else { return }
+        client.resendScheduled = true
+        let session = client.session
+        loop.schedule(at: .now() + .milliseconds(min(2000, 100 << min(client.resendRounds, 5)))) { [weak self, weak client] in
+            guard let self, let client else { return }
+            client.resendScheduled = false
+            guard client.session === session, client.state == .joined || client.state == .leaving else { return }
+            client.resendRounds += 1
+            for (id, pending) in client.pending.sorted(by: { $0.key < $1.key }) where pending.awaitingResend {
+                client.pending[id]?.awaitingResend = false
+                stats.resent += 1
+                session.send(.msg(room: client.room, text: pending.text, id: String(id)))
+            }
+        }
+    }
+
+    /// A message of the client has its final answer: once none answered `unavailable` waits, the
+    /// client takes new messages again and its resend backoff starts over.
+    private func settled(_ id: Int, of client: LoadClient) {
+        guard client.unavailablePending.remove(id) != nil, client.unavailablePending.isEmpty else { return }
+        client.resendRounds = 0
+    }
+
     private func acknowledged(_ message: ChatMessage, by client: LoadClient) {
         guard let id = message.id.flatMap({ Int($0) }), let pending = client.pending.removeValue(forKey: id) else { return }
+        settled(id, of: client)
         stats.recordAcknowledged(measured: pending.measured)
         guard pending.measured, let seq = message.seq else { return }
         ledger.recordAcknowledged(room: message.room ?? client.room, seq: seq, sender: client.id)

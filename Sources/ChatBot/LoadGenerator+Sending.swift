@@ -4,7 +4,7 @@ import QuicEngine
 /// Room messages and typing indicators on the open-loop schedule `LoadRun.pump` runs.
 extension LoadGenerator {
     func sendRoomMessage(intended: QuicTime) {
-        guard let client = nextReady(after: &senderCursor) else {
+        guard let client = nextReady(after: &senderCursor, forMessage: true) else {
             stats.skippedNoClient += 1
             return
         }
@@ -38,8 +38,9 @@ extension LoadGenerator {
         }
     }
 
-    /// The next joined client in round-robin order from `cursor`.
-    private func nextReady(after cursor: inout Int) -> LoadClient? {
-        LoadRun.nextReady(in: current, after: &cursor) { $0.state == .joined }
+    /// The next joined client in round-robin order from `cursor`; for a message, one that has no
+    /// message answered `unavailable` waiting (it keeps its own order).
+    private func nextReady(after cursor: inout Int, forMessage: Bool = false) -> LoadClient? {
+        LoadRun.nextReady(in: current, after: &cursor) { $0.state == .joined && (!forMessage || $0.unavailablePending.isEmpty) }
     }
 }

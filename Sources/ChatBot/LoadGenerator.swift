@@ -81,6 +81,8 @@ final class LoadGenerator: LoadRun {
 
     override var receivers: [DeliveryLedger.Receiver] { clients.compactMap(\.receiver) }
 
+    override var unacknowledged: Int { clients.reduce(0) { $0 + $1.pending.count } }
+
     override func quitAll() {
         removeUploadSource()
         options.connection.saveTicket(of: pool)

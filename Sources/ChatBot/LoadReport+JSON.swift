@@ -20,6 +20,7 @@ extension LoadReport {
             ("messages", .object([
                 ("sent", .integer(sent)), ("sent_measured", .integer(sentMeasured)), ("acknowledged", .integer(acknowledged)),
                 ("unacknowledged_measured", .integer(unacknowledgedMeasured)), ("rate_limited", .integer(rateLimited)),
+                ("unavailable", .integer(unavailable)), ("refused", .integer(refused)), ("unacknowledged", .integer(unacknowledged)),
                 ("errors", .object(errors.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
                 ("skipped_no_client", .integer(skippedNoClient)), ("worst_send_lag_ms", .number(worstSendLagMilliseconds)),
             ])),

@@ -19,6 +19,10 @@ extension LoadReport {
         if !options.irc {
             lines.append("| rate-limited replies | \(rateLimited)\(rateLimited > 0 ? " (raise chat-server --flood-burst and --flood-rate)" : "") |")
         }
+        if unavailable > 0 || refused > 0 || unacknowledged > 0 {
+            lines.append("| unavailable (sent again) / refused / never acknowledged | \(unavailable) / \(refused) / \(unacknowledged)"
+                + (refused + unacknowledged > 0 ? " (messages lost: the run fails)" : "") + " |")
+        }
         if !errors.isEmpty {
             lines.append("| other errors | \(errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) |")
         }

@@ -47,6 +47,11 @@ struct LoadReport {
     var acknowledged: Int
     var unacknowledgedMeasured: Int
     var rateLimited: Int
+    /// Messages answered `unavailable` (sent again), refused for good, and never acknowledged at
+    /// the end (warm-up ones included): a run that lost any fails.
+    var unavailable: Int
+    var refused: Int
+    var unacknowledged: Int
     var errors: [String: Int]
     var skippedNoClient: Int
     var worstSendLagMilliseconds: Double
@@ -100,6 +105,9 @@ struct LoadReport {
         acknowledged = stats.acknowledged
         unacknowledgedMeasured = stats.pendingMeasured
         rateLimited = stats.rateLimited
+        unavailable = stats.unavailable
+        refused = stats.refused
+        unacknowledged = run.unacknowledged
         errors = stats.errors
         skippedNoClient = stats.skippedNoClient
         worstSendLagMilliseconds = LoadReport.milliseconds(stats.worstSendLag)
@@ -142,10 +150,10 @@ struct LoadReport {
     }
 
     /// Nothing lost, doubled or reordered, every connection came up, and stayed up or moved and
-    /// came back.
+    /// came back; every message sent was acknowledged (none refused, none left unanswered).
     var passed: Bool {
         lost == 0 && duplicates == 0 && outOfOrder == 0 && connectFailures == 0 && closedUnexpectedly == 0 && unfinishedMoves == 0
-            && filesFailed == 0
+            && filesFailed == 0 && refused == 0 && unacknowledged == 0
     }
 
     var typingRatio: Double { typingExpected == 0 ? 0 : (Double(typingReceived) / Double(typingExpected) * 1000).rounded() / 1000 }

@@ -81,6 +81,9 @@ class LoadRun {
     /// Clients whose connection was lost and that are not in their room again (yet).
     var unfinishedMoves: Int { 0 }
 
+    /// Messages sent and never acknowledged (warm-up ones included), now.
+    var unacknowledged: Int { 0 }
+
     /// Protocol-specific parts of the progress line.
     func progressExtras() -> [String] { [] }
 
@@ -159,7 +162,7 @@ class LoadRun {
     private func checkDrained() {
         guard phase == .draining else { return }
         let transfersDone = stats.filesStarted == stats.filesCompleted + stats.filesFailed
-        if (stats.pendingMeasured == 0 && transfersDone && nothingMissing()) || QuicTime.now() >= drainDeadline { return finish() }
+        if (unacknowledged == 0 && transfersDone && nothingMissing()) || QuicTime.now() >= drainDeadline { return finish() }
         loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in checkDrained() }
     }
 

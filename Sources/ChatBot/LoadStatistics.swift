@@ -30,6 +30,10 @@ struct LoadStatistics {
     var acknowledged = 0
     var pendingMeasured = 0
     var rateLimited = 0
+    /// `unavailable` answers to room messages (each sent again with its id), and messages the
+    /// server refused for good (any other error): those are lost to the run, which fails.
+    var unavailable = 0
+    var refused = 0
     var errors: [String: Int] = [:]
     var skippedNoClient = 0
     /// How far behind its schedule the generator sent, at worst (its own health, in ns).

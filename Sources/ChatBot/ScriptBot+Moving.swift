@@ -44,6 +44,26 @@ extension ScriptBot {
         runner.loop.schedule(at: .now() + delay) { [unowned self] in reconnect() }
     }
 
+    /// Its first connection failed (its server is dead or unreachable): the next server, after
+    /// the rotation's backoff, as long as the runner's connect deadline allows. (Issue 26, item 5:
+    /// the run failed at once when the first server of several was dead.)
+    func retryFirstConnection(after reason: QuicCloseReason) {
+        let tried = rotation.current.label
+        rotation.advance()
+        runner.note("\(definition.name): connecting to \(tried) failed (\(reason)); trying \(rotation.current.label)")
+        let delay = rotation.backoff(using: &random)
+        runner.loop.schedule(at: .now() + delay) { [unowned self] in
+            guard phase == .connecting, runner.status == 0 else { return }
+            do {
+                let next = try runner.connect(nick: nick, peer: peer, room: definition.room, since: nil, to: rotation.current)
+                next.helloPassword = definition.password
+                attach(next)
+            } catch {
+                retryFirstConnection(after: QuicCloseReason(kind: .dropped, reason: "\(error)", byPeer: false))
+            }
+        }
+    }
+
     private func reconnect() {
         guard move != nil, phase != .closing else { return }
         // A hello joins a room: the first the bot is in, or (it left them all) its own first

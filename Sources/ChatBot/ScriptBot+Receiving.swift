@@ -1,5 +1,6 @@
 import ChatClientKit
 import ChatProtocol
+import QuicEngine
 
 /// What arrives for a bot: its own joins and parts, acknowledgements, and the messages an
 /// `expect` looks for.
@@ -24,8 +25,11 @@ extension ScriptBot {
         case "error" where move != nil && message.id == nil && ChatSession.isRefusedForNow(message):
             // The new connection's hello, refused for now: again shortly.
             session.sayHelloAgain(on: runner.loop) { [unowned self] in move != nil && phase != .closing }
+        case "error" where message.code == ErrorCode.unavailable.rawValue && unacknowledged.contains { $0.id == message.id }:
+            resendLater(message.id ?? "")
         case "error":
             runner.note("\(definition.name): server error \(message.code ?? "?"): \(message.text)")
+            if let id = message.id, unacknowledged.contains(where: { $0.id == id }) { refused[id] = message.code ?? "error" }
             acknowledged(message.id)
             remember(message)
         case "file" where fresh.file != nil && fresh.replay != true:
@@ -57,8 +61,30 @@ extension ScriptBot {
         if case .parting(let awaited) = blocker, awaited == room { unblock() }
     }
 
+    /// A message answered `unavailable`: not stored now, or not known to be. Sent again with its id
+    /// (stored once whatever happened) after 100 ms, doubling to 2 s; after
+    /// ``unavailableAttempts`` answers the run fails. A `quit` waiting for acknowledgements waits
+    /// anew: the server is answering.
+    private func resendLater(_ id: String) {
+        let answers = unavailableAnswers[id, default: 0] + 1
+        unavailableAnswers[id] = answers
+        runner.note("\(definition.name): the server could not store a message now (unavailable); sending it again")
+        guard answers < Self.unavailableAttempts else {
+            return runner.fail(ScriptFailure(line: blockerLine, bot: definition.name,
+                                             message: "a message was answered unavailable \(answers) times: not stored"))
+        }
+        if case .acknowledgements = blocker { quitWhenAcknowledged(line: blockerLine, again: true) }
+        let connection = session
+        runner.loop.schedule(at: .now() + .milliseconds(UInt64(min(2000, 100 << min(answers - 1, 5))))) { [weak self] in
+            guard let self, session === connection, move == nil, phase != .closing,
+                  let message = unacknowledged.first(where: { $0.id == id }) else { return }
+            session.send(message)
+        }
+    }
+
     private func acknowledged(_ id: String?) {
         guard let id, let index = unacknowledged.firstIndex(where: { $0.id == id }) else { return }
+        unavailableAnswers[id] = nil
         unacknowledged.remove(at: index)
         if case .acknowledgements = blocker, unacknowledged.isEmpty { close() }
     }
@@ -75,6 +101,8 @@ extension ScriptBot {
     /// Keeps the message for a later `expect`, or hands it to the one waiting now.
     private func remember(_ message: ChatMessage) {
         if case .expecting(let expectation) = blocker, expectation.matches(message, senderNick: sender(of: expectation)) {
+            // An error the script expected is not a message lost.
+            if message.type == "error", let id = message.id { refused[id] = nil }
             unblock()
             return
         }
@@ -86,6 +114,7 @@ extension ScriptBot {
     func expect(_ expectation: ScriptExpectation, line: Int) {
         let senderNick = sender(of: expectation)
         if let index = inbox.firstIndex(where: { expectation.matches($0, senderNick: senderNick) }) {
+            if inbox[index].type == "error", let id = inbox[index].id { refused[id] = nil }
             inbox.remove(at: index)
             return
         }

@@ -41,6 +41,13 @@ final class ScriptBot {
     var inbox: [ChatMessage] = []
     /// `msg` and `dm` sent and not yet acknowledged, oldest first: sent again after a move.
     var unacknowledged: [ChatMessage] = []
+    /// `unavailable` answers per message id: it is sent again with its id after a backoff, at
+    /// most ``unavailableAttempts`` times (docs/PROTOCOL.md section 10).
+    var unavailableAnswers: [String: Int] = [:]
+    static let unavailableAttempts = 12
+    /// Messages the server refused for good (id → the error's code) that no `expect error` has
+    /// taken: the bot fails when it ends with any (nothing refused is dropped silently).
+    var refused: [String: String] = [:]
     /// Rooms in the order they were joined; the last is where `say` and `typing` go.
     var rooms: [String] = []
     /// The last seq of each room the bot has had: the `since` of its re-joins after a move.
@@ -194,9 +201,13 @@ final class ScriptBot {
 
     /// `quit`, or the end of the script: closes once every message sent is acknowledged, so
     /// the close cannot drop them (a bot that is moving closes once it is back and they are).
-    func quitWhenAcknowledged(line: Int) {
+    func quitWhenAcknowledged(line: Int, again: Bool = false) {
         guard session.isOpen || move != nil, phase != .closing else { return }
         if unacknowledged.isEmpty { return close() }
+        if again, let blockerTimer {
+            runner.loop.cancel(blockerTimer)
+            self.blockerTimer = nil
+        }
         if phase == .running || phase == .done {
             block(.acknowledgements, line: line, milliseconds: 5000) { [unowned self] in
                 runner.fail(ScriptFailure(line: line, bot: definition.name,
@@ -205,8 +216,15 @@ final class ScriptBot {
         }
     }
 
-    /// Closes with NO_ERROR (a move stops); the bot has finished.
+    /// Closes with NO_ERROR (a move stops); the bot has finished, unless the server refused a
+    /// message of it that no `expect error` took: then the run fails.
     func close() {
+        if let (id, code) = refused.min(by: { $0.key < $1.key }) {
+            refused = [:]
+            runner.fail(ScriptFailure(line: blockerLine, bot: definition.name,
+                                      message: "the server refused a message (\(code), id \(id)): it was not stored"))
+            return
+        }
         let wasRunning = phase == .running
         phase = .closing
         if let blockerTimer { runner.loop.cancel(blockerTimer) }
@@ -216,12 +234,14 @@ final class ScriptBot {
         if wasRunning { runner.botFinished(self) }
     }
 
-    /// The connection ended without the bot closing it: it moves when its server or path went
-    /// away after it was in its first room; anything else (a server that closed it for what it
-    /// did, KICKED, BANNED, `--no-move`) fails the run.
+    /// The connection ended without the bot closing it: when its server or path went away it
+    /// moves, or before it was in its first room tries the next server; anything else (a server
+    /// that closed it for what it did, KICKED, BANNED, `--no-move`) fails the run.
     private func closed(_ reason: QuicCloseReason) {
         guard phase != .closing else { return }
-        if moveTimeoutMilliseconds != nil, phase != .connecting, ConnectionLoss(reason) == .transient { return moveAway(after: reason) }
+        if moveTimeoutMilliseconds != nil, ConnectionLoss(reason) == .transient {
+            return phase == .connecting ? retryFirstConnection(after: reason) : moveAway(after: reason)
+        }
         failClosed(reason)
     }
 

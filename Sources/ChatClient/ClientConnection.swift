@@ -30,6 +30,9 @@ enum ClientConnection {
         }
         var configuration = QuicConfiguration(tls: tls)
         configuration.keepAliveInterval = .seconds(10)
+        // A server that stops answering (a stopped process, a dead host) is left within 5 s of
+        // anything unanswered (the keep-alive PING included), for the next server (issue 26).
+        configuration.silenceTimeout = .seconds(5)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                        server: first.address, configuration: configuration)
         let session = ResilientSession(pool: pool, loop: loop, nick: nick, rooms: rooms ?? options.rooms, servers: servers)

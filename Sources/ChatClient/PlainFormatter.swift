@@ -37,7 +37,7 @@ struct PlainFormatter {
         case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
         case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))\(replay)")
         case .error:
-            body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(code: message.code, serverText: text)))")
+            body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(of: message)))")
         case .roster:
             let topic = message.topic.map { $0.isEmpty ? "" : "; topic: \(single($0))" } ?? ""
             let modes = message.modes.map { $0.isEmpty ? "" : "; modes: \($0.map { "+" + single($0) }.joined(separator: " "))" } ?? ""

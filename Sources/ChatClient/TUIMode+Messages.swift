@@ -134,7 +134,7 @@ extension TUIMode {
                 target = sent.buffer
                 quitIfDelivered()
             }
-            let explained = ErrorExplanation.text(code: message.code, serverText: message.text)
+            let explained = ErrorExplanation.text(of: message)
             if let room = message.room, model.roomIndex(named: room) != nil, target == currentRoomName { target = room }
             model.append(ChatLine(timestamp: time, nick: "", text: explained, kind: .error), to: target)
         case .file where message.file != nil:

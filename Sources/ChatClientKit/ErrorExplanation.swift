@@ -11,6 +11,19 @@ public enum ErrorExplanation {
         return (serverText.isEmpty ? words.meaning : serverText) + (words.advice.map { ": " + $0 } ?? "")
     }
 
+    /// An `error` as ``text(code:serverText:)`` says it, except a message given up after many
+    /// `unavailable` answers (docs/PROTOCOL.md section 10): `stored: false` means it was not
+    /// stored (sending it again is safe); otherwise it may have been, and a person who types it
+    /// again may show it twice.
+    public static func text(of message: ChatMessage) -> String {
+        guard message.code == ErrorCode.unavailable.rawValue, message.id != nil, message.type == MessageType.error.rawValue else {
+            return text(code: message.code, serverText: message.text)
+        }
+        let sentence = message.stored == false ? "Not sent: the server could not store it; send it again"
+            : "The server could not confirm it was stored: it may have been delivered; check before sending it again"
+        return message.text.isEmpty ? sentence : "\(sentence) (\(message.text))"
+    }
+
     static let explanations: [String: (meaning: String, advice: String?)] = [
         ErrorCode.accountExists.rawValue: ("That account exists already, or you are logged in", nil),
         ErrorCode.weakPassword.rawValue: ("The password must be 8 to 256 bytes", nil),

@@ -7,6 +7,8 @@ enum ChatField: Int, CaseIterable {
     case account, password, mode, topic, features, modes, ops, identified, rooms
     // Version 1.1, files (section 9).
     case file, size, sha256, offset
+    // docs/PROTOCOL.md section 10: an `unavailable` that is known not to have been stored.
+    case stored
     // Issue 23: the current password of a `password` request.
     case old
 
@@ -44,6 +46,7 @@ enum ChatField: Int, CaseIterable {
         case .size: "size"
         case .sha256: "sha256"
         case .offset: "offset"
+        case .stored: "stored"
         case .old: "old"
         }
     }
@@ -59,7 +62,7 @@ enum ChatField: Int, CaseIterable {
         let candidate: ChatField
         switch (first, key.count) {
         case (ASCII.lowerT, 4): candidate = key[1] == 0x79 ? .type : .text  // "type" / "text"
-        case (ASCII.lowerS, 6): candidate = key[1] == 0x65 ? .sender : .sha256  // "sender" / "sha256"
+        case (ASCII.lowerS, 6): candidate = key[1] == 0x65 ? .sender : key[1] == 0x68 ? .sha256 : .stored  // "sender" / "sha256" / "stored"
         case (ASCII.lowerR, 4): candidate = .room
         case (ASCII.lowerI, 2): candidate = .id
         case (ASCII.lowerS, 3): candidate = .seq

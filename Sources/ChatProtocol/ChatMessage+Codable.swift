@@ -4,7 +4,7 @@ extension ChatMessage: Codable {
     enum CodingKeys: String, CodingKey {
         case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
         case account, password, mode, topic, features, modes, ops, identified, rooms
-        case file, size, sha256, offset, old
+        case file, size, sha256, offset, stored, old
     }
 
     public init(from decoder: any Decoder) throws {
@@ -39,7 +39,8 @@ extension ChatMessage: Codable {
             file: try container.decodeIfPresent(String.self, forKey: .file),
             size: try container.decodeIfPresent(Int64.self, forKey: .size),
             sha256: try container.decodeIfPresent(String.self, forKey: .sha256),
-            offset: try container.decodeIfPresent(Int64.self, forKey: .offset)
+            offset: try container.decodeIfPresent(Int64.self, forKey: .offset),
+            stored: try container.decodeIfPresent(Bool.self, forKey: .stored)
         )
     }
 
@@ -75,5 +76,6 @@ extension ChatMessage: Codable {
         try container.encodeIfPresent(size, forKey: .size)
         try container.encodeIfPresent(sha256, forKey: .sha256)
         try container.encodeIfPresent(offset, forKey: .offset)
+        try container.encodeIfPresent(stored, forKey: .stored)
     }
 }

@@ -84,8 +84,9 @@ extension ChatMessage {
     }
 
     /// A failed request; `id` echoes the request's id when it had one.
-    public static func error(code: ErrorCode, text: String, id: String? = nil) -> ChatMessage {
-        ChatMessage(type: MessageType.error.rawValue, text: text, id: id, code: code.rawValue)
+    /// `stored: false` on an `unavailable` the server knows was not stored (docs/PROTOCOL.md).
+    public static func error(code: ErrorCode, text: String, id: String? = nil, stored: Bool? = nil) -> ChatMessage {
+        ChatMessage(type: MessageType.error.rawValue, text: text, id: id, code: code.rawValue, stored: stored)
     }
 
     /// Everyone in a room, for the presence stream.

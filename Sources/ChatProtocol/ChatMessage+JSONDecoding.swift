@@ -119,6 +119,7 @@ extension ChatMessage {
         case .size: (size, isBad) = try parser.readInteger(depth: valueDepth).resolved
         case .sha256: (sha256, isBad) = try parser.readString(depth: valueDepth).resolved
         case .offset: (offset, isBad) = try parser.readInteger(depth: valueDepth).resolved
+        case .stored: (stored, isBad) = try parser.readBool(depth: valueDepth).resolved
         }
         // The last occurrence decides, so a later good value clears an earlier bad one.
         if isBad {

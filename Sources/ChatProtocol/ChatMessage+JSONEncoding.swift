@@ -53,6 +53,7 @@ extension ChatMessage {
         if let size { writer.write("size", size) }
         if let sha256 { writer.write("sha256", sha256) }
         if let offset { writer.write("offset", offset) }
+        if let stored { writer.write("stored", stored) }
         writer.endObject()
     }
 }

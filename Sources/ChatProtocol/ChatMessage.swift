@@ -73,6 +73,9 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
     /// Where a resumed upload or a download starts, in bytes; in a `bad-offset` error, the
     /// bytes the server holds.
     public var offset: Int64?
+    /// In an `error` `unavailable`: `false` when the server knows the request was not stored
+    /// (nothing reached its store); absent when it may have been (docs/PROTOCOL.md section 10).
+    public var stored: Bool?
 
     /// Every field; `type` may be any string, so tests and tools can build unknown types too.
     public init(
@@ -104,7 +107,8 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         file: String? = nil,
         size: Int64? = nil,
         sha256: String? = nil,
-        offset: Int64? = nil
+        offset: Int64? = nil,
+        stored: Bool? = nil
     ) {
         self.type = type
         self.text = text
@@ -135,6 +139,7 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         self.size = size
         self.sha256 = sha256
         self.offset = offset
+        self.stored = stored
     }
 
     /// The known type, or nil for a type this protocol version does not define.

@@ -129,6 +129,24 @@ extension ChatServerApp {
             fail("the --files folder \(folder) is not the one the other nodes use: it is marked \(cluster?.filesFolderMark ?? "") in "
                  + "\(folder)/\(FileDirectory.markName), theirs \(theirs) (\(ClusterLink.folderKey) in Redis). Give every node the same "
                  + "shared folder; a node on a folder of its own would announce files the others cannot serve")
+        case .nameTaken(let why):
+            stopServing(because: why)
+        }
+    }
+
+    /// Another instance has this node's name (issue 26, item 1): every connection is closed with
+    /// SHUTDOWN (the clients move to another node), nothing is stored or released (the name's
+    /// leases and members are the other instance's now), and the process exits with status 1.
+    func stopServing(because why: String) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        exitStatus = 1
+        withdrawAdvertisement()
+        perform(state.clusterMembershipLost(now: unixMilliseconds(), why: why))
+        // The closes leave with the next flush; then the process ends.
+        loop.schedule(at: .now() + .milliseconds(500)) { [weak self] in
+            self?.cluster?.stop()
+            self?.loop.stop()
         }
     }
 }

@@ -155,15 +155,26 @@ extension ChatServerApp {
                    cluster.feed.followedRooms.count - 1)  // the node's inbox is followed too
         page.counter("qchat_cluster_appends_total",
                      "Room events appended to Redis, by outcome (refused: a claim of a room another claim owned first).",
-                     ["stored", "duplicate", "refused", "failed"].map { MetricSample(["outcome": $0], figures.appends[$0] ?? 0) })
-        page.histogram("qchat_cluster_append_duration_seconds", "From a room event sent to Redis to its answer.",
+                     ["stored", "duplicate", "refused", "lost", "failed"].map { MetricSample(["outcome": $0], figures.appends[$0] ?? 0) })
+        page.histogram("qchat_cluster_append_duration_seconds", "From a room event sent to Redis to its answer (failures not included).",
                        [HistogramSeries(figures.appendLatency)])
+        page.histogram("qchat_cluster_event_delay_seconds", "From a room event's ts (made on its node) to its delivery here.",
+                       [HistogramSeries(figures.eventDelay)])
+        page.gauge("qchat_cluster_peer_nodes", "Other nodes in the directory at the last scan.", figures.peerNodes)
+        page.gauge("qchat_cluster_heartbeat_age_seconds", "Seconds since Redis last confirmed this node's place (since start before the first).",
+                   (QuicTime.now() - figures.lastRenewal).seconds)
+        page.counter("qchat_cluster_heartbeat_failures_total", "Renewals of this node's place that Redis did not confirm.",
+                     figures.renewFailures)
         page.counter("qchat_cluster_events_delivered_total", "Room events delivered here from Redis, in seq order.", figures.eventsDelivered)
         page.counter("qchat_cluster_gap_fills_total", "Reads from a room's stream to fill a gap in its events.", cluster.feed.fillCount)
         page.counter("qchat_cluster_gap_events_lost_total", "Events missed while cut off that the stream no longer had.",
                      figures.eventsLostToTrimming)
         page.counter("qchat_cluster_nodes_reaped_total", "Lost nodes this node took the users of out of their rooms.", figures.nodesReaped)
         page.counter("qchat_cluster_epoch_changes_total", "Times Redis was found to have lost its data.", figures.epochChanges)
+        page.counter("qchat_cluster_store_losses_total", "Appends refused because Redis no longer had what this node had seen.",
+                     figures.storeLossesFound)
+        page.gauge("qchat_cluster_redis_eviction_safe", "0 while a Redis this node stores in may evict keys (maxmemory-policy not noeviction).",
+                   figures.unsafeEvictionPolicy == nil ? 1 : 0)
     }
 
     private func addOperationFamilies(to page: inout MetricsPage) {

@@ -18,6 +18,10 @@ final class ChatServerApp {
     var metricsEndpoint: MetricsEndpoint?
     var links: [UInt64: ClientLink] = [:]
     var shuttingDown = false
+    /// A stopping node of several has told the directory (``ClusterLink/leave(_:)``).
+    var leftDirectory = true
+    /// The process's exit status once the loop stops: 1 when it stopped because it must not serve.
+    var exitStatus: Int32 = 0
     /// One engine copy of each core payload per batch of actions: a broadcast is copied once.
     var converted: [ObjectIdentifier: OutboundBytes] = [:]
     var lastConverted: (payload: SharedPayload, bytes: OutboundBytes)?
@@ -99,7 +103,9 @@ final class ChatServerApp {
         sweepStrayFileBytes()
         expireInterruptedUploads()
         watchForStalledFileStreams()
-        var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
+        // A node of several keeps room history in Redis; its --db keeps only dm receipts.
+        let historyStore = options.cluster != nil ? "redis" : options.databasePath ?? "memory"
+        var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": historyStore,
                       "files": fileWorker.directory.path,
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
                       "per_address": "\(options.maxPerAddress)",
@@ -110,6 +116,8 @@ final class ChatServerApp {
         if let clusterOptions = options.cluster {
             fields["cluster"] = "\(clusterOptions.topology)"
             fields["node"] = clusterOptions.node
+            fields["node_timeout"] = "\(clusterOptions.nodeTimeout)"
+            if let database = options.databasePath { fields["receipts"] = database }
             if clusterOptions.waitReplicas > 0 { fields["wait_replicas"] = String(clusterOptions.waitReplicas) }
         }
         if let endpoint = try startMetricsEndpoint() { fields["metrics"] = "\(endpoint.localAddress)" }
@@ -261,6 +269,11 @@ final class ChatServerApp {
         logger.log(.info, "shutting down", ["signal": cause, "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
         withdrawAdvertisement()
+        // A node of several hands its clients over: the directory learns it is stopping first.
+        if let cluster {
+            leftDirectory = false
+            cluster.leave { [weak self] in self?.leftDirectory = true }
+        }
         perform(state.shutdown(now: unixMilliseconds()))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true
@@ -279,10 +292,10 @@ final class ChatServerApp {
         }
     }
 
-    /// A node of several stops once the `left` events of its users are stored (the other nodes
-    /// show them), or after `giveUpAt` when Redis does not answer.
+    /// A node of several stops once what its users sent last is stored and the directory knows it
+    /// is stopping, or after `giveUpAt` when Redis does not answer.
     private func stopWhenStored(giveUpAt: QuicTime) {
-        guard cluster != nil, state.pendingRoomAppends > 0, QuicTime.now() < giveUpAt else {
+        guard cluster != nil, state.pendingRoomAppends > 0 || !leftDirectory, QuicTime.now() < giveUpAt else {
             cluster?.stop()
             loop.stop()
             return

@@ -77,36 +77,34 @@ extension ClusterLink {
         RedisSubscription(client.isCluster ? .shard : .channel, Self.accountChangesChannel)
     }
 
+    /// Reads `names`' accounts (a hello's nick and every candidate it may be given, issue 23
+    /// item 5): one script for all of them on one Redis, one per slot on a Redis Cluster (each
+    /// account's keys share a slot, different accounts seldom do). Issue 26, item 5: a hello read
+    /// its nine candidates with nine scripts, about half the Redis commands of a reconnect storm.
     func loadAccounts(_ token: UInt64, names: [String], startedAt: QuicTime = .now()) {
         var loaded: [String: LoadedAccount?] = [:]
-        var remaining = names.count
         var failure: RoomStoreError?
         func finish() {
-            if case .unavailable? = failure, QuicTime.now() < startedAt + Self.readPatience {
+            if failure?.isTransient == true, QuicTime.now() < startedAt + Self.readPatience {
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.loadAccounts(token, names: names, startedAt: startedAt) }
                 return
             }
             report(.accountsLoaded(token, failure == nil ? loaded : nil))
         }
+        let groups = client.isCluster ? Dictionary(grouping: names) { RedisKeySlot.slot(of: Self.accountKey($0)) }.map(\.value) : [names]
+        var remaining = groups.count { !$0.isEmpty }
         guard remaining > 0 else { return finish() }
-        for name in names {
-            let key = Self.accountKey(name)
-            // One script per account (both keys in its slot): the hash and the certificates at once.
-            client.send(RedisCommand("EVAL", Self.readAccountScript, "2", key, Self.certificatesKey(name)), key: key) { result in
+        for group in groups where !group.isEmpty {
+            let keys = group.flatMap { [Self.accountKey($0), Self.certificatesKey($0)] }
+            client.send(RedisCommand("EVAL", [Self.readAccountsScript, String(keys.count)] + keys), key: keys[0]) { result in
                 switch RoomEventLog.storeResult(result) {
                 case .failure(let error):
                     failure = failure ?? error
                 case .success(let reply):
                     let parts = reply.elements ?? []
-                    let fields = parts.first.flatMap(RoomEventLog.hash) ?? [:]
-                    let certificates = parts.count > 1 ? (parts[1].elements ?? []).compactMap(\.text).sorted() : []
-                    if let stored = fields["name"].map({ String(decoding: $0, as: UTF8.self) }) {
-                        let hash = fields["hash"].map { String(decoding: $0, as: UTF8.self) }
-                        let created = fields["created"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0
-                        loaded[name] = LoadedAccount(account: StoredAccount(name: stored, passwordHash: hash, created: created),
-                                                     certificates: certificates)
-                    } else {
-                        loaded[name] = .some(nil)
+                    for (index, name) in group.enumerated() {
+                        let account = parts.count > 2 * index + 1 ? Self.account(hash: parts[2 * index], certificates: parts[2 * index + 1]) : nil
+                        loaded[name] = .some(account)
                     }
                 }
                 remaining -= 1
@@ -115,8 +113,25 @@ extension ClusterLink {
         }
     }
 
-    static let readAccountScript = """
-        return {redis.call('HGETALL', KEYS[1]), redis.call('SMEMBERS', KEYS[2])}
+    /// One account as ``readAccountsScript`` answers it; nil when there is none.
+    private static func account(hash: RedisReply, certificates: RedisReply) -> LoadedAccount? {
+        let fields = RoomEventLog.hash(hash) ?? [:]
+        guard let stored = fields["name"].map({ String(decoding: $0, as: UTF8.self) }) else { return nil }
+        let passwordHash = fields["hash"].map { String(decoding: $0, as: UTF8.self) }
+        let created = fields["created"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0
+        return LoadedAccount(account: StoredAccount(name: stored, passwordHash: passwordHash, created: created),
+                             certificates: (certificates.elements ?? []).compactMap(\.text).sorted())
+    }
+
+    /// KEYS: each account's hash and certificates, in pairs. Answers each pair's HGETALL and
+    /// SMEMBERS, in order.
+    static let readAccountsScript = """
+        local replies = {}
+        for i = 1, #KEYS, 2 do
+            table.insert(replies, redis.call('HGETALL', KEYS[i]))
+            table.insert(replies, redis.call('SMEMBERS', KEYS[i + 1]))
+        end
+        return replies
         """
 
     /// KEYS[1] the account, KEYS[2] its certificates. ARGV[1] name, ARGV[2] hash ('' for none),

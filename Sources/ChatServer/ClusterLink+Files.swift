@@ -264,7 +264,7 @@ extension ClusterLink {
         client.send(Self.fileScript(Self.loadFilesScript, arguments), key: Self.fileKeys[0]) { [weak self] result in
             guard let self else { return }
             switch RoomEventLog.storeResult(result) {
-            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
+            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.loadFiles(token, query, startedAt: startedAt) }
             case .failure(let error):
                 logger(.error, "file records read failed", ["error": "\(error)"])

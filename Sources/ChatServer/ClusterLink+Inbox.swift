@@ -10,10 +10,12 @@ extension ClusterLink {
     func send(_ message: NodeMessage, to node: String, token: UInt64?) {
         let kind: String
         let payload: [UInt8]
+        var dedupe: String?
         switch message {
-        case .dm(let to, let body):
+        case .dm(let to, let body, let key):
             kind = "dm/\(to)"
             payload = body
+            dedupe = key.map(digestedDedupeKey)
         case .replace(let client, let peer):
             kind = "replace/\(client)"
             // The digest of the device, so the receiver closes only the connection of that device.
@@ -28,7 +30,7 @@ extension ClusterLink {
             kind = "file/\(nick)"
             payload = Self.deviceMessage(device, body)
         }
-        inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8)) { [weak self] result in
+        inboxLog.append(room: Self.inboxRoom(of: node), event: payload, meta: Array(kind.utf8), dedupe: dedupe) { [weak self] result in
             guard let self, let token else { return }
             switch result {
             case .success: report(.nodeMessageSent(token, .answered(true)))

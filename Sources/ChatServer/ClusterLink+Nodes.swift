@@ -9,36 +9,56 @@ import RedisClient
 /// it takes out of their rooms (`left` with `node-lost`) and whose leases it frees.
 extension ClusterLink {
     func joinDirectory() {
-        guard !joining, !isReady else { return }
+        guard !joining, !isReady, !nameLost else { return }
         joining = true
-        directory.join { [weak self] result in
+        // Not on a Redis that may evict keys: the node would hand out seqs twice.
+        checkEviction { [weak self] safe in
             guard let self else { return }
-            guard case .success = result else {
+            guard safe else {
                 joining = false
-                loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                 return
             }
+            joinDirectoryNow()
+        }
+    }
+
+    private func joinDirectoryNow() {
+        directory.join { [weak self] result in
+            guard let self else { return }
+            if case .success(.taken(let deadline, let holder)) = result {
+                joining = false
+                return nameHeld(until: deadline, by: holder)
+            }
+            guard case .success = result else {
+                joining = false
+                loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                return
+            }
+            heldName = nil
             // An earlier run of this node may have left users in rooms and leases behind.
             reap(options.node) { [weak self] done in
                 guard let self else { return }
                 joining = false
                 guard done else {
-                    loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                    loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                     return
                 }
                 loadServerBans { [weak self] loaded in
                     guard let self else { return }
                     guard loaded else {
-                        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                         return
                     }
                     prepareFiles { [weak self] prepared in
                         guard let self else { return }
                         guard prepared else {
-                            loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                            loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                             return
                         }
                         isReady = true
+                        metrics.lastRenewal = .now()
+                        heartbeats.setRenewing(true)
                         logger(.info, "cluster node ready", ["node": options.node])
                         report(.ready(true))
                     }
@@ -47,24 +67,94 @@ extension ClusterLink {
         }
     }
 
-    func heartbeat() {
-        defer { loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() } }
-        // An epoch check that could not reach Redis is tried again.
-        verifyStore()
-        guard isReady else { return }
-        directory.renew { [weak self] result in
-            guard let self, case .success(let beat) = result else { return }
-            if beat == .reaped {
-                logger(.error, "this node was declared lost", ["node": options.node])
-                isReady = false
-                report(.membershipLost)
-                joinDirectory()
-            }
+    /// Another instance holds this node's name (the join answered `taken`). A deadline that
+    /// moved between two looks is a running instance: this one must not serve under its name, and
+    /// stops. One that does not move (a crash, or a planned stop handing its clients over) is
+    /// waited out, as is a reaper's claim of the name's earlier run.
+    private func nameHeld(until deadline: Int64, by holder: String) {
+        let live = !holder.hasPrefix("stopping:") && holder != "reaping"
+        if live, let seen = heldName, seen.holder == holder, deadline > seen.deadline {
+            return loseName("another running instance holds this node's name")
         }
-        directory.claimLost { [weak self] result in
-            guard let self, case .success(let lost) = result else { return }
-            for node in lost where node != options.node && reaping.insert(node).inserted {
-                logger(.warning, "node lost", ["node": node])
+        if heldName?.holder != holder {
+            logger(.warning, "node name held; waiting", ["node": options.node, "by": live ? "another instance" : holder == "reaping" ? "a reaper" : "a stopping instance",
+                                                        "for_ms": String(max(0, deadline - (heldName?.deadline ?? deadline)))])
+        }
+        heldName = (deadline, holder)
+        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+    }
+
+    /// This node's name is another instance's: it stops serving, loudly (the app closes every
+    /// connection and exits with status 1). Nothing of the name's state is touched: it is theirs.
+    func loseName(_ why: String) {
+        guard !nameLost else { return }
+        nameLost = true
+        becameUnready()
+        logger(.error, "node name taken", ["node": options.node, "error": why])
+        report(.nameTaken(why))
+    }
+
+    /// A planned stop (SIGTERM): no more renewals or scans, and the directory is told the node is
+    /// stopping. Its clients have `--cluster-node-timeout` to reconnect to other nodes, quietly
+    /// (the same device: no `left`, no `joined`); whatever is left of them then is reaped by the
+    /// node that claims it, which logs `node stopped` rather than `node lost`. `done` once the
+    /// directory answered (or could not be reached).
+    func leave(_ done: @escaping () -> Void) {
+        guard isReady, !leaving, !nameLost else { return done() }
+        leaving = true
+        becameUnready()
+        directory.leave(after: options.nodeTimeout) { [weak self] result in
+            if case .failure(let error) = result {
+                self?.logger(.warning, "could not tell the directory this node stops", ["error": "\(error)"])
+            }
+            done()
+        }
+    }
+
+    /// A renewal's answer, from the heartbeat thread (``HeartbeatThread``).
+    func renewed(_ result: Result<NodeDirectory.Heartbeat, RoomStoreError>) {
+        guard isReady, !leaving, !nameLost else { return }
+        guard case .success(let beat) = result else {
+            metrics.renewFailures += 1
+            return
+        }
+        switch beat {
+        case .reaped:
+            logger(.error, "this node was declared lost", ["node": options.node])
+            becameUnready()
+            report(.membershipLost)
+            joinDirectory()
+        case .taken:
+            loseName("another instance took this node's name")
+        case .alive:
+            metrics.lastRenewal = .now()
+        }
+    }
+
+    /// The node is out of the directory (declared lost, lost its name, its store lost its data):
+    /// no renewals until it joins again.
+    func becameUnready() {
+        isReady = false
+        heartbeats.setRenewing(false)
+    }
+
+    func heartbeat() {
+        guard !nameLost, !leaving else { return }
+        defer { loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() } }
+        // The epoch, every time: a Redis emptied in place (FLUSHALL) shows no reconnect.
+        verifyStore(force: true)
+        guard isReady else { return }
+        // A running node is told when a Redis it stores in came to evict keys (CONFIG SET).
+        checkEviction { _ in }
+        directory.claim { [weak self] result in
+            guard let self, case .success(let claims) = result else { return }
+            for claim in claims where claim.node != options.node && reaping.insert(claim.node).inserted {
+                let node = claim.node
+                if claim.stopped {
+                    logger(.info, "node stopped", ["node": node])
+                } else {
+                    logger(.warning, "node lost", ["node": node])
+                }
                 reap(node) { [weak self] done in
                     guard let self else { return }
                     reaping.remove(node)
@@ -74,6 +164,12 @@ extension ClusterLink {
                     }
                 }
             }
+        }
+        // After the claim (the same connection, in order): the nodes whose place has not run out,
+        // those handing their clients over after a planned stop included.
+        directory.members { [weak self] result in
+            guard let self, case .success(let members) = result else { return }
+            metrics.peerNodes = members.keys.count { $0 != options.node }
         }
     }
 

@@ -87,7 +87,7 @@ extension ClusterLink {
             case .success(let state):
                 report(.roomState(token, seq: state.seq, state.members.values.compactMap { memberRecord($0) },
                                   Self.settings(from: state.settings)))
-            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
+            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.readState(token, room: room, startedAt: startedAt) }
             case .failure(let error):
                 logger(.error, "room state read failed", ["room": room, "error": "\(error)"])

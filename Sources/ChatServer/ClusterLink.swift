@@ -15,6 +15,8 @@ final class ClusterLink {
     let inboxLog: RoomEventLog
     let leases: Leases
     let directory: NodeDirectory
+    /// Renews the node's place from a thread of its own.
+    private(set) var heartbeats: HeartbeatThread!
     private(set) var feed: RoomFeed!
     let report: (ClusterReport) -> Void
     let logger: (LogLevel, String, [String: String]) -> Void
@@ -32,7 +34,15 @@ final class ClusterLink {
     var epoch: String?
     var epochChecked = false
     var epochCheckInFlight = false
+    /// An append found data lost that the epoch check must recover from (``storeLost(room:)``).
+    var lossPending = false
     var joining = false
+    /// The holder of this node's name when a join found it taken, to see whether it renews.
+    var heldName: (deadline: Int64, holder: String)?
+    /// Another instance has this node's name: nothing more is done under it.
+    var nameLost = false
+    /// A planned stop left the directory: no more heartbeats or scans.
+    var leaving = false
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
     /// Nodes this one is reaping now.
@@ -41,8 +51,6 @@ final class ClusterLink {
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
-    /// Heartbeat and lost-node scan period (the directory's lifetime is three of these).
-    static let heartbeatInterval = QuicDuration.seconds(2)
     /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
     static let inboxLength = 10_000
     /// Where other nodes publish users' status changes.
@@ -79,6 +87,8 @@ final class ClusterLink {
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
         case membershipLost
+        /// Another instance holds this node's name: the node must stop serving.
+        case nameTaken(String)
         /// This node's `--files` folder is not the other nodes' (theirs has the given mark): it must not serve.
         case foreignFilesFolder(String)
     }
@@ -96,13 +106,16 @@ final class ClusterLink {
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
         leases = Leases(client: client)
-        directory = NodeDirectory(client: client, node: options.node, interval: Self.heartbeatInterval)
+        directory = NodeDirectory(client: client, node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
             metrics.eventsLostToTrimming += Int(before - after - 1)
             logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
         forward = { [unowned self] event in handle(event) }
+        let server: RedisServerAddress? = if case .standalone(let address) = options.topology { address } else { nil }
+        heartbeats = HeartbeatThread(loop: loop, server: server, database: options.database, renew: directory.renewCommand,
+                                     interval: options.heartbeatInterval, lifetime: options.nodeTimeout) { [unowned self] in renewed($0) }
     }
 
     func start() {
@@ -111,10 +124,14 @@ final class ClusterLink {
         client.subscribe(serverSubscription)
         client.subscribe(accountChangesSubscription)
         feed.follow(inboxRoom)
-        loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
+        heartbeats.start()
+        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
 
-    func stop() { client.stop() }
+    func stop() {
+        heartbeats.stop()
+        client.stop()
+    }
 
     private func handle(_ event: RedisClientEvent) {
         switch event {
@@ -126,6 +143,7 @@ final class ClusterLink {
             if holdsEpoch(server) { epochChecked = false }
         case .slotMapUpdated(let masters):
             logger(.info, "redis cluster slots", ["masters": String(masters)])
+            heartbeats.use(server: client.currentSlotMap?.owner(of: RedisKeySlot.slot(of: NodeDirectory.directoryKey)))
             // A failover may have moved the epoch to a master this node was connected to already
             // (no `connected` follows): it is checked there.
             verifyStore()
@@ -150,6 +168,9 @@ final class ClusterLink {
     private func delivered(room: String, _ event: RoomEvent) {
         if room == inboxRoom { return receivedInboxMessage(event) }
         metrics.eventsDelivered += 1
+        if let made = EventStamp.milliseconds(in: event.payload) {
+            metrics.eventDelay.observe(nanoseconds: UInt64(max(0, unixMilliseconds() - made)) * 1_000_000)
+        }
         guard let shared = sharedEvent(room: room, event) else {
             return logger(.error, "undecodable room event", ["room": room, "seq": String(event.seq)])
         }
@@ -159,20 +180,21 @@ final class ClusterLink {
     // MARK: Room events
 
     func append(_ append: RoomEventAppend) {
-        guard epochChecked else { return report(.appended(append.token, .failed("the store is being checked after a reconnect"))) }
+        guard epochChecked else { return report(.appended(append.token, .refused("the store is being checked after a reconnect"))) }
         let meta = Array(("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")"
                           + "/\(append.memberStatus?.rawValue ?? "")/\(append.token)").utf8)
-        // PEER:ID, with the peer id as its digest: Redis never holds a peer id as it is.
-        let dedupe = append.dedupe.map { key in
-            let peer = key.prefix { $0 != ":" }
-            return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
-        }
+        let dedupe = append.dedupe.map(digestedDedupeKey)
         let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
-                   dedupe: dedupe) { [report, metrics] result in
-            metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds)
+                   dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: appendEpoch) { [weak self, report, metrics] result in
+            // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
+            if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
             switch result {
+            case .success(let stored) where stored.storeLost:
+                metrics.appends["lost", default: 0] += 1
+                self?.storeLost(room: append.room)
+                report(.appended(append.token, .refused("redis lost data this node had seen")))
             case .success(let stored) where stored.existing != nil:
                 metrics.appends["refused", default: 0] += 1
                 report(.appended(append.token, .settingTaken(stored.existing!)))
@@ -181,9 +203,15 @@ final class ClusterLink {
                 report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
             case .failure(let error):
                 metrics.appends["failed", default: 0] += 1
-                report(.appended(append.token, .failed("\(error)")))
+                report(.appended(append.token, error.isKnownNotStored ? .refused("\(error)") : .failed("\(error)")))
             }
         }
+    }
+
+    /// A dedupe key `PEER:ID` with the peer id as its digest: Redis never holds a peer id as it is.
+    func digestedDedupeKey(_ key: String) -> String {
+        let peer = key.prefix { $0 != ":" }
+        return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
     }
 
     func read(_ read: RoomEventRead, startedAt: QuicTime = .now()) {
@@ -192,7 +220,7 @@ final class ClusterLink {
             switch result {
             case .success(let events):
                 report(.read(read.token, events.compactMap { self.sharedEvent(room: read.room, $0) }))
-            case .failure(.unavailable) where QuicTime.now() < startedAt + Self.readPatience:
+            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
                 // Reads change nothing: a retry is safe, and the client waits for this one.
                 loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.read(read, startedAt: startedAt) }
             case .failure(let error):

@@ -1,8 +1,9 @@
 import CLIOptions
+import QuicEngine
 import RedisClient
 
-/// `--cluster URL`, `--node NAME` and `--cluster-wait-replicas N`: this server is one node of
-/// several sharing a Redis (or a Redis Cluster), docs/CLUSTER.md. Restart-only.
+/// `--cluster URL`, `--node NAME`, `--cluster-wait-replicas N` and `--cluster-node-timeout S`: this
+/// server is one node of several sharing a Redis (or a Redis Cluster), docs/CLUSTER.md. Restart-only.
 struct ClusterOptions: Equatable {
     var topology: RedisClient.Topology
     /// SELECTed on a standalone Redis (a Redis Cluster has only 0).
@@ -13,6 +14,13 @@ struct ClusterOptions: Equatable {
     /// acknowledged (`WAIT`); 0: none, Redis's asynchronous replication.
     var waitReplicas = 0
     static let waitReplicasRange = 0...5
+    /// Without a renewed heartbeat for this long, the other nodes take this one for lost; it
+    /// renews every third of it. Also the handover of a planned stop: how long its clients have
+    /// to reconnect elsewhere before what is left of them is reaped.
+    var nodeTimeout = QuicDuration.seconds(6)
+    static let nodeTimeoutRange = 3.0...120.0
+    /// How often the heartbeat renews and the scan for lost nodes runs.
+    var heartbeatInterval: QuicDuration { QuicDuration(nanoseconds: nodeTimeout.nanoseconds / 3) }
 
     /// `redis://HOST:PORT[/DB]` (one Redis) or `redis-cluster://HOST:PORT[,HOST:PORT...]` (seeds
     /// of a Redis Cluster).

@@ -29,12 +29,13 @@ extension ServerOptions {
             "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
             "cluster": cluster.map { "\($0.topology)/\($0.database)" } ?? "", "node": cluster?.node ?? "",
             "cluster-wait-replicas": cluster.map { "\($0.waitReplicas)" } ?? "",
+            "cluster-node-timeout": cluster.map { "\($0.nodeTimeout)" } ?? "",
         ]
     }
 
     /// Settings bound to sockets and files opened at start: a reload cannot change them.
     static let restartOnly = ["host", "port", "db", "files", "metrics", "password-workers", "state-dir", "self-signed", "advertise",
-                              "cluster", "node", "cluster-wait-replicas"]
+                              "cluster", "node", "cluster-wait-replicas", "cluster-node-timeout"]
 
     /// The restart-only settings that differ in `other`.
     func restartOnlyDifferences(from other: ServerOptions) -> [String] {

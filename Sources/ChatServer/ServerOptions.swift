@@ -52,6 +52,9 @@ struct ServerOptions {
           --cluster-wait-replicas N  acknowledge a message (and an account, file or lease write) only once
                                N replicas of its Redis master have it (WAIT; 0 to 5, default 0: Redis's
                                asynchronous replication, which a failover may lose the last writes of)
+          --cluster-node-timeout S  seconds without a heartbeat after which the other nodes take this one
+                               for lost (3 to 120, default 6; renewed every third of it, from a thread of
+                               its own); also how long a stopping node's clients have to move elsewhere
           --max-clients N      concurrent connections (default 10000)
           --max-per-address N  connections from one address (IPv4, or IPv6 /64), handshakes included (default 16)
           --exempt CIDR        addresses the per-address limit does not apply to; repeatable; default the
@@ -103,7 +106,7 @@ struct ServerOptions {
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
         "max-uploads", "file-stall-timeout",
-        "cluster", "node", "cluster-wait-replicas",
+        "cluster", "node", "cluster-wait-replicas", "cluster-node-timeout",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
@@ -250,11 +253,15 @@ struct ServerOptions {
             cluster = try ClusterOptions.parse(url, node: options.string("node"), defaultNode: ServerOptions.defaultNodeName(port: port),
                                                settings: options)
             cluster?.waitReplicas = try options.integer("cluster-wait-replicas", default: 0, in: ClusterOptions.waitReplicasRange)
+            let timeout = try options.double("cluster-node-timeout", default: 6, in: ClusterOptions.nodeTimeoutRange)
+            cluster?.nodeTimeout = QuicDuration(nanoseconds: UInt64(timeout * 1e9))
             core.nodeName = cluster?.node
         } else if options.string("node") != nil {
             throw options.invalid("node", "names a node of a cluster: give --cluster too")
         } else if options.string("cluster-wait-replicas") != nil {
             throw options.invalid("cluster-wait-replicas", "is for a node of a cluster: give --cluster too")
+        } else if options.string("cluster-node-timeout") != nil {
+            throw options.invalid("cluster-node-timeout", "is for a node of a cluster: give --cluster too")
         }
     }
 

@@ -16,7 +16,7 @@ do {
         Console.error("chat-server: \(failure)")
         exit(1)
     }
-    exit(0)
+    exit(app.exitStatus)
 } catch let information as ServerOptions.Information {
     Console.line(information.text)
     exit(0)

@@ -177,12 +177,14 @@ extension ChatServerState {
         let recipient = request.to ?? ""
         switch outcome {
         case .failed:
-            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, to: session, into: &out)
+            // Nothing was stored: the recipient's node was not known yet.
+            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, stored: false, to: session, into: &out)
         case .answered(let holder?) where !holder.isThisNode:
             let delivered = ChatMessage(type: MessageType.dm.rawValue, text: text, sender: session.nick, id: request.id, ts: now,
                                         to: recipient, account: session.account)
             let sent = nextIdentityToken(.directMessageSent(session.id, id: request.id, ts: now))
-            out.append(.sendToNode(sent, node: holder.node, .dm(to: recipient, payload: delivered.encodedDatagram())))
+            out.append(.sendToNode(sent, node: holder.node, .dm(to: recipient, payload: delivered.encodedDatagram(),
+                                                                 dedupe: request.id.map { "\(session.peer):\($0)" })))
         case .answered:
             sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipient))' is connected", id: request.id, to: session, into: &out)
         }
@@ -218,7 +220,8 @@ extension ChatServerState {
         var out: [ServerAction] = []
         switch outcome {
         case .failed:
-            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, to: session, into: &out)
+            // Nothing was stored: the receipt was being looked up.
+            sendError(.unavailable, "the message could not be sent; send it again", id: request.id, stored: false, to: session, into: &out)
         case .answered(let ts?):
             sendChat(.ack(id: request.id, ts: ts), to: session, into: &out)
         case .answered(nil):
@@ -231,7 +234,7 @@ extension ChatServerState {
     public func nodeMessageDelivered(_ message: NodeMessage, now: Int64) -> [ServerAction] {
         var out: [ServerAction] = []
         switch message {
-        case .dm(let to, let payload):
+        case .dm(let to, let payload, _):
             guard let recipient = activeSession(forNick: to), var delivered = try? ChatMessage.decode(payload),
                   delivered.type == MessageType.dm.rawValue else {
                 return [.log(.info, "dm for a user no longer here", [:])]
@@ -344,6 +347,7 @@ extension ChatServerState {
         var out: [ServerAction] = []
         leaveRoomsOfReplacedDevices(now: now, into: &out)
         refreshReceivingUploads(now: now, into: &out)
+        notStoredWarnings.flush(now: now, into: &out)
         return out
     }
 

@@ -53,9 +53,10 @@ extension ChatServerState {
     /// This node was declared lost (it missed its heartbeats) and reaped by another: its users'
     /// nicks and memberships are gone from the shared store, so every connection is closed (the
     /// clients reconnect and resume) and the node starts over.
-    public func clusterMembershipLost(now: Int64) -> [ServerAction] {
+    /// `why` says what happened in the log line (a node whose name another instance took stops).
+    public func clusterMembershipLost(now: Int64, why: String = "this node was declared lost") -> [ServerAction] {
         sharedStoreReady = false
-        var out: [ServerAction] = [.log(.error, "this node was declared lost; closing every connection", ["clients": String(clients.count)])]
+        var out: [ServerAction] = [.log(.error, "\(why); closing every connection", ["clients": String(clients.count)])]
         for session in clients.values.sorted(by: { $0.id < $1.id }) {
             out.append(.close(session.id, .shutdown, reason: "this node lost its place in the cluster; reconnect"))
         }

@@ -41,14 +41,16 @@ extension ChatServerState {
 
     /// The server is stopping: every client is closed with SHUTDOWN. The `left` events are
     /// stored, in one transaction, so that history after a restart shows who was in a room,
-    /// but not sent: every recipient here is being closed anyway. (With a shared log they are
-    /// appended, and the other nodes' members see them.)
+    /// but not sent: every recipient here is being closed anyway. With a shared log nothing is
+    /// stored or released: the node hands its clients over (issue 26, item 4): they reconnect to
+    /// another node as the same device and keep their nicks and rooms without a `left` or a
+    /// `joined`; the node that reaps this one after its handover takes out those that did not.
     public func shutdown(now: Int64) -> [ServerAction] {
         var out: [ServerAction] = []
         var drafts: [RoomEventDraft] = []
         for session in clients.values.sorted(by: { $0.id < $1.id }) {
             out.append(.close(session.id, .shutdown, reason: "server shutting down"))
-            guard session.phase == .active else { continue }
+            guard session.phase == .active, roomLog == .local else { continue }
             for room in session.rooms {
                 drafts.append(RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick,
                                                                 text: "shutdown"), purpose: .notice,
@@ -56,11 +58,6 @@ extension ChatServerState {
             }
         }
         out.append(.log(.info, "shutdown", ["clients": String(clients.count)]))
-        if roomLog == .shared {
-            for session in clients.values where session.phase == .active {
-                out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true))
-            }
-        }
         clients = [:]
         activeChatStreams = [:]
         activePresenceStreams = [:]
@@ -74,7 +71,7 @@ extension ChatServerState {
                 return event
             }, into: &out)
         case .shared:
-            record(drafts, now: now, into: &out)
+            break
         }
         return out
     }

@@ -46,11 +46,11 @@ extension ChatServerState {
     /// message id (an id that breaks the rule is not sent back: it could be 60 KB of escapes).
     /// Client input quoted in `text` must go through ``ChatValidation/excerpt(_:)``.
     /// `room` names the room a room-scoped refusal is about (`banned`, `not-invited`, ...).
-    func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, room: String? = nil, to session: ClientSession,
-                   into out: inout [ServerAction]) {
+    func sendError(_ code: ErrorCode, _ text: String, id: String? = nil, room: String? = nil, stored: Bool? = nil,
+                   to session: ClientSession, into out: inout [ServerAction]) {
         let echoedID = id.flatMap { ChatValidation.isValidMessageID($0) ? $0 : nil }
         statistics.errorsSent[code, default: 0] += 1
-        var error = ChatMessage.error(code: code, text: text, id: echoedID)
+        var error = ChatMessage.error(code: code, text: text, id: echoedID, stored: stored)
         error.room = room
         sendChat(error, to: session, into: &out)
         out.append(.log(.debug, "error reply", ["client": String(session.id), "code": code.rawValue, "text": text]))

@@ -39,7 +39,8 @@ extension ChatServerState {
                 // Redis (or the room's feed) slower than the clients: beyond the bound nothing more
                 // waits in memory.
                 guard pendingAppends.count + heldAckCount < configuration.pendingAppendLimit else {
-                    out.append(.log(.warning, "room appends at their limit", ["limit": String(configuration.pendingAppendLimit)]))
+                    notStoredWarnings.note(room: draft.event.room, error: "room appends at their limit (\(configuration.pendingAppendLimit))",
+                                           now: now, into: &out)
                     appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
                     continue
                 }
@@ -93,12 +94,15 @@ extension ChatServerState {
     }
 
     /// The origin's part when its event could not be stored: `error unavailable` with the
-    /// request's id, so the client tries again (a `msg`: resends the same id, safely).
-    func appendFailed(_ purpose: AppendPurpose, room: String, origin: ClientSession?, into out: inout [ServerAction]) {
+    /// request's id, so the client tries again (a `msg`: resends the same id, safely); a message
+    /// known not to be stored (`stored` false) says so (docs/PROTOCOL.md section 10).
+    func appendFailed(_ purpose: AppendPurpose, room: String, origin: ClientSession?, stored: Bool? = false,
+                      into out: inout [ServerAction]) {
         switch purpose {
         case .message(let id):
             guard let origin else { return }
-            sendError(.unavailable, "the message could not be stored; send it again", id: id, room: room, to: origin, into: &out)
+            sendError(.unavailable, "the message could not be stored; send it again", id: id, room: room, stored: stored, to: origin,
+                      into: &out)
         case .join:
             guard let origin else { return }
             joinFailed(room, session: origin, into: &out)

@@ -32,8 +32,11 @@ extension ChatServerState {
                 appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
             }
         case .failed(let reason):
-            out.append(.log(.warning, "room event not stored", ["room": pending.room, "error": reason]))
-            appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
+            notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
+            appendFailed(pending.purpose, room: pending.room, origin: origin, stored: nil, into: &out)
+        case .refused(let reason):
+            notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
+            appendFailed(pending.purpose, room: pending.room, origin: origin, stored: false, into: &out)
         }
         if let origin { releaseHeldMessages(of: origin, now: now, into: &out) }
         return out
@@ -57,6 +60,7 @@ extension ChatServerState {
                     answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
                 }
             case .failed, .settingTaken: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
+            case .refused: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id, stored: false)
             }
             if let answer { out.append(.send(client, .chat, SharedPayload(line: answer), live: true)) }
         }

@@ -71,6 +71,8 @@ public final class ChatServerState {
     /// when the delivery reaches it (``acknowledgeInOrder``).
     var heldAcks: [String: HeldAcks] = [:]
     var heldAckCount = 0
+    /// Room events the shared store did not take, logged once a second at most.
+    var notStoredWarnings = NotStoredWarnings()
     /// File record reads and writes waiting for the shared store, by token.
     var pendingFiles: [UInt64: PendingFiles] = [:]
     /// Upload headers' reads go to the store one at a time, each after the record the one before

@@ -52,8 +52,10 @@ public enum ClaimOutcome<Value: Sendable & Equatable>: Sendable, Equatable {
 /// A message for one node (its inbox in the shared store).
 public enum NodeMessage: Sendable, Equatable {
     /// A `dm` for a user of that node: `to` its nick, `payload` the `dm` as the recipient gets it
-    /// (a JSON object, no LF).
-    case dm(to: String, payload: [UInt8])
+    /// (a JSON object, no LF). `dedupe` (`PEER:ID`, the sender's peer id and the dm's id) makes a
+    /// resend into the same inbox store nothing (an append whose answer was lost may have been
+    /// stored: the client resends it with its id, docs/PROTOCOL.md section 10).
+    case dm(to: String, payload: [UInt8], dedupe: String? = nil)
     /// The same device (`peer`) connected through another node: close connection `client` with
     /// REPLACED. The receiving glue hands this over only when that connection is that device's.
     case replace(client: ClientID, peer: String)

@@ -43,4 +43,7 @@ public enum RoomAppendOutcome: Sendable, Equatable {
     /// lost with the append unanswered may still have stored it: the event then comes back
     /// through ``ChatServerState/roomEventDelivered(_:now:)`` like any other.
     case failed(String)
+    /// Not stored, and known not to be: nothing reached the log, or it refused the event before
+    /// storing anything. The client's `unavailable` says so (`stored: false`).
+    case refused(String)
 }

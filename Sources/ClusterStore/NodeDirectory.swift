@@ -17,6 +17,15 @@ import RedisClient
 /// afterwards moves every deadline on by the time the directory went unvisited beyond `interval`
 /// (`{nodes}:seen` holds the last visit), so nodes that could not renew meanwhile are not
 /// declared lost by the first scanner back; a node that really stopped is found that much later.
+/// A node's name is held by one running instance (issue 26, item 1): each process draws a random
+/// instance token at start and the directory keeps it beside the deadline (`{nodes}:instances`).
+/// A join finds a name whose deadline has not passed held by another token `taken` (the starter
+/// watches it: a deadline that moves is a live instance, and it must not start; one that runs out
+/// was a crash or a planned stop, and the name is free then); a renew that finds another token
+/// answers `taken` (a newer instance has the name: this one must stop serving). A planned stop
+/// (``leave(after:_:)``) marks the entry `stopping:` and sets its deadline to the end of its
+/// handover: the scanner that claims it then reports it stopped, not lost.
+///
 /// Loop thread only.
 public final class NodeDirectory {
     public enum Heartbeat: Equatable, Sendable {
@@ -24,10 +33,27 @@ public final class NodeDirectory {
         case alive(deadline: Int64)
         /// This node had been declared lost and reaped: it is not in the directory.
         case reaped
+        /// Another instance holds the name until Redis time `deadline` (ms): a running one
+        /// (`holder` its token), one handing over after a planned stop (`holder` `stopping:...`),
+        /// or a claim of a reaper that is still taking the name's earlier run out (`reaping`).
+        case taken(deadline: Int64, holder: String)
+    }
+
+    /// A node a scan claimed: `stopped` when it had left on purpose (``leave(after:_:)``), not lost.
+    public struct Claim: Equatable, Sendable {
+        public var node: String
+        public var stopped: Bool
+
+        public init(node: String, stopped: Bool) {
+            self.node = node
+            self.stopped = stopped
+        }
     }
 
     public let client: RedisClient
     public let node: String
+    /// This process's token for `node` (random): what tells it from another process with the name.
+    public let instance: String
     public let lifetime: QuicDuration
     public let reapTimeout: QuicDuration
     /// How often the nodes renew and scan: the longest the directory goes unvisited while any
@@ -36,11 +62,15 @@ public final class NodeDirectory {
     static let key = "{nodes}"
     static let reapingKey = "{nodes}:reaping"
     static let seenKey = "{nodes}:seen"
+    static let instancesKey = "{nodes}:instances"
+    /// The holder a planned stop leaves in `{nodes}:instances` until its handover ends.
+    static let stoppingPrefix = "stopping:"
 
-    public init(client: RedisClient, node: String, lifetime: QuicDuration = .seconds(6), reapTimeout: QuicDuration = .seconds(30),
-                interval: QuicDuration = .seconds(2)) {
+    public init(client: RedisClient, node: String, instance: String = SHA256.hex(of: RandomBytes().bytes(8)), lifetime: QuicDuration = .seconds(6),
+                reapTimeout: QuicDuration = .seconds(30), interval: QuicDuration = .seconds(2)) {
         self.client = client
         self.node = node
+        self.instance = instance
         self.lifetime = lifetime
         self.reapTimeout = reapTimeout
         self.interval = interval
@@ -65,32 +95,64 @@ public final class NodeDirectory {
 
         """
 
-    /// KEYS[1] {nodes}, KEYS[2] {nodes}:seen. ARGV: node, lifetime ms, "join" or "renew", interval
-    /// ms. A renew of a node that is not there (reaped) adds nothing and answers -1; otherwise the
-    /// new deadline.
+    /// KEYS[1] {nodes}, KEYS[2] {nodes}:seen, KEYS[3] {nodes}:instances, KEYS[4] {nodes}:reaping.
+    /// ARGV: node, lifetime ms, "join" or "renew", interval ms, instance token. A renew answers -1
+    /// when the node is not there (reaped), {-2, deadline, holder} when another instance's token
+    /// holds the name; a join answers {-2, deadline, holder} while another instance's deadline (or
+    /// a reaper's claim of the name, holder `reaping`) has not passed; otherwise the new deadline.
     static let heartbeatScript = visitPrologue + """
         visit(KEYS[1], KEYS[2], tonumber(ARGV[4]))
-        if ARGV[3] == 'renew' and not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return -1 end
+        local holder = redis.call('HGET', KEYS[3], ARGV[1])
+        local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
+        if ARGV[3] == 'renew' then
+          if holder and holder ~= ARGV[5] then return {-2, tonumber(current or '0'), holder} end
+          if not current then return -1 end
+        else
+          if current and tonumber(current) > now and holder ~= ARGV[5] then
+            return {-2, tonumber(current), holder or ''}
+          end
+          local claim = redis.call('ZSCORE', KEYS[4], ARGV[1])
+          if claim and tonumber(claim) > now then return {-2, tonumber(claim), 'reaping'} end
+        end
         local deadline = now + tonumber(ARGV[2])
         redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+        redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
         return deadline
         """
 
-    /// KEYS[1] {nodes}, KEYS[2] {nodes}:reaping, KEYS[3] {nodes}:seen. ARGV: reap timeout ms,
-    /// interval ms. Moves every node past its deadline, and every claim past its reap deadline,
-    /// to this caller: answered once.
+    /// KEYS[1] {nodes}, KEYS[2] {nodes}:instances. ARGV: node, instance token, handover ms. While
+    /// the name is still this instance's: its deadline becomes the end of the handover and its
+    /// holder `stopping:TOKEN`. Answers 1, or 0 when the name was no longer this instance's.
+    static let leaveScript = """
+        if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+        redis.call('HSET', KEYS[2], ARGV[1], 'stopping:' .. ARGV[2])
+        return 1
+        """
+
+    /// KEYS[1] {nodes}, KEYS[2] {nodes}:reaping, KEYS[3] {nodes}:seen, KEYS[4] {nodes}:instances.
+    /// ARGV: reap timeout ms, interval ms. Moves every node past its deadline, and every claim past
+    /// its reap deadline, to this caller: answered once, as a flat list of name, and `stopped` (it
+    /// left on purpose) or `lost`. The claimed name's instance is forgotten: it is nobody's now.
     static let claimScript = visitPrologue + """
         visit(KEYS[1], KEYS[3], tonumber(ARGV[2]))
         local claimed = {}
         for _, name in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do
           redis.call('ZREM', KEYS[1], name)
+          local holder = redis.call('HGET', KEYS[4], name)
+          redis.call('HDEL', KEYS[4], name)
+          local stopped = holder and string.sub(holder, 1, 9) == 'stopping:'
           table.insert(claimed, name)
+          table.insert(claimed, stopped and 'stopped' or 'lost')
         end
         for _, name in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
           table.insert(claimed, name)
+          table.insert(claimed, 'lost')
         end
-        for _, name in ipairs(claimed) do
-          redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), name)
+        for i = 1, #claimed, 2 do
+          redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), claimed[i])
         end
         return claimed
         """
@@ -102,24 +164,60 @@ public final class NodeDirectory {
     public func renew(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) { beat("renew", completion) }
 
     private func beat(_ mode: String, _ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) {
-        let command = RedisCommand("EVAL", Self.heartbeatScript, "2", Self.key, Self.seenKey, node, String(lifetime.nanoseconds / 1_000_000),
-                                   mode, String(interval.nanoseconds / 1_000_000))
+        client.send(beatCommand(mode), key: Self.key) { result in
+            completion(RoomEventLog.storeResult(result).flatMap(Self.heartbeat))
+        }
+    }
+
+    private func beatCommand(_ mode: String) -> RedisCommand {
+        RedisCommand("EVAL", Self.heartbeatScript, "4", Self.key, Self.seenKey, Self.instancesKey, Self.reapingKey, node,
+                     String(lifetime.nanoseconds / 1_000_000), mode, String(interval.nanoseconds / 1_000_000), instance)
+    }
+
+    /// The renew as a command, for a heartbeat sent from another thread on a connection of its
+    /// own (its reply read with ``heartbeat(_:)``); the key whose slot serves it is ``key``.
+    public var renewCommand: RedisCommand { beatCommand("renew") }
+
+    /// The key of the directory (its slot is the directory's server on a Redis Cluster).
+    public static var directoryKey: String { key }
+
+    /// A heartbeat script's reply (``heartbeatScript``).
+    public static func heartbeat(_ reply: RedisReply) -> Result<Heartbeat, RoomStoreError> {
+        if let value = reply.integer { return .success(value < 0 ? .reaped : .alive(deadline: value)) }
+        guard let parts = reply.elements, parts.count == 3, parts[0].integer == -2, let deadline = parts[1].integer,
+              let holder = parts[2].text else {
+            return .failure(.rejected("heartbeat answered \(reply)"))
+        }
+        return .success(.taken(deadline: deadline, holder: holder))
+    }
+
+    /// A planned stop: the name stays this instance's for `handover` more (its clients move to
+    /// other nodes meanwhile and keep their rooms, quietly), then the scanner that claims it reaps
+    /// what is left as for a lost node but reports it ``Claim/stopped``. `false` when the name
+    /// was no longer this instance's.
+    public func leave(after handover: QuicDuration, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
+        let command = RedisCommand("EVAL", Self.leaveScript, "2", Self.key, Self.instancesKey, node, instance,
+                                   String(handover.nanoseconds / 1_000_000))
         client.send(command, key: Self.key) { result in
-            completion(RoomEventLog.storeResult(result).flatMap { reply in
-                guard let value = reply.integer else { return .failure(.rejected("heartbeat answered \(reply)")) }
-                return .success(value < 0 ? .reaped : .alive(deadline: value))
-            })
+            completion(RoomEventLog.storeResult(result).map { $0.integer == 1 })
         }
     }
 
     /// The nodes this caller must reap now (lost, or left by a reaper that died).
     public func claimLost(_ completion: @escaping (Result<[String], RoomStoreError>) -> Void) {
-        let command = RedisCommand("EVAL", Self.claimScript, "3", Self.key, Self.reapingKey, Self.seenKey,
+        claim { completion($0.map { $0.map(\.node) }) }
+    }
+
+    /// The nodes this caller must reap now, each with whether it stopped on purpose.
+    public func claim(_ completion: @escaping (Result<[Claim], RoomStoreError>) -> Void) {
+        let command = RedisCommand("EVAL", Self.claimScript, "4", Self.key, Self.reapingKey, Self.seenKey, Self.instancesKey,
                                    String(reapTimeout.nanoseconds / 1_000_000), String(interval.nanoseconds / 1_000_000))
         client.send(command, key: Self.key) { result in
             completion(RoomEventLog.storeResult(result).flatMap { reply in
-                guard let names = reply.elements?.compactMap(\.text) else { return .failure(.rejected("claim answered \(reply)")) }
-                return .success(names)
+                guard let flat = reply.elements?.compactMap(\.text), flat.count % 2 == 0 else {
+                    return .failure(.rejected("claim answered \(reply)"))
+                }
+                return .success(stride(from: 0, to: flat.count, by: 2).map { Claim(node: flat[$0], stopped: flat[$0 + 1] == "stopped") })
             })
         }
     }

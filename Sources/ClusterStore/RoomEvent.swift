@@ -36,21 +36,45 @@ public struct RoomAppend: Hashable, Sendable {
     /// A ``RoomSettingsChange/setIfAbsent(field:value:)`` found its field set: that value. Nothing
     /// was stored (seq 0).
     public var existing: String?
+    /// The store lost data the caller knew it had (the room's counter below the seq the caller
+    /// knew, or the store's epoch changed): nothing was stored (seq 0).
+    public var storeLost: Bool
 
-    public init(seq: Int64, duplicate: Bool, existing: String? = nil) {
+    public init(seq: Int64, duplicate: Bool, existing: String? = nil, storeLost: Bool = false) {
         self.seq = seq
         self.duplicate = duplicate
         self.existing = existing
+        self.storeLost = storeLost
     }
 }
 
 /// Why a room-store operation has no result.
 public enum RoomStoreError: Error, Hashable, Sendable {
-    /// Redis could not be reached or did not answer: nothing is known to be stored. The caller
-    /// reports `unavailable`; a resend with the same dedupe key is safe.
+    /// Redis did not answer (the connection dropped with the command sent, or the reply was
+    /// overdue): it may or may not have run it. The caller reports `unavailable`; a resend with
+    /// the same dedupe key is safe.
     case unavailable(String)
+    /// Redis did not run it: nothing was sent (not connected), or Redis refused it before running
+    /// it (LOADING, CLUSTERDOWN, READONLY, ... : "not now"). Nothing is stored; a resend is safe.
+    case notStored(String)
     /// Redis answered with an error, or with something this code does not understand.
     case rejected(String)
     /// The request broke a documented limit and was not sent.
     case tooLarge(String)
+
+    /// "Not now": worth trying again (a read is retried while Redis comes back).
+    public var isTransient: Bool {
+        switch self {
+        case .unavailable, .notStored: true
+        case .rejected, .tooLarge: false
+        }
+    }
+
+    /// Whether nothing of it can have been stored.
+    public var isKnownNotStored: Bool {
+        switch self {
+        case .notStored, .tooLarge: true
+        case .unavailable, .rejected: false
+        }
+    }
 }

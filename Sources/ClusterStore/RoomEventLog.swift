@@ -40,8 +40,14 @@ public final class RoomEventLog {
     /// `members` changes the room's members hash in the same step. An append with
     /// ``RoomMembersChange/removeHeld(byPrefix:keys:)`` that finds none of them held stores
     /// nothing and answers seq 0.
+    ///
+    /// `knownSeq` (the highest seq the caller knows the room reached) and `epoch` (the store's
+    /// epoch key and the value the caller knows, on one Redis only) check that the store still
+    /// has what the caller saw: if not, nothing is stored and the answer is
+    /// ``RoomAppend/storeLost`` (``RoomEventScript``).
     public func append(room: String, event: [UInt8], afterSeq: [UInt8]? = nil, meta: [UInt8] = RoomEvent.noMeta,
                        members: RoomMembersChange? = nil, settings: RoomSettingsChange? = nil, dedupe: String? = nil,
+                       knownSeq: Int64 = 0, epoch: (key: String, value: String)? = nil,
                        _ completion: @escaping (Result<RoomAppend, RoomStoreError>) -> Void) {
         let size = event.count + (afterSeq?.count ?? 0)
         guard size <= Self.maxEventBytes else {
@@ -53,9 +59,11 @@ public final class RoomEventLog {
         let keys = RoomKeys(room: room)
         var keyNames = [keys.seq, keys.events, keys.members, keys.settings]
         if let dedupe { keyNames.append(keys.sent(dedupe)) }
+        if let epoch { keyNames.append(epoch.key) }
         var arguments: [[UInt8]] = [Array(String(keyNames.count).utf8)] + keyNames.map { Array($0.utf8) }
         arguments += [event, Array(String(historyLength).utf8), Array(keys.channel.utf8),
-                      Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8), afterSeq ?? [], meta]
+                      Array((sharded ? "SPUBLISH" : "PUBLISH").utf8), Array(String(dedupeSeconds).utf8), afterSeq ?? [], meta,
+                      Array(String(max(0, knownSeq)).utf8), Array((epoch?.value ?? "").utf8)]
         arguments += settings?.arguments ?? [[], [], []]
         arguments += members.flatMap { $0.isEmpty ? nil : $0.arguments } ?? [[]]
         evaluate(arguments, key: keys.seq) { result in
@@ -67,6 +75,8 @@ public final class RoomEventLog {
                       let flag = fields[1].integer else {
                     return completion(.failure(.rejected("room-event script answered \(reply)")))
                 }
+                // 5: the store lost what the caller knew (nothing stored).
+                if flag == 5 { return completion(.success(RoomAppend(seq: 0, duplicate: false, storeLost: true))) }
                 // 4: a conditional setting was set already (nothing stored), with its value.
                 if flag == 4 {
                     guard fields.count == 3, let existing = fields[2].text else {
@@ -197,6 +207,7 @@ public final class RoomEventLog {
     /// Error replies that say "not now" rather than "never": Redis loading its data after a
     /// restart, a cluster without a quorum or a master, a node demoted by a failover, a slot
     /// in the middle of a migration. The caller answers `unavailable` and the client resends.
+    /// Redis refused the command before running it: nothing of it is stored.
     static let transientErrors = ["LOADING", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "TRYAGAIN", "BUSY"]
 
     public static func storeResult(_ result: Result<RedisReply, RedisFailure>) -> Result<RedisReply, RoomStoreError> {
@@ -204,9 +215,15 @@ public final class RoomEventLog {
         case .success(.error(let text)):
             let code = text.prefix { $0 != " " }
             if code == "TOOLARGE" { return .failure(.tooLarge(text)) }
-            return .failure(transientErrors.contains(String(code)) ? .unavailable(text) : .rejected(text))
+            return .failure(transientErrors.contains(String(code)) ? .notStored(text) : .rejected(text))
         case .success(let reply): return .success(reply)
-        case .failure(let failure): return .failure(.unavailable(failure.description))
+        case .failure(let failure):
+            switch failure {
+            // Never sent, or every answer was a redirection (MOVED/ASK: not run there).
+            case .unavailable, .limitExceeded, .redirection: return .failure(.notStored(failure.description))
+            // Sent and unanswered, or run and not confirmed by replicas: it may be stored.
+            case .connectionLost, .protocolViolation, .stopped, .notReplicated: return .failure(.unavailable(failure.description))
+            }
         }
     }
 

@@ -10,10 +10,17 @@
 /// The stream entry has the fields `e` (the event) and `m` (the meta); the publish is
 /// "seq meta event".
 ///
-/// In the same step the event may change the room's settings hash (KEYS[4]): ARGV[8] `set`
-/// (field ARGV[9] = ARGV[10]), `del` (field ARGV[9]), `setnx` (set only while absent: when the
+/// Data lost in place (issue 26, item 2: a FLUSHALL, keys evicted, a failover to a replica that
+/// lacked the last writes) is found before anything is stored: ARGV[8] is the highest seq the
+/// node knows the room reached (0: none), and a counter below it means the room's data went
+/// back; ARGV[9], when not empty, is the store's epoch as the node knows it, checked against the
+/// last of KEYS (`{meta}:epoch`, on one Redis only: on a Redis Cluster it lives in another slot).
+/// Either answers {0, 5} and stores nothing.
+///
+/// In the same step the event may change the room's settings hash (KEYS[4]): ARGV[10] `set`
+/// (field ARGV[11] = ARGV[12]), `del` (field ARGV[11]), `setnx` (set only while absent: when the
 /// field is set, nothing is done and the answer is {0, 4, its value}) or empty; and its members hash (KEYS[3]):
-/// ARGV[11] and on, `+ KEY RECORD` adds or replaces a member (when the record it replaces has the
+/// ARGV[13] and on, `+ KEY RECORD` adds or replaces a member (when the record it replaces has the
 /// same owner, the device that was in the room through another node, no event is stored: the
 /// answer is {the room's seq, 3}), `- KEY...` removes members, `~ OLD NEW RECORD` renames one,
 /// `-? PREFIX KEY...` removes those whose record starts with PREFIX (a lost node's) and stores
@@ -30,41 +37,48 @@
 /// goes back and is never reused.
 public enum RoomEventScript {
     public static let source = """
-        local dedupe = KEYS[5]
+        local keyCount = #KEYS
+        if ARGV[9] ~= '' then
+          if redis.call('GET', KEYS[keyCount]) ~= ARGV[9] then return {0, 5} end
+          keyCount = keyCount - 1
+        end
+        if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[8]) then return {0, 5} end
+        local dedupe = nil
+        if keyCount >= 5 then dedupe = KEYS[5] end
         if dedupe then
           local known = redis.call('GET', dedupe)
           if known then return {tonumber(known), 1} end
         end
-        if ARGV[8] == 'setnx' then
-          local current = redis.call('HGET', KEYS[4], ARGV[9])
+        if ARGV[10] == 'setnx' then
+          local current = redis.call('HGET', KEYS[4], ARGV[11])
           if current then return {0, 4, current} end
         end
         local function owner(record) return string.match(record, '^[^/]*/(%S*)') end
-        local op = ARGV[11]
+        local op = ARGV[13]
         if op == '-?' then
           local held = {}
-          for i = 13, #ARGV do
+          for i = 15, #ARGV do
             local record = redis.call('HGET', KEYS[3], ARGV[i])
-            if record and string.sub(record, 1, #ARGV[12]) == ARGV[12] then table.insert(held, ARGV[i]) end
+            if record and string.sub(record, 1, #ARGV[14]) == ARGV[14] then table.insert(held, ARGV[i]) end
           end
           if #held == 0 then return {0, 2} end
           redis.call('HDEL', KEYS[3], unpack(held))
         elseif op == '+' then
-          local current = redis.call('HGET', KEYS[3], ARGV[12])
-          redis.call('HSET', KEYS[3], ARGV[12], ARGV[13])
-          if current and owner(current) == owner(ARGV[13]) and owner(current) ~= '-' then
+          local current = redis.call('HGET', KEYS[3], ARGV[14])
+          redis.call('HSET', KEYS[3], ARGV[14], ARGV[15])
+          if current and owner(current) == owner(ARGV[15]) and owner(current) ~= '-' then
             return {tonumber(redis.call('GET', KEYS[1]) or '0'), 3}
           end
         elseif op == '-' then
-          redis.call('HDEL', KEYS[3], unpack(ARGV, 12, #ARGV))
+          redis.call('HDEL', KEYS[3], unpack(ARGV, 14, #ARGV))
         elseif op == '~' then
-          redis.call('HDEL', KEYS[3], ARGV[12])
-          redis.call('HSET', KEYS[3], ARGV[13], ARGV[14])
+          redis.call('HDEL', KEYS[3], ARGV[14])
+          redis.call('HSET', KEYS[3], ARGV[15], ARGV[16])
         end
-        if ARGV[8] == 'set' or ARGV[8] == 'setnx' then
-          redis.call('HSET', KEYS[4], ARGV[9], ARGV[10])
-        elseif ARGV[8] == 'del' then
-          redis.call('HDEL', KEYS[4], ARGV[9])
+        if ARGV[10] == 'set' or ARGV[10] == 'setnx' then
+          redis.call('HSET', KEYS[4], ARGV[11], ARGV[12])
+        elseif ARGV[10] == 'del' then
+          redis.call('HDEL', KEYS[4], ARGV[11])
         end
         local seq = redis.call('INCR', KEYS[1])
         local function event() if ARGV[6] ~= '' then return ARGV[1] .. seq .. ARGV[6] end return ARGV[1] end

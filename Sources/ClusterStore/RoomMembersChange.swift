@@ -12,7 +12,7 @@ public enum RoomMembersChange: Hashable, Sendable {
     /// that moved to another node meanwhile stays); with none left, the event is not stored.
     case removeHeld(byPrefix: String, keys: [String])
 
-    /// ARGV[8...] of ``RoomEventScript``.
+    /// ARGV[13...] of ``RoomEventScript``.
     var arguments: [[UInt8]] {
         switch self {
         case .add(let key, let record): return [Array("+".utf8), Array(key.utf8), Array(record.utf8)]

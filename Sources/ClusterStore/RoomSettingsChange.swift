@@ -8,7 +8,7 @@ public enum RoomSettingsChange: Hashable, Sendable {
     /// first of two simultaneous `claim`s owns the room, the other is refused.
     case setIfAbsent(field: String, value: String)
 
-    /// ARGV[8...10] of ``RoomEventScript``.
+    /// ARGV[10...12] of ``RoomEventScript``.
     var arguments: [[UInt8]] {
         switch self {
         case .set(let field, let value): return [Array("set".utf8), Array(field.utf8), Array(value.utf8)]

@@ -85,6 +85,21 @@ public final class RedisClient {
         send(command, key: Array(key.utf8), durable: durable, completion)
     }
 
+    /// Sends `command` to `server` itself (no routing, no redirection): a question about that
+    /// server, such as its `INFO`.
+    public func send(_ command: RedisCommand, to server: RedisServerAddress, _ completion: @escaping RedisCompletion) {
+        guard !isStopped else { return completion(.failure(.stopped)) }
+        node(server).commands.send(command, durable: false, completion)
+    }
+
+    /// The servers that hold data: the one Redis, or the masters of the current slot map.
+    public var dataServers: [RedisServerAddress] {
+        switch topology {
+        case .standalone(let server): [server]
+        case .cluster: slotMap?.servingMasters ?? []
+        }
+    }
+
     /// Whether the command connection to `server` is open right now.
     public func isConnected(_ server: RedisServerAddress) -> Bool { nodes[server]?.commandLink.state == .open }
 

@@ -104,6 +104,35 @@ struct ChatBotEndToEndTests {
         #expect(finished.output.contains("| lost / duplicated / out of order | 0 / 0 / 0 |"), "\(finished.output)")
     }
 
+    /// A script whose messages the server refuses for good (the default flood limit: 25 said at
+    /// once, 20 in a burst; fewer than the 10 refusals that close a flooder) fails and says so: a run that lost anything fails (docs/PROTOCOL.md
+    /// section 10, item 14). Before, the refused messages were dropped and the run passed.
+    @Test func scriptWhoseMessagesAreRefusedFails() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let result = try runScript("""
+            bot alice {
+                repeat 25 {
+                    say flooding
+                }
+            }
+            """, port: server.port)
+        #expect(result.status == 1, "\(result.errors)")
+        #expect(result.errors.contains("the server refused a message (rate-limited"), "\(result.errors)")
+    }
+
+    /// A load run whose messages the server refuses for good (default flood limits) fails, and its
+    /// table says how many were refused. Before, it passed with them dropped.
+    @Test func loadThatLostMessagesFails() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let run = try BotRun.run("load", port: server.port, ["--clients", "2", "--rate", "56", "--duration", "1", "--warmup", "0"])
+        #expect(run.status == 1, "\(run.text)")
+        let messages = run.section("messages")
+        #expect((messages["refused"] as? Int ?? 0) > 0, "\(run.text)")
+        #expect(run.text.contains("(messages lost: the run fails)"), "\(run.text)")
+    }
+
     private func runScript(_ text: String, port: UInt16) throws -> (status: Int32, errors: String) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).bot").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -86,9 +86,10 @@ struct ChatMessageEncodingTests {
         #expect((dictionary["ts"] as? NSNumber)?.int64Value == message.ts)
         #expect(dictionary["members"] as? [String] == message.members)
         #expect((dictionary["replay"] as? NSNumber)?.boolValue == message.replay)
+        #expect((dictionary["stored"] as? NSNumber)?.boolValue == message.stored)
         let optionalKeyCount = [message.room, message.id, message.peer, message.to, message.code].compactMap { $0 }.count
             + [message.seq, message.ts, message.since, message.before].compactMap { $0 }.count
-            + [message.limit as Any?, message.members, message.replay].compactMap { $0 }.count
+            + [message.limit as Any?, message.members, message.replay, message.stored].compactMap { $0 }.count
         #expect(dictionary.count == 3 + optionalKeyCount)
     }
 
@@ -116,6 +117,7 @@ let sampleMessages: [ChatMessage] = [
     .dm(to: "bob", text: "psst", id: "D-1"),
     .ack(id: "9A0E", room: "lobby", seq: 42, ts: 1_764_480_001_234),
     .error(code: .badRoom, text: "no \"such\" room", id: "X"),
+    .error(code: .unavailable, text: "not stored", id: "X", stored: false),
     .roster(room: "lobby", members: []),
     .roster(room: "lobby", members: ["alice", "bob"]),
     .history(room: "lobby", before: 100, limit: 200),

@@ -102,8 +102,9 @@ import Testing
         #expect(world.nodes["a"]!.chat(to: 1).contains { $0.type == "ack" && $0.id == "d1" && $0.seq == 2 })
     }
 
-    /// The log down: `msg` and `join` get `error unavailable` with their ids; the connection stays
-    /// and the same id sent again once the log is back is stored once.
+    /// The log down: `msg` and `join` get `error unavailable` with their ids (the `msg`'s says
+    /// `stored: false`: nothing reached the log); the connection stays and the same id sent again
+    /// once the log is back is stored once.
     @Test func unavailableThenResent() throws {
         let world = try twoNodes()
         world.login(1, nick: "alice", on: "a")
@@ -114,6 +115,7 @@ import Testing
         world.settle()
         let errors = world.nodes["a"]!.chat(to: 1).filter { $0.type == "error" }
         #expect(errors.map { [$0.code, $0.id] } == [["unavailable", "x1"], ["unavailable", "j1"]])
+        #expect(errors.first?.stored == false)
         #expect(world.nodes["a"]!.outbox.closes.isEmpty)
         world.unavailable = false
         world.say("lost?", from: 1, on: "a", id: "x1")
@@ -121,8 +123,27 @@ import Testing
         #expect(world.nodes["b"]!.chat(to: 2).filter { $0.text == "lost?" }.count == 1)
     }
 
-    /// A reply lost after the log stored the message: the client is told `unavailable`, resends
-    /// the same id, gets the first seq back, and nobody sees the message twice.
+    /// A node of several stopping (SIGTERM) hands its clients over (issue 26, item 4): each is
+    /// closed with SHUTDOWN, and nothing is stored or released: no `left` for the others, the
+    /// nick and device leases kept for the same device to take again through another node.
+    @Test func shutdownOfANodeHandsItsClientsOver() throws {
+        let world = try twoNodes()
+        world.login(1, nick: "alice", on: "a")
+        world.login(2, nick: "bob", on: "b")
+        world.settle()
+        let before = world.log["lobby"]?.count ?? 0
+        let out = world.take(world.nodes["a"]!.state.shutdown(now: 1), on: "a")
+        world.settle()
+        #expect(out.closes.map(\.code) == [.shutdown])
+        #expect(world.log["lobby"]?.count == before)
+        #expect(!out.actions.contains { if case .releaseIdentity = $0 { true } else { false } })
+        #expect(!out.actions.contains { if case .appendRoomEvent = $0 { true } else { false } })
+        #expect(world.nodes["b"]!.chat(to: 2).filter { $0.type == "left" }.isEmpty)
+    }
+
+    /// A reply lost after the log stored the message: the client is told `unavailable` (without
+    /// `stored`: it may have been), resends the same id, gets the first seq back, and nobody sees
+    /// the message twice.
     @Test func lostReplyIsDeduplicated() throws {
         let world = try twoNodes()
         world.login(1, nick: "alice", on: "a")
@@ -130,6 +151,8 @@ import Testing
         world.storedButLost = true
         world.say("once", from: 1, on: "a", id: "dup")
         world.settle()
+        let uncertain = world.nodes["a"]!.chat(to: 1).filter { $0.type == "error" && $0.id == "dup" }
+        #expect(uncertain.map(\.code) == ["unavailable"] && uncertain.first?.stored == nil)
         world.storedButLost = false
         world.say("once", from: 1, on: "a", id: "dup")
         world.settle()

@@ -380,7 +380,8 @@ final class SharedLogWorld {
 
     private func perform(_ append: RoomEventAppend, from node: Node) {
         if unavailable {
-            queue.append(.reply(node: node.name, token: append.token, .failed("unavailable")))
+            // Redis not reachable: nothing was sent, nothing stored.
+            queue.append(.reply(node: node.name, token: append.token, .refused("unavailable")))
             return
         }
         if let key = append.dedupe.map({ "\(append.room)/\($0)" }), let seq = dedupe[key] {

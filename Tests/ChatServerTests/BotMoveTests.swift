@@ -150,3 +150,42 @@ struct BotMoveTests {
         #expect(run.errors.contains("alice: reconnecting to 127.0.0.1:\(server.port) failed"), "\(run.errors)")
     }
 }
+
+/// Bots whose first server is dead at their start (issue 26, item 5): they try the next server
+/// after the rotation's backoff, as chat-client does. A real chat-server and a UDP port nothing
+/// listens on (refused at once with ICMP port unreachable, as a killed node's port is).
+@Suite("chat-bot with a dead server at its start", .serialized)
+struct BotDeadServerAtStartTests {
+    /// `chat-bot load --server DEAD --server LIVE`, 20 clients: the 10 assigned to the dead server
+    /// join through the live one, each after one retry, and the run passes. (Before: each was
+    /// retried on the dead server at once, thousands of times a second, until the connect
+    /// deadline, and the run had 10 of 20.)
+    @Test func loadClientsOfADeadServerMoveToTheNext() throws {
+        let server = try ChatServerProcess(exactly: ["--port", "0", "--cert", TestCertificates.serverCertificate,
+                                                     "--key", TestCertificates.serverKey])
+        defer { server.stop() }
+        let (dead, live) = ("127.0.0.1:\(try FreePort.udp())", "127.0.0.1:\(server.port)")
+        let run = try BotRun("load", servers: [dead, live], ["--clients", "20", "--rate", "10", "--duration", "2",
+                                                             "--connect-timeout", "20"]).finish(timeout: 60)
+        let connect = run.section("connect")
+        #expect(run.status == 0, "\(run.text)")
+        #expect(connect["joined"] as? Int == 20, "\(connect)")
+        #expect((connect["joined_per_server"] as? [String: Any])?[live] as? Int == 20, "\(connect)")
+        let retries = connect["connect_retries"] as? Int ?? -1
+        #expect(retries >= 10 && retries <= 20, "\(connect)")
+    }
+
+    /// `chat-bot script` whose only bot starts on a dead server: it says so, joins through the
+    /// next server and the run passes. (Before: `connection closed: dropped: nothing listens`, status 1.)
+    @Test func scriptBotOfADeadServerMovesToTheNext() throws {
+        let server = try ChatServerProcess(exactly: ["--port", "0", "--cert", TestCertificates.serverCertificate,
+                                                     "--key", TestCertificates.serverKey])
+        defer { server.stop() }
+        let (dead, live) = ("127.0.0.1:\(try FreePort.udp())", "127.0.0.1:\(server.port)")
+        let alice = try ClusterLivenessTests.bot("bot alice {\n    say hello\n    wait 200ms\n}\n", servers: [dead, live])
+        let run = alice.finish(timeout: 30)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("alice: connecting to \(dead) failed"), "\(run.errors)")
+        #expect(run.errors.contains("trying \(live)"), "\(run.errors)")
+    }
+}

@@ -23,6 +23,8 @@ struct CommandLineTests {
         (["--operator", "admin=" + String(repeating: "a", count: 64)], "--operator takes NAME=sha256:"),
         (["--cluster-wait-replicas", "1"], "--cluster-wait-replicas is for a node of a cluster: give --cluster too"),
         (["--cluster", "redis://127.0.0.1:1", "--cluster-wait-replicas", "6"], "--cluster-wait-replicas must be a whole number in 0...5, not '6'"),
+        (["--cluster-node-timeout", "10"], "--cluster-node-timeout is for a node of a cluster: give --cluster too"),
+        (["--cluster", "redis://127.0.0.1:1", "--cluster-node-timeout", "2"], "--cluster-node-timeout must be a number in 3.0...120.0, not '2'"),
         (["--bogus"], "bogus"),
         (["extra"], "unexpected argument 'extra'"),
     ]

@@ -53,6 +53,7 @@ struct ConfigurationFileTests {
             cluster = redis-cluster://10.0.0.1:7000,10.0.0.2:7000
             node = filed
             cluster-wait-replicas = 2
+            cluster-node-timeout = 9
             """)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let options = try ServerOptions(["--config", path, "--port", "6000", "--name", "Flagged", "--exempt", "none"])
@@ -74,6 +75,7 @@ struct ConfigurationFileTests {
         #expect(options.core.operators == ["alice", "bob"] && options.core.accountsOnly)
         #expect(options.core.passwordQueueLimit == 14 && options.passwordWorkers == 2)
         #expect(options.cluster?.node == "filed" && options.cluster?.waitReplicas == 2)
+        #expect(options.cluster?.nodeTimeout == .seconds(9) && options.cluster?.heartbeatInterval == .seconds(3))
         #expect(options.cluster?.topology == .cluster(seeds: [RedisServerAddress(host: "10.0.0.1", port: 7000),
                                                               RedisServerAddress(host: "10.0.0.2", port: 7000)]))
         #expect(options.configurationFile == path)

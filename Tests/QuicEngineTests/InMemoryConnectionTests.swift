@@ -198,6 +198,40 @@ struct InMemoryConnectionTests {
         #expect(pair.connection.isEstablished)
     }
 
+    /// `silenceTimeout` (issue 26, item 4): a client whose server goes silent (every packet lost
+    /// from then on) gives up 5 s after its first unanswered packet: at once after data it wrote,
+    /// and 5 s after its keep-alive PING when idle; a healthy idle connection stays open.
+    @Test func silentPeerIsGivenUpWithinTheSilenceTimeout() throws {
+        var configuration = EngineFixtures.clientConfiguration()
+        configuration.keepAliveInterval = .seconds(10)
+        configuration.silenceTimeout = .seconds(5)
+        let healthy = try EnginePair(clientConfiguration: configuration)
+        #expect(healthy.handshake())
+        healthy.run(for: .seconds(60))
+        #expect(healthy.clientCloseReason == nil && healthy.connection.isEstablished, "\(String(describing: healthy.clientCloseReason)) \(healthy.network.now)")
+
+        let idle = try EnginePair(clientConfiguration: configuration)
+        #expect(idle.handshake())
+        idle.run(for: .seconds(1))
+        idle.network.impairment = .init(loss: 1.0)
+        let silentSince = idle.network.now
+        #expect(idle.run(for: .seconds(60), until: { idle.clientCloseReason != nil }))
+        #expect(idle.clientCloseReason?.kind == .dropped, "\(String(describing: idle.clientCloseReason))")
+        let idleTook = idle.network.now - silentSince
+        #expect(idleTook >= .seconds(13) && idleTook <= .seconds(16), "\(idleTook) \(String(describing: idle.clientCloseReason))")
+
+        let active = try EnginePair(clientConfiguration: configuration)
+        #expect(active.handshake())
+        active.network.impairment = .init(loss: 1.0)
+        let wroteAt = active.network.now
+        let stream = try active.connection.openStream()
+        try active.connection.write(Array("anyone there?".utf8), to: stream)
+        #expect(active.run(for: .seconds(60), until: { active.clientCloseReason != nil }))
+        #expect(active.clientCloseReason?.kind == .dropped)
+        let activeTook = active.network.now - wroteAt
+        #expect(activeTook >= .seconds(4) && activeTook <= .seconds(6), "\(activeTook)")
+    }
+
     /// A client whose server never answers gives up with a handshake timeout.
     @Test func handshakeTimeout() throws {
         var client = EngineFixtures.clientConfiguration()

@@ -104,6 +104,54 @@ import Testing
         }
     }
 
+    /// One process per name (issue 26, item 1): a second instance's join is told the name is
+    /// taken (with the first's token) while the first's deadline lasts; the first renews on. Once
+    /// the first stopped renewing and its deadline passed, the second takes the name, and the
+    /// first's renew is told it is taken. A planned stop holds the name `stopping:` until its
+    /// handover ends, and the scan then claims it as stopped, not lost.
+    @Test func aNameIsHeldByOneInstance() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let client = try harness.client(RedisHarness.standalone(server))
+            func instance(_ token: String) -> NodeDirectory {
+                NodeDirectory(client: client, node: "n1", instance: token, lifetime: .milliseconds(400), interval: .milliseconds(100))
+            }
+            let (first, second) = (instance("first"), instance("second"))
+            let scanner = NodeDirectory(client: client, node: "scanner", lifetime: .seconds(60), interval: .milliseconds(100))
+            _ = try wait(harness) { scanner.join($0) }
+            func isAlive(_ beat: NodeDirectory.Heartbeat) -> Bool { if case .alive = beat { true } else { false } }
+            func holder(_ beat: NodeDirectory.Heartbeat) -> String? { if case .taken(_, let holder) = beat { holder } else { nil } }
+            #expect(isAlive(try wait(harness) { first.join($0) }))
+            #expect(holder(try wait(harness) { second.join($0) }) == "first")
+            #expect(isAlive(try wait(harness) { first.renew($0) }))
+            // The first stops renewing; once its deadline passed the name is free. (The scanner
+            // renews meanwhile: time nobody visits the directory does not count against a node.)
+            let free = QuicTime.now() + .milliseconds(500)
+            #expect(harness.run {
+                scanner.renew { _ in }
+                return QuicTime.now() >= free
+            })
+            let joined = try wait(harness) { second.join($0) }
+            #expect(isAlive(joined), "\(joined)")
+            let renewed = try wait(harness) { first.renew($0) }
+            #expect(holder(renewed) == "second", "\(renewed)")
+            // A planned stop: held until the handover ends, then claimed as stopped.
+            #expect(try wait(harness) { first.leave(after: .milliseconds(300), $0) } == false)
+            #expect(try wait(harness) { second.leave(after: .milliseconds(300), $0) } == true)
+            #expect(holder(try wait(harness) { first.join($0) }) == "stopping:second")
+            #expect(try wait(harness) { scanner.claim($0) }.isEmpty)
+            var claims: [NodeDirectory.Claim] = []
+            #expect(harness.run {
+                scanner.claim { if case .success(let found) = $0 { claims += found } }
+                return !claims.isEmpty
+            })
+            #expect(claims == [NodeDirectory.Claim(node: "n1", stopped: true)])
+            // Claimed: the name is nobody's, and the reaper's claim holds it until it is reaped.
+            #expect(holder(try wait(harness) { first.join($0) }) == "reaping")
+            try wait(harness) { scanner.finishedReaping("n1", $0) }
+            #expect(isAlive(try wait(harness) { first.join($0) }))
+        }
+    }
+
     /// A lease is taken once; a second holder is told who has it; a takeover answers the
     /// previous holder, and a device's lease naming an account goes only to a holder that proved
     /// it; a stale holder's release frees nothing; the reaper frees what a lost node still held,

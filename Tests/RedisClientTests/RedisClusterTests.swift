@@ -146,8 +146,8 @@ import Testing
             let victim = try #require(cluster.nodes.first { $0.port == victimAddress.port })
             victim.kill9()
             _ = try harness.waitForEvent { if case .disconnected(victimAddress, _) = $0 { return true } else { return false } }
-            guard case .failure(.unavailable) = try harness.append(log, room: rooms[0], event: "while down") else {
-                Issue.record("an append to the dead shard did not fail as unavailable"); return
+            guard case .failure(.notStored) = try harness.append(log, room: rooms[0], event: "while down") else {
+                Issue.record("an append to the dead shard did not fail as not stored"); return
             }
             for room in rooms.dropFirst() { #expect(try harness.append(log, room: room, event: "others go on").get().seq == 2) }
             try victim.restart()

@@ -141,10 +141,10 @@ final class RedisHarness {
     }
 
     /// Appends through `log` and waits for the outcome.
-    func append(_ log: RoomEventLog, room: String, event: String, meta: String = "-",
-                dedupe: String? = nil) throws -> Result<RoomAppend, RoomStoreError> {
+    func append(_ log: RoomEventLog, room: String, event: String, meta: String = "-", dedupe: String? = nil, knownSeq: Int64 = 0,
+                epoch: (key: String, value: String)? = nil) throws -> Result<RoomAppend, RoomStoreError> {
         var answer: Result<RoomAppend, RoomStoreError>?
-        log.append(room: room, event: Array(event.utf8), meta: Array(meta.utf8), dedupe: dedupe) { answer = $0 }
+        log.append(room: room, event: Array(event.utf8), meta: Array(meta.utf8), dedupe: dedupe, knownSeq: knownSeq, epoch: epoch) { answer = $0 }
         guard run(until: { answer != nil }), let answer else { throw HarnessFailure("no answer to append") }
         return answer
     }

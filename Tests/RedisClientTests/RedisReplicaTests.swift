@@ -128,7 +128,7 @@ import Testing
             let before = harness.events.count
             try #require(cluster.node(port: oldMaster.port)).kill9()
             _ = try harness.waitForEvent(after: before) { if case .disconnected(oldMaster, _) = $0 { return true } else { return false } }
-            guard case .failure(.unavailable) = try harness.append(log, room: room, event: "while down") else {
+            guard case .failure(.notStored) = try harness.append(log, room: room, event: "while down") else {
                 Issue.record("an append to the dead master did not fail unavailable"); return
             }
 

@@ -35,6 +35,29 @@ import Testing
         }
     }
 
+    /// Data lost in place (issue 26, item 2): an append that knows the room reached a seq its
+    /// counter is below now (the room's keys deleted, as eviction or FLUSHALL would), or that
+    /// knows another epoch than the store's, is refused (`storeLost`) and stores nothing; with
+    /// what the store has, it is stored.
+    @Test func appendFindsDataLostInPlace() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let log = RoomEventLog(client: try harness.client(RedisHarness.standalone(server)), historyLength: 100)
+            for index in 1...3 { _ = try harness.append(log, room: "lobby", event: "e\(index)").get() }
+            #expect(try harness.append(log, room: "lobby", event: "e4", knownSeq: 3).get().seq == 4)
+            try server.cli("DEL", "{room:lobby}:seq", "{room:lobby}:events")
+            let refused = try harness.append(log, room: "lobby", event: "e5", knownSeq: 4).get()
+            #expect(refused.storeLost && refused.seq == 0)
+            #expect(try server.cli("EXISTS", "{room:lobby}:seq", "{room:lobby}:events") == "0")
+            // The epoch, on one Redis: the same is stored, another or none is refused.
+            try server.cli("SET", "{meta}:epoch", "E1")
+            #expect(try harness.append(log, room: "lobby", event: "e6", epoch: ("{meta}:epoch", "E1")).get().seq == 1)
+            #expect(try harness.append(log, room: "lobby", event: "e7", epoch: ("{meta}:epoch", "E0")).get().storeLost)
+            try server.cli("DEL", "{meta}:epoch")
+            #expect(try harness.append(log, room: "lobby", event: "e8", dedupe: "p:1", epoch: ("{meta}:epoch", "E1")).get().storeLost)
+            #expect(try server.cli("GET", "{room:lobby}:seq") == "1")
+        }
+    }
+
     /// The script publishes "seq payload" on the room's channel; a subscriber gets it with the
     /// same seq the appender got.
     @Test func publishesWithSeq() async throws {
@@ -191,7 +214,7 @@ import Testing
             for index in 0..<50 { acknowledged.append(try harness.append(log, room: "safe", event: "e\(index)").get().seq) }
             server.kill9()
             _ = try harness.waitForEvent { if case .disconnected = $0 { return true } else { return false } }
-            guard case .failure(.unavailable) = try harness.append(log, room: "safe", event: "lost") else {
+            guard case .failure(.notStored) = try harness.append(log, room: "safe", event: "lost") else {
                 Issue.record("append while down did not fail"); return
             }
             let before = harness.events.count

@@ -4,19 +4,33 @@ import Foundation
 public final class BotRun {
     private let process: ChildProcess
     private let jsonPath: String
+    private let home: String
     public private(set) var status: Int32 = -1
     public private(set) var report: [String: Any] = [:]
     public private(set) var text = ""
 
     /// Starts `chat-bot <command>` against `port`; `load` and `script` against every node of a
     /// cluster (``ChatServerProcess/nodePorts(of:)``), their bots spread round robin.
-    public init(_ command: String, port: UInt16, _ arguments: [String]) throws {
-        jsonPath = FileManager.default.temporaryDirectory.appendingPathComponent("chat-bot-\(UUID().uuidString).json").path
+    public convenience init(_ command: String, port: UInt16, _ arguments: [String]) throws {
         let nodes = ChatServerProcess.nodePorts(of: port)
         let servers = nodes.count > 1 && ["load", "script"].contains(command)
             ? nodes.flatMap { ["--server", "127.0.0.1:\($0)"] } : ["--port", String(port)]
+        try self.init(command, serverArguments: servers, arguments)
+    }
+
+    /// Starts `chat-bot <command>` with `--server` for each of `servers` (`HOST:PORT`), in order.
+    public convenience init(_ command: String, servers: [String], _ arguments: [String]) throws {
+        try self.init(command, serverArguments: servers.flatMap { ["--server", $0] }, arguments)
+    }
+
+    private init(_ command: String, serverArguments: [String], _ arguments: [String]) throws {
+        let name = "chat-bot-\(UUID().uuidString)"
+        jsonPath = FileManager.default.temporaryDirectory.appendingPathComponent(name + ".json").path
+        // Never the real home's configuration or state.
+        home = FileManager.default.temporaryDirectory.appendingPathComponent(name + "-home").path
         process = try ChildProcess(BuildPaths.product("chat-bot"),
-                                   [command] + servers + ["--ca", TestCertificates.ca, "--json", jsonPath] + arguments)
+                                   [command] + serverArguments + ["--ca", TestCertificates.ca, "--json", jsonPath] + arguments,
+                                   environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state"])
     }
 
     /// Waits for a line of the bot's output (its progress lines go to standard error).
@@ -24,7 +38,13 @@ public final class BotRun {
         process.waitForLine(timeout: timeout, where: matches)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: jsonPath) }
+    /// How many lines of the bot's output so far `match`.
+    public func lineCount(where matches: (String) -> Bool) -> Int { process.lineCount(where: matches) }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: jsonPath)
+        try? FileManager.default.removeItem(atPath: home)
+    }
 
     /// Waits for the bot to exit and reads its report.
     @discardableResult

@@ -44,6 +44,11 @@ public struct QuicConfiguration: Sendable {
     public var idleTimeout: QuicDuration = .seconds(30)
     /// Send a PING after this long without traffic; nil disables keep-alive.
     public var keepAliveInterval: QuicDuration? = nil
+    /// An established connection that has sent something the peer must acknowledge (a PING
+    /// included) and has received nothing at all for this long is given up: it ends `.dropped`
+    /// ("no answer ..."), long before the idle timeout. A client's way to notice a peer that went
+    /// silent (a stopped process, a dead host) within seconds; nil: only the idle timeout.
+    public var silenceTimeout: QuicDuration? = nil
     public var handshakeTimeout: QuicDuration = .seconds(10)
     /// Our `max_datagram_frame_size` transport parameter; 0 refuses DATAGRAM frames.
     public var maxDatagramFrameSize: UInt64 = 1200

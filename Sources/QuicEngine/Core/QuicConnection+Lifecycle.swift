@@ -22,6 +22,8 @@ extension QuicConnection {
                                 now.nanoseconds)
         }
         if result != 0 { handleLibraryError(result, during: "read") }
+        // The peer answered: whatever still waits, waits from now.
+        if configuration.silenceTimeout != nil { awaitingAnswerSince = statistics.bytesInFlight > 0 ? now : nil }
     }
 
     var nextDeadline: UInt64 {
@@ -30,8 +32,15 @@ extension QuicConnection {
         case .closed: return .max
         case .handshaking, .established:
             guard let raw else { return .max }
-            return ngtcp2_conn_get_expiry(raw)
+            return min(ngtcp2_conn_get_expiry(raw), silenceDeadline)
         }
+    }
+
+    /// ``QuicConfiguration/silenceTimeout`` after something began to wait for the peer with nothing
+    /// received since, on an established connection.
+    private var silenceDeadline: UInt64 {
+        guard let silence = configuration.silenceTimeout, case .established = phase, let since = awaitingAnswerSince else { return .max }
+        return (since + silence).nanoseconds
     }
 
     func handleExpiry() {
@@ -43,6 +52,11 @@ extension QuicConnection {
         case .handshaking, .established: break
         }
         guard let raw else { return }
+        if silenceDeadline <= now.nanoseconds, let silence = configuration.silenceTimeout {
+            phase = .closed
+            finish(QuicCloseReason(kind: .dropped, reason: "no answer from \(remoteAddress) for \(silence)", byPeer: false))
+            return
+        }
         let result = ngtcp2_conn_handle_expiry(raw, now.nanoseconds)
         if result != 0 { handleLibraryError(result, during: "timer") }
     }

@@ -75,6 +75,8 @@ extension QuicConnection {
         if batch != nil {
             ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds)
             if isDrained { dropIdlePacingDeadline(raw) }
+            // Something now waits for the peer since this moment, unless something waited already.
+            if configuration.silenceTimeout != nil, awaitingAnswerSince == nil, statistics.bytesInFlight > 0 { awaitingAnswerSince = now }
         }
         if batch == nil && pendingClose != nil {
             sendPendingClose()

@@ -51,6 +51,10 @@ public final class QuicConnection {
     /// the check, and on a resumed session (which keeps the trust of the session it resumes).
     public internal(set) var serverCertificateVerdict: ServerCertificateVerdict?
 
+    /// With ``QuicConfiguration/silenceTimeout``: since when something sent has waited for the
+    /// peer's acknowledgement with nothing received (nil: nothing waits, or the peer answered since).
+    var awaitingAnswerSince: QuicTime?
+
     var streams = StreamTable()
     /// Interactive streams with data to send, served round-robin before any bulk stream.
     var sendQueue: [QuicStreamID] = []

@@ -19,6 +19,9 @@ extension ChatServerApp {
         // Streams 0 and 4 and at most four file streams at once; the credit grows as streams close.
         connection.maxBidirectionalStreams = 2 + UInt64(ChatLimits.maxFileStreams)
         connection.streamSendBufferLimit = 256 << 10
+        // Several messages to a busy member share a packet (and its seal, its sendmmsg slot and
+        // the ACK that comes back); docs/PERFORMANCE.md "The coalescing window".
+        connection.coalescingWindow = QuicDuration(nanoseconds: UInt64((options.coalesceMilliseconds * 1e6).rounded()))
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
         server.maxConnectionsPerAddress = options.maxPerAddress

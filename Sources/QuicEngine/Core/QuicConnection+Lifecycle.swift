@@ -24,7 +24,11 @@ extension QuicConnection {
         if result != 0 { handleLibraryError(result, during: "read") }
     }
 
-    var nextDeadline: UInt64 {
+    /// The earliest of the protocol's deadlines (ngtcp2's timers, or the end of the closing or
+    /// draining period) and the coalescing window's.
+    var nextDeadline: UInt64 { min(protocolDeadline, heldUntil) }
+
+    var protocolDeadline: UInt64 {
         switch phase {
         case .closing(let until), .draining(let until): return until.nanoseconds
         case .closed: return .max

@@ -78,6 +78,11 @@ public final class QuicConnection {
     var isDrained = false
     /// The peer confirmed the handshake (a client got HANDSHAKE_DONE; a server, once complete).
     var isHandshakeConfirmed = false
+    /// When the last packet left, in nanoseconds of ``QuicTime`` (the coalescing window's start).
+    var lastPacketSentAt: UInt64 = 0
+    /// Stream data written since the last packet waits until then (``holdForCoalescing()``);
+    /// `.max` when nothing is held.
+    var heldUntil: UInt64 = .max
 
     // Endpoint bookkeeping.
     var scheduledDeadline: UInt64 = .max

@@ -89,7 +89,7 @@ public final class QuicDriver {
 
     private func tick() -> (deadline: QuicTime?, busy: Bool) {
         let now = QuicTime.now()
-        if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }
+        if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) } else { endpoint.advance(to: now) }
         var delivered = 0
         while let (connection, event) = endpoint.pollEvent() {
             onEvent(connection, event)

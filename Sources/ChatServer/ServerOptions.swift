@@ -46,8 +46,8 @@ struct ServerOptions {
                                loopback ranges 127.0.0.0/8 and ::1/128; --exempt none removes them
           --sendq BYTES        live bytes queued to one client before SLOW_CONSUMER (default 1048576)
           --replay-limit BYTES replay and history bytes queued to one client before SLOW_CONSUMER (default 8388608)
-          --coalesce-ms MS     hold a client's messages up to MS ms after its last packet so several share one
-                               (0 to 25, default 5; a client quiet for MS ms gets its next message at once)
+          --coalesce-ms MS     a client written to faster than every MS/2 ms gets its messages up to MS ms after
+                               its last packet, several in one (0 to 25, default 5; others get each at once)
           --max-rooms-per-client N  rooms one connection may be in (default 100)
           --idle-rooms N       rooms without members kept in memory with their history (default 1000); the
                                longest idle beyond are forgotten (with --db their history stays on disk)

@@ -5,8 +5,9 @@ import Testing
 @testable import QuicEngine
 
 /// The coalescing window (issue 25, ``QuicConfiguration/coalescingWindow``): stream data written
-/// to a connection that sent a packet less than a window ago waits until a window after that
-/// packet and leaves with what was written meanwhile; a quiet connection sends at once; nothing
+/// to a connection that sent a packet less than a window ago, less than half a window after the
+/// previous write, waits until a window after that packet and leaves with what was written
+/// meanwhile; a quiet connection, or one written to less often, sends at once; nothing
 /// waits longer than the window; datagrams and bulk data are never held and take held data with
 /// them. That control frames are never held is `InMemoryControlFrameTests` (each test there runs
 /// with a window too).
@@ -151,6 +152,20 @@ struct InMemoryCoalescingTests {
         let chunk = try #require(chunkAt)
         #expect(chunk - start <= Self.oneWay + Self.slack, "the bulk chunk waited \(chunk - start)")
         #expect(!fixture.serverSide.isHolding, "the held data stayed behind")
+    }
+
+    /// Writes further apart than half a window are sent at once although the last packet left
+    /// less than a window ago: no other write is likely to join them, and holding one would only
+    /// cost a wake-up at the hold's end.
+    @Test func sparseWritesAreSentAtOnce() throws {
+        let fixture = try Fixture()
+        try fixture.write("first")
+        fixture.run(for: .milliseconds(12))
+        let start = fixture.pair.network.now
+        try fixture.write("second")
+        #expect(!fixture.serverSide.isHolding, "a write 12 ms after the last, with a 20 ms window, was held")
+        fixture.run(for: .milliseconds(50), until: { fixture.arrival(of: "second") != nil })
+        #expect(try #require(fixture.arrival(of: "second")) - start <= Self.oneWay + Self.slack)
     }
 
     /// A window of zero never holds.

@@ -70,6 +70,7 @@ final class ChatServerApp {
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw ServerStartError("cannot resolve --host \(options.host)")
         }
+        driver.acknowledgementReadPause = ChatServerApp.acknowledgementReadPause(options)
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
         fileWorker = FileWorker(loop: loop, directory: directory) { [unowned self] report in handleFileReport(report) }

@@ -25,6 +25,7 @@ extension QuicConnection {
         let until = lastPacketSentAt &+ window
         guard until > now else { return false }
         heldUntil = until
+        endpoint.statistics.coalescingHolds += 1
         endpoint.rescheduleForHold(self)
         return true
     }

@@ -14,7 +14,10 @@ extension QuicConnection {
     /// Writes up to `maxSegments` packets for one path into `buffer`.
     func writeBatch(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int) -> TransmitBatch? {
         // Whatever was held for the coalescing window leaves with this write.
-        heldUntil = .max
+        if heldUntil != .max {
+            if heldUntil > now.nanoseconds { endpoint.statistics.coalescingHoldsCutShort += 1 }
+            heldUntil = .max
+        }
         switch phase {
         case .closing:
             guard closingPacketDue, closingPacket.count <= buffer.count else { return nil }

@@ -27,6 +27,10 @@ public struct QuicEndpointStatistics: Sendable {
     /// Packets with STREAM frames declared lost, of connections already removed (see
     /// ``QuicEndpoint/streamPacketsLost``).
     public var streamPacketsLostByRemovedConnections = 0
+    /// Holds of the coalescing window begun, and those a write ended before the window did (a
+    /// datagram, a control frame, an ACK owed, bulk data: the held data left with it).
+    public var coalescingHolds = 0
+    public var coalescingHoldsCutShort = 0
 }
 
 /// Every connection of one process side, client or server, and the routing between them:

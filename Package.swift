@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine"]),
+        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "QuicEngine", "TestSupport"]),

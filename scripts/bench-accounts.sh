@@ -95,7 +95,7 @@ with_burst() {
 }
 measure_row "no logins" none
 measure_row "$CLIENTS guests at once (handshakes and hellos, no password)" guest
-measure_row "$CLIENTS password logins at once (1 worker thread, SCHED_IDLE)" password
+measure_row "$CLIENTS password logins at once (1 worker thread, SCHED_BATCH nice 19)" password
 # The same with the hashes on the event loop itself (--password-workers 0: what the workers avoid).
 start_server --password-workers 0
 taskset -c 1 "$BOT" logins --port "$PORT" --ca "$C/ca.pem" --clients "$CLIENTS" --rounds 1 --paths password \

@@ -50,7 +50,8 @@ start_nodes() {
     for index in $(seq 0 $((count - 1))); do
         local port=$((PORT + index)) flags=()
         if udp_port_bound "$port"; then echo "UDP port $port is in use; set BENCH_PORT" >&2; exit 1; fi
-        [ -n "$clustered" ] && flags=(--cluster "redis://127.0.0.1:$REDIS_PORT" --node "bench$index")
+        # The nodes of one chat system share one files folder (a node on its own is refused).
+        [ -n "$clustered" ] && flags=(--cluster "redis://127.0.0.1:$REDIS_PORT" --node "bench$index" --files "$work/files")
         "$SERVER" --port "$port" --cert "$C/server.pem" --key "$C/server.key" --log-level warning --flood-burst 1000000 \
             --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "${flags[@]}" > "$work/node$index.log" 2>&1 &
         node_pids+=($!)

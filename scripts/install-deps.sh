@@ -9,7 +9,7 @@ packages=(
     redis-server redis-tools libhiredis-dev
     ngtcp2-server ngtcp2-client
     iproute2 procps util-linux curl
-    python3 python3-venv
+    python3 python3-venv python3-pyte
     prometheus lintian dpkg-dev fakeroot man-db systemd patchelf
     avahi-daemon avahi-utils libavahi-client-dev dbus
 )

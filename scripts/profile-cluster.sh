@@ -39,7 +39,8 @@ servers=()
 for index in $(seq 0 $((count - 1))); do
     port=$((PORT + index)) flags=()
     if udp_port_bound "$port"; then echo "UDP port $port is in use; set BENCH_PORT" >&2; exit 1; fi
-    [ "$NODES" -gt 0 ] && flags=(--cluster "redis://127.0.0.1:$REDIS_PORT" --node "profile$index")
+    # The nodes of one chat system share one files folder (a node on its own is refused).
+    [ "$NODES" -gt 0 ] && flags=(--cluster "redis://127.0.0.1:$REDIS_PORT" --node "profile$index" --files "$work/files")
     valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.$index" --dump-instr=no --instr-atstart=no \
         "$work/chat-server" --port "$port" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
         --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "${flags[@]}" \

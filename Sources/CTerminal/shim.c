@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include "CTerminal.h"
 #include <signal.h>
 #include <string.h>
@@ -63,4 +64,8 @@ void cterminal_restore(void) {
     for (size_t index = 0; index < sizeof fatal_signals / sizeof fatal_signals[0]; index++) {
         sigaction(fatal_signals[index], &fallback, NULL);
     }
+}
+
+int cterminal_give_memory_back(void) {
+    return malloc_trim(0);
 }

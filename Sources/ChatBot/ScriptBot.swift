@@ -65,6 +65,9 @@ final class ScriptBot {
     /// SHA-256 of the files this bot uploaded, by path, with the size and modification time they
     /// had when hashed: an `upload` of the same unchanged file in a `repeat` starts at once.
     var uploadDigests: [String: (stamp: FileStamp, sha256: String)] = [:]
+    /// The password the bot last logged in, registered or changed with: a `password` request
+    /// carries it as the current one (`old`).
+    private var knownPassword: String?
 
     init(definition: ScriptBotDefinition, session: ChatSession, rotation: ServerRotation, moveTimeoutMilliseconds: UInt64?,
          runner: ScriptRunner) {
@@ -140,7 +143,10 @@ final class ScriptBot {
         case .directMessage(let recipient, let text):
             sendTracked(.dm(to: runner.nick(for: recipient), text: text, id: ChatSession.randomPeerID()))
         case .request(let request):
-            session.send(request.message(currentRoom: currentRoom) { [unowned runner] in runner.nick(for: $0) })
+            var message = request.message(currentRoom: currentRoom) { [unowned runner] in runner.nick(for: $0) }
+            if message.messageType == .password { message.old = knownPassword ?? definition.password }
+            if [.register, .login, .password].contains(message.messageType), let password = message.password { knownPassword = password }
+            session.send(message)
         case .typing(let typing):
             if !session.sendTyping(room: currentRoom, typing: typing) {
                 runner.note("\(definition.name) line \(command.line): typing not sent (the server takes no datagrams)")

@@ -6,7 +6,8 @@ import QuicEngine
 /// reconnects by itself (started by the caller), to the server or, with several (`--server
 /// HOST:PORT` repeated, a name with several addresses), to each in turn (PROTOCOL.md section 10).
 enum ClientConnection {
-    static func open(_ options: ClientOptions, nick: String, trust: ServerTrust, on loop: EventLoop) throws -> ResilientSession {
+    /// `rooms`: the rooms to join at start (default: the options').
+    static func open(_ options: ClientOptions, nick: String, rooms: [String]? = nil, trust: ServerTrust, on loop: EventLoop) throws -> ResilientSession {
         let (servers, unresolved) = ServerSpec.resolve(options.servers) { trust.policy(for: $0, options) }
         guard let first = servers.first else {
             throw UsageError(options.servers.count > 1 ? "cannot resolve any of the servers (\(options.serverList))" : "cannot resolve \(options.host)")
@@ -31,7 +32,7 @@ enum ClientConnection {
         configuration.keepAliveInterval = .seconds(10)
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                        server: first.address, configuration: configuration)
-        let session = ResilientSession(pool: pool, loop: loop, nick: nick, rooms: options.rooms, servers: servers)
+        let session = ResilientSession(pool: pool, loop: loop, nick: nick, rooms: rooms ?? options.rooms, servers: servers)
         // A server met only after the first welcome (the session moved to it) is never asked about:
         // `--trust-on-first-use` takes it (and lists it), otherwise it is left out.
         session.trustsUnknownServer = { server, fingerprint in

@@ -1,6 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import ChatProtocol
+import ChatTUI
 import Glibc
 import QuicEngine
 
@@ -27,7 +28,9 @@ struct ClientOptions: ServerListOptions {
           --server NAME     connect to the server advertised on the local network as NAME (a value that
                             is not HOST:PORT is a name)
           --wait S          how long --server and --discover look before saying nothing was found
-                            (default 5)
+                            (default 5); in line mode also how long a server that does not answer
+                            at start is tried again (0: for ever; without --wait it is tried once).
+                            The full-screen UI waits for it for ever
           --nick NICK       the nick to ask for (the server may add a suffix); the full-screen UI asks
                             for one when it is missing or invalid
           --room ROOM       a room to join at start, repeatable (default lobby); a leading # is dropped
@@ -52,7 +55,9 @@ struct ClientOptions: ServerListOptions {
           --version, -h/--help
         Configuration file: key = value lines, # comments; keys host, port, server (HOST:PORT, comma-separated
         and repeatable: the lines add up), nick, rooms (comma-separated),
-        ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off).
+        ca, cert, key, identity, highlight (comma-separated words), timestamp, colors (on/off), logs (on/off), bell (on/off),
+        ignore (comma-separated nicks; /ignore and /unignore write it), smart-filter (on/off),
+        notify (off, osc9 or osc777: a desktop notification through the terminal for mentions and private messages).
         Without --ca (or ca =), a server whose certificate no CA found by default signs is trusted on first
         use, like ssh: its SHA-256 fingerprint is shown, asked about once and kept in known_servers.
         Commands: type /help in the client.
@@ -62,7 +67,7 @@ struct ClientOptions: ServerListOptions {
     struct Information: Error { let text: String }
 
     static let settingKeys: Set<String> = ["host", "port", "server", "nick", "rooms", "ca", "cert", "key", "identity", "highlight", "timestamp",
-                                           "colors", "logs", "bell"]
+                                           "colors", "logs", "bell", "ignore", "smart-filter", "notify"]
 
     /// The servers, in the order they are tried: `--server HOST:PORT` (repeatable) or `server =`,
     /// else `--host`/`--port` (`host =`/`port =`).
@@ -70,6 +75,8 @@ struct ClientOptions: ServerListOptions {
     /// As given; the modes check it (line mode refuses an invalid one, the full-screen UI asks).
     var nick: String?
     var rooms = [ChatLimits.defaultRoom]
+    /// `--room` was given: the command line says which rooms, none are rejoined from the last run.
+    var roomsGiven = false
     var ca: String?
     /// The CA was named (--ca or `ca =`): it alone decides, no trust on first use.
     var caRequired = false
@@ -81,8 +88,13 @@ struct ClientOptions: ServerListOptions {
     var serverName: String?
     /// Seconds `--server` and `--discover` look (0: `--discover` lists until interrupted).
     var waitSeconds = 5
+    /// `--wait` was given: line mode waits that long for a server down at start.
+    var waitGiven = false
     /// What the discovered server advertised as its certificate (`fp`), for the trust question.
     var advertisedFingerprint: String?
+    /// The service name the server was chosen by on the local network (`--server NAME`, or picked
+    /// with `--discover`): trust on first use follows it.
+    var advertisedName: String?
     var certificate: String?
     var key: String?
     /// The identity file presented on every connection; nil with --no-identity or --cert.
@@ -90,15 +102,24 @@ struct ClientOptions: ServerListOptions {
     var json = false
     var plain = false
     var highlightWords: [String] = []
+    /// Nicks whose messages and comings and goings are not shown (`ignore =`, `/ignore`).
+    var ignored: [String] = []
+    /// `smart-filter = on`: joins and parts of people quiet for 10 minutes are hidden.
+    var smartFilter = false
+    /// The configuration file `/ignore` writes to: the one named, else the default.
+    var configurationPath: String
     /// nil: the mode's default.
     var timestampFormat: String?
     var colors = true
     var logs = false
     var bell = true
+    /// `notify = osc9 | osc777`: desktop notifications for mentions and private messages.
+    var notification: DesktopNotification?
     let paths: ClientPaths
 
     init(_ arguments: [String], paths: ClientPaths = ClientPaths()) throws {
         self.paths = paths
+        configurationPath = paths.configurationFile
         if arguments.contains("-h") { throw Information(text: ClientOptions.usage) }
         let options = try Options(arguments, valued: ["host", "port", "nick", "room", "ca", "cert", "key", "config", "timestamp",
                                                                   "identity", "server", "wait"],
@@ -120,6 +141,7 @@ struct ClientOptions: ServerListOptions {
             : file?.integer("port", in: 1...65535) ?? 4433)
         nick = options.string("nick") ?? file?.string("nick")
         let wantedRooms = options.strings("room").isEmpty ? (file?.list("rooms") ?? rooms) : options.strings("room")
+        roomsGiven = !options.strings("room").isEmpty
         rooms = try wantedRooms.map(Self.room)
         if rooms.isEmpty { rooms = [ChatLimits.defaultRoom] }
         insecure = options.flag("insecure")
@@ -129,6 +151,7 @@ struct ClientOptions: ServerListOptions {
         }
         discover = options.flag("discover")
         waitSeconds = try options.integer("wait", default: 5, in: 0...3600)
+        waitGiven = options.string("wait") != nil
         try takeServers(wantedServers, hostOrPortGiven: options.string("host") != nil || options.string("port") != nil)
         certificate = options.string("cert") ?? file?.string("cert")
         key = options.string("key") ?? file?.string("key")
@@ -140,12 +163,21 @@ struct ClientOptions: ServerListOptions {
         json = options.flag("json")
         plain = options.flag("plain")
         highlightWords = file?.list("highlight") ?? []
+        ignored = file?.list("ignore") ?? []
+        smartFilter = try file?.bool("smart-filter") ?? false
+        configurationPath = options.string("config") ?? paths.configurationFile
         timestampFormat = options.string("timestamp") ?? file?.string("timestamp")
         let fileColors = try file?.bool("colors") ?? true
         let fileLogs = try file?.bool("logs") ?? false
         colors = !options.flag("no-color") && fileColors
         logs = options.flag("logs") || fileLogs
         bell = try file?.bool("bell") ?? true
+        if let notify = file?.string("notify"), notify.lowercased() != "off" {
+            guard let kind = DesktopNotification(rawValue: notify.lowercased()) else {
+                throw UsageError("\(configurationPath) line \(file?.line(of: "notify") ?? 0): notify must be off, osc9 or osc777, not '\(notify)'")
+            }
+            notification = kind
+        }
         if !insecure {
             // A CA named is the only trust; without one, a CA found by default may sign the
             // server, and trust on first use covers a server it does not sign.
@@ -206,16 +238,11 @@ struct ClientOptions: ServerListOptions {
 
     /// A room name as people type it (`#dev` is dev), checked against the protocol's rules.
     static func room(_ typed: String) throws(UsageError) -> String {
-        let bare = typed.hasPrefix("#") ? String(typed.dropFirst()) : typed
-        guard let room = ChatValidation.normalizeRoom(bare) else {
-            throw UsageError("'\(typed)' is not a valid room name: 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit")
+        switch TypedName.room(typed) {
+        case .success(let room): return room
+        case .failure(.message(let text)): throw UsageError(text)
+        case .failure(.usage): throw UsageError("'\(typed)' is not a valid room name")
         }
-        return room
     }
 
-    /// Why a nick cannot be used, or nil when it can.
-    static func nickProblem(_ nick: String) -> String? {
-        ChatValidation.isValidNick(nick) ? nil
-            : "'\(nick)' is not a valid nick: 1 to 24 letters, digits, _ or -, starting with a letter"
-    }
 }

@@ -22,6 +22,9 @@ struct ClientPaths {
     var configurationFile: String { configDirectory + "/client.conf" }
     /// Servers trusted on first use (``KnownServers``).
     var knownServersFile: String { configDirectory + "/known_servers" }
+    /// Servers trusted under the name they advertised on the local network (``KnownServers``
+    /// `name:` lines), apart so that known_servers stays readable by earlier clients.
+    var knownNamesFile: String { configDirectory + "/known_names" }
     var logDirectory: String { stateDirectory + "/logs" }
     var privateMessageDirectory: String { stateDirectory + "/private" }
     /// Session slots (``SessionSlot``): `sessions/<server>/<nick>/`.
@@ -67,6 +70,18 @@ struct ClientPaths {
             bytes += buffer[..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Replaces a file of the person's whole (0600, its directory made 0700): written beside it,
+    /// then renamed over it, so a reader sees the old text or the new, never half.
+    static func replace(_ path: String, with text: String) {
+        guard let slash = path.lastIndex(of: "/"), makeDirectory(String(path[..<slash])) else { return }
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        writeAll(Array(text.utf8), to: descriptor)
+        close(descriptor)
+        if rename(temporary, path) != 0 { unlink(temporary) }
     }
 
     /// Where `/get` saves files without a folder named: `$XDG_DOWNLOAD_DIR`, else `~/Downloads`.

@@ -42,7 +42,7 @@ extension PlainFormatter {
             return message.to == nil ? "* \(sender) invites you to \(roomName)" : "* invited \(target) to \(roomName)"
         case .rooms:
             let rooms = message.rooms ?? []
-            return rooms.isEmpty ? "* no public rooms" : "* rooms: " + rooms.map { single($0.summary) }.joined(separator: ", ")
+            return "* " + RoomListing.listing(rooms, neutralize: single)
         case .whois:
             let account = message.account.map { "account \(single($0))" } ?? "a guest"
             let rooms = (message.rooms ?? []).map { "#" + single($0.room) }.joined(separator: " ")

@@ -35,7 +35,7 @@ struct PlainFormatter {
             }
         case .joined: body = ("", "\(room) * \(sender) joined\(replay)")
         case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
-        case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))")
+        case .nick: body = ("", "\(message.room.map { "#" + single($0) + " " } ?? "")* \(sender) is now \(single(text))\(replay)")
         case .error:
             body = ("", "! \(single(message.code ?? "error")): \(single(ErrorExplanation.text(code: message.code, serverText: text)))")
         case .roster:
@@ -78,6 +78,11 @@ struct PlainFormatter {
     /// A line of our own (a note, the answer to /who), stamped now.
     func note(_ text: String, at time: Int64) -> [String] {
         format(prefix: "", text: text, at: time)
+    }
+
+    /// `time * day changed to 2026-12-08`, printed before the first line of another day.
+    func dayLine(at time: Int64) -> [String] {
+        note("* day changed to " + TimestampFormat.date.format(time, utcOffsetSeconds: utcOffsetSeconds), at: time)
     }
 
     /// `time prefix text`, each further line of the text indented to where the text starts.

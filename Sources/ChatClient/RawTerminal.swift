@@ -12,6 +12,12 @@ final class RawTerminal {
 
     private var saved = termios()
     private(set) var isActive = false
+    /// Where the bytes go once the loop runs (every byte, never blocking it); before that, and
+    /// without one, they are written at once.
+    var output: TerminalWriter?
+
+    /// Bytes wait for a slow terminal: no new frame now.
+    var isBacklogged: Bool { output?.isBacklogged ?? false }
 
     func enter() throws {
         guard tcgetattr(0, &saved) == 0 else { throw TerminalError("stdin is not a terminal") }
@@ -29,8 +35,9 @@ final class RawTerminal {
 
     func leave() {
         guard isActive else { return }
+        output?.finish()
         isActive = false
-        write(RawTerminal.leaveSequence)
+        writeNow(Array(RawTerminal.leaveSequence.utf8))
         tcsetattr(0, TCSAFLUSH, &saved)
         cterminal_restore()
     }
@@ -72,11 +79,22 @@ final class RawTerminal {
     func write(_ text: String) { write(Array(text.utf8)) }
 
     func write(_ bytes: [UInt8]) {
+        if let output, isActive { return output.write(bytes) }
+        writeNow(bytes)
+    }
+
+    /// Written at once, waiting for the terminal if need be (entering and leaving the screen).
+    private func writeNow(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
+                if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    var poller = pollfd(fd: 1, events: Int16(POLLOUT), revents: 0)
+                    if poll(&poller, 1, 1000) > 0 { continue }
+                    return
+                }
                 if written <= 0 { return }
                 offset += written
             }

@@ -3,8 +3,9 @@ import Glibc
 
 /// Logs of what the full-screen client shows (off by default; `logs = on` or `--logs`): under
 /// `$XDG_STATE_HOME/qchat/logs/<host>-<port>/`, one plain-text file per room (or private
-/// conversation, `@nick`) and local day, `<room>-<YYYY-MM-DD>.log`, each line a time and the line
-/// as the screen shows it, text neutralised (control characters visible), continuation lines of a
+/// conversation, `@nick`) and local day, `<room>-<YYYY-MM-DD>.log`, each line its date and time
+/// (as weechat's logger writes them, so a line copied or grepped out of its file keeps its day)
+/// and the line as the screen shows it, text neutralised (control characters visible), continuation lines of a
 /// message indented. Files are the person's alone (0600, in 0700 directories).
 final class RoomLog {
     let directory: String
@@ -27,11 +28,11 @@ final class RoomLog {
         directory + "/" + PrivateMessageStore.fileName(room) + "-" + Self.day.format(time, utcOffsetSeconds: utcOffsetSeconds) + ".log"
     }
 
-    static let day = TimestampFormat("%Y-%m-%d")
-    static let clock = TimestampFormat("%H:%M:%S")
+    static let day = TimestampFormat.date
+    static let clock = TimestampFormat("%Y-%m-%d %H:%M:%S")
 
     func write(_ line: ChatLine, room: String) {
-        guard line.kind != .readMarker else { return }
+        guard !line.isRule else { return }
         let day = Self.day.format(line.timestamp, utcOffsetSeconds: utcOffsetSeconds)
         var descriptor = files[room].flatMap { $0.day == day ? $0.descriptor : nil }
         if descriptor == nil {
@@ -45,8 +46,8 @@ final class RoomLog {
         writeAll(Array(Self.text(of: line, utcOffsetSeconds: utcOffsetSeconds).utf8), to: descriptor)
     }
 
-    /// `HH:MM:SS <nick> text`, `HH:MM:SS * nick action`, `HH:MM:SS *nick* private`,
-    /// `HH:MM:SS -- event`, `HH:MM:SS !! error`, one line per line of the text.
+    /// `YYYY-MM-DD HH:MM:SS <nick> text`, `… * nick action`, `… *nick* private`, `… -- event`,
+    /// `… !! error`, one line per line of the text.
     static func text(of line: ChatLine, utcOffsetSeconds: Int) -> String {
         let nick = TextNeutralizer.singleLine.neutralize(line.nick)
         let head: String

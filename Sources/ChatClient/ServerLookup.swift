@@ -47,6 +47,7 @@ enum ServerLookup {
         options.host = address.host
         options.port = found.port
         options.advertisedFingerprint = found.fingerprint
+        options.advertisedName = found.name
     }
 
     static func noDaemon(_ why: String) -> String {

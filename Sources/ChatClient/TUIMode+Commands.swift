@@ -2,8 +2,9 @@ import ChatClientKit
 import ChatProtocol
 import ChatTUI
 
-/// What an Enter does: a message to the room or conversation shown, or a command.
-extension TUIMode {
+/// What an Enter does: a message to the room or conversation shown, or a command of the shared
+/// table (``ClientCommands``), which the full-screen UI carries out through this conformance.
+extension TUIMode: ScreenCommandContext {
     func submit(_ line: String) {
         if awaitingTrust != nil { return answered(trust: line) }
         if awaitingNick { return chose(nick: line) }
@@ -11,91 +12,46 @@ extension TUIMode {
         var line = line
         while line.last?.isNewline == true { line.removeLast() }
         guard !line.isEmpty else { return }
+        inputHistory.append(line, history: editor.history)
         model.scrollToNewest()
-        switch ClientCommand(parsing: line) {
-        case .say(let text):
-            say(text, action: false)
-        case .action(let text):
-            say(text, action: true)
-        case .privateMessage(let nick, let text):
-            guard ChatValidation.isValidNick(nick) else { return note("'\(nick)' is not a valid nick", in: currentRoomName) }
-            if model.queryIndex(nick) == nil { openConversation(with: nick) }
-            sendPrivate(text, to: nick, action: false)
-            if model.currentRoom?.queryNick?.lowercased() != nick.lowercased() {
-                note("→ \(nick): \(text)", in: currentRoomName)
-            }
-        case .query(let nick, let text):
-            guard ChatValidation.isValidNick(nick) else { return note("'\(nick)' is not a valid nick", in: currentRoomName) }
-            if model.queryIndex(nick) == nil { openConversation(with: nick) }
-            if let index = model.queryIndex(nick) { model.selectRoom(at: index) }
-            if let text { sendPrivate(text, to: nick, action: false) }
-        case .join(let typed):
-            join(typed)
-        case .part(let typed):
-            guard let room = typed ?? currentChatRoom else { return closeConversation() }
-            request(.part(room: room), doing: "/part \(room)")
-        case .nick(let nick):
-            if let problem = ClientOptions.nickProblem(nick) { return note(problem, in: currentRoomName) }
-            request(.nick(nick), doing: "/nick \(nick)")
-        case .away:
-            session.setStatus("away")
-            model.setStatus(.away, of: model.nick)
-            queuedNote("/away")
-        case .back:
-            session.setStatus("online")
-            model.setStatus(.online, of: model.nick)
-            queuedNote("/back")
-        case .who:
-            who()
-        case .history(let count):
-            requestOlderHistory(limit: min(count ?? 50, 200))
-        case .close:
-            if currentChatRoom == nil {
-                closeConversation()
-            } else if let room = currentChatRoom {
-                request(.part(room: room), doing: "/part \(room)")
-            }
-        case .clear:
-            model.clearLines(in: currentRoomName)
-        case .search(let term):
-            guard let term = term ?? model.lastSearchTerm else { return note("usage: /search WORD", in: currentRoomName) }
-            let older = term == model.lastSearchTerm
-            if !model.search(term, older: older) { note("no \(older ? "older " : "")line with '\(term)'", in: currentRoomName) }
-        case .buffer(let number):
-            guard model.rooms.indices.contains(number - 1) else { return note("there is no buffer \(number)", in: currentRoomName) }
-            model.selectRoom(at: number - 1)
-        case .help(let name):
-            help(name)
-        case .send(let nick, let path):
-            send(path, to: nick)
-        case .get(let number, let folder):
-            get(number, into: folder)
-        case .cancel(let number):
-            if !session.files.cancel(number) { note("there is no transfer \(number)", in: currentRoomName) }
-        case .quit:
-            requestQuit()
-        case .usage(let name):
-            note("usage: \(ClientCommand.description(of: name)?.usage ?? "/" + name)", in: currentRoomName)
-        case .unknown(let name):
-            note("unknown command \(name), /help lists them", in: currentRoomName)
-        case .register:
-            askForSecret(.register)
-        case .login(let name):
-            if let problem = ClientOptions.nickProblem(name) { return note(problem, in: currentRoomName) }
-            askForSecret(.login(name))
-        case .password:
-            askForSecret(.changePassword)
-        case .certificate, .claim, .topic, .kick, .ban, .unban, .op, .deop, .mode, .invite, .rooms, .whois:
-            moderate(ClientCommand(parsing: line))
-        }
+        ClientCommands.run(line, in: self)
+    }
+
+    var commandRoom: String? { currentChatRoom }
+    var conversationNick: String? { model.currentRoom?.queryNick }
+
+    func roomInfo(_ room: String) -> RoomMembers.Info { session.members.info(of: room) }
+
+    func note(_ text: String) { note(text, in: currentRoomName) }
+
+    func complain(_ text: String) { note(text, in: currentRoomName) }
+
+    /// Sends a request, saying so when it waits for the connection to come back.
+    func request(_ message: ChatMessage, doing what: String) {
+        guard session.send(message) else { return note("too much waiting to be sent; \(what) not done", in: currentRoomName) }
+        queuedNote(what)
     }
 
     /// A message (or an action) to the room or conversation shown, cut into pieces the protocol
     /// takes (4,096 bytes) when it is longer.
-    private func say(_ text: String, action: Bool) {
+    func say(_ text: String, action: Bool) {
         if let nick = model.currentRoom?.queryNick { return sendPrivate(text, to: nick, action: action) }
-        let room = currentRoomName
-        for (piece, body) in Self.pieces(of: text, action: action) {
+        if model.currentRoom?.isView == true {
+            model.notice = "nothing is sent from a view: /close it, or show a room"
+            return
+        }
+        send(text, action: action, to: currentRoomName)
+    }
+
+    /// `/msg #room TEXT`: to a room joined; a note in the buffer shown when it is another.
+    func say(_ text: String, inRoom room: String) {
+        guard model.roomIndex(named: room) != nil else { return note("you are not in #\(room): /join \(room) first; nothing was sent", in: currentRoomName) }
+        send(text, action: false, to: room)
+        if currentRoomName != room { note("→ #\(room): \(text)", in: currentRoomName) }
+    }
+
+    private func send(_ text: String, action: Bool, to room: String) {
+        for (piece, body) in MessageSplitter.pieces(of: text, action: action) {
             let id = ChatSession.randomPeerID()
             let line = ChatLine(timestamp: unixMilliseconds(), nick: model.nick, text: body, kind: .ownPending, id: id, isAction: action)
             let message = ChatMessage.msg(room: room, text: piece, id: id)
@@ -105,9 +61,18 @@ extension TUIMode {
         }
     }
 
-    private func sendPrivate(_ text: String, to nick: String, action: Bool) {
+    /// `/msg NICK TEXT`: the conversation opens; a note in the buffer shown when it is another.
+    func sendPrivate(_ text: String, to nick: String) {
+        if model.queryIndex(nick) == nil { openConversation(with: nick) }
+        sendPrivate(text, to: nick, action: false)
+        if model.currentRoom?.queryNick?.lowercased() != nick.lowercased() {
+            note("→ \(nick): \(text)", in: currentRoomName)
+        }
+    }
+
+    func sendPrivate(_ text: String, to nick: String, action: Bool) {
         let buffer = model.rooms[model.openQuery(nick)].name
-        for (piece, body) in Self.pieces(of: text, action: action) {
+        for (piece, body) in MessageSplitter.pieces(of: text, action: action) {
             let id = ChatSession.randomPeerID()
             let line = ChatLine(timestamp: unixMilliseconds(), nick: model.nick, text: body, kind: .ownPending, id: id, isAction: action,
                                 isPrivate: true)
@@ -118,33 +83,122 @@ extension TUIMode {
         }
     }
 
-    /// The texts to send (within the protocol's 4,096 bytes, an action's prefix included) and
-    /// what each shows.
-    static func pieces(of text: String, action: Bool) -> [(wire: String, shown: String)] {
-        guard action else { return MessageSplitter.split(text).map { ($0, $0) } }
-        return MessageSplitter.split(text, limit: ChatLimits.maxTextBytes - ChatAction.prefix.utf8.count)
-            .map { (ChatAction.text(for: $0), $0) }
+    /// The room is shown at once, before the server answers: what is typed next goes to it, also
+    /// while the connection is down (issue 24, defect 2). A join the server refuses closes it.
+    func join(_ room: String) {
+        let index = model.openRoom(room)
+        model.selectRoom(at: index)
+        if session.rooms.contains(where: { $0.name == room }) { return }
+        var message = ChatMessage.join(room: room)
+        let id = ChatSession.randomPeerID()
+        message.id = id
+        pendingJoins[id] = room
+        request(message, doing: "/join \(room)")
     }
 
-    private func join(_ typed: String) {
-        let room: String
-        do {
-            room = try ClientOptions.room(typed)
-        } catch {
-            return note(error.message, in: currentRoomName)
+    func part(_ room: String) {
+        request(.part(room: room), doing: "/part \(room)")
+    }
+
+    /// `/away [REASON]` and `/back`: said, and shown on the status bar while away; the reason
+    /// is kept for the run (issue 24, defect 6).
+    func setAway(_ reason: String?) {
+        let wasAway = model.awayReason != nil
+        session.setStatus(reason == nil ? "online" : "away")
+        model.setStatus(reason == nil ? .online : .away, of: model.nick)
+        model.awayReason = reason
+        if let reason {
+            note("you are away" + (reason.isEmpty ? "" : ": \(reason)") + " (/back when you are back)", in: currentRoomName)
+        } else {
+            note(wasAway ? "you are back" : "you were not away", in: currentRoomName)
         }
-        if session.rooms.contains(where: { $0.name == room }), model.roomIndex(named: room) != nil {
-            model.selectRoom(named: room)
+        queuedNote(reason == nil ? "/back" : "/away")
+    }
+
+    func who() {
+        let members = model.currentRoom?.members ?? []
+        let room = model.currentRoom
+        let list = (room.map { Renderer.memberOrder($0) } ?? members)
+            .map { nick in room.map { Renderer.memberMarks(nick, in: $0, away: model.status(of: nick) == .away) + nick } ?? nick }
+            .joined(separator: " ")
+        note("\(members.count) here: \(list)", in: currentRoomName)
+    }
+
+    func history(_ count: Int?) {
+        requestOlderHistory(limit: min(count ?? 50, 200), asked: true)
+    }
+
+    func isFile(_ path: String) -> Bool { FileTransfers.isReadableFile(path) }
+
+    func cancel(_ number: Int) {
+        if !session.files.cancel(number) { note("there is no transfer \(number)", in: currentRoomName) }
+    }
+
+    func quit(_ message: String?) {
+        if let message { quitMessage = message }
+        requestQuit()
+    }
+
+    func ignore(_ nick: String?) { note(ignoring.ignore(nick, ownNick: model.nick), in: currentRoomName) }
+
+    func unignore(_ nick: String) { note(ignoring.unignore(nick), in: currentRoomName) }
+
+    func lastlog(_ word: String) {
+        model.showLastlog(word)
+    }
+
+    func urls() {
+        model.showURLs()
+    }
+
+    func toggleMemberList() {
+        model.showsMemberList.toggle()
+        model.notice = model.showsMemberList ? "the member list is shown" : "the member list is hidden (/nicklist shows it)"
+    }
+
+    func smartFilter(_ on: Bool?) {
+        if let on { smartFilter.isOn = on }
+        note(SmartFilter.stateText(smartFilter.isOn), in: currentRoomName)
+    }
+
+    // MARK: The screen's own
+
+    func query(_ nick: String, text: String?) {
+        if model.queryIndex(nick) == nil { openConversation(with: nick) }
+        if let index = model.queryIndex(nick) { model.selectRoom(at: index) }
+        if let text { sendPrivate(text, to: nick, action: false) }
+    }
+
+    func close() {
+        if let view = model.currentRoom, view.isView { return model.closeRoom(view.name) }
+        if let room = currentChatRoom { return part(room) }
+        closeConversation()
+    }
+
+    func clear() {
+        model.clearLines(in: currentRoomName)
+    }
+
+    /// What it found is shown in place; that it found nothing is a notice, not a line of the room.
+    func search(_ term: String?) {
+        guard let term = term ?? model.lastSearchTerm else {
+            model.notice = "usage: /search WORD"
             return
         }
-        roomToShow = room
-        request(.join(room: room), doing: "/join \(room)")
+        let older = term == model.lastSearchTerm
+        if !model.search(term, older: older) { model.notice = "no \(older ? "older " : "")line with '\(term)'" }
     }
 
-    /// Sends a request, saying so when it waits for the connection to come back.
-    func request(_ message: ChatMessage, doing what: String) {
-        guard session.send(message) else { return note("too much waiting to be sent; \(what) not done", in: currentRoomName) }
-        queuedNote(what)
+    /// `/buffer N`, `/buffer NAME` (the buffer of that name, else the first whose name contains
+    /// it, ignoring case and a leading # or @), `/buffer` (the list, in a notice-free line).
+    func buffer(_ target: String?) {
+        guard let target else { return note(model.bufferList(), in: currentRoomName) }
+        if let number = Int(target) {
+            guard model.rooms.indices.contains(number - 1) else { return note("there is no buffer \(number)", in: currentRoomName) }
+            return model.selectRoom(at: number - 1)
+        }
+        guard let index = model.bufferIndex(matching: target) else { return note("no buffer matches '\(target)'", in: currentRoomName) }
+        model.selectRoom(at: index)
     }
 
     private func queuedNote(_ what: String) {
@@ -180,34 +234,12 @@ extension TUIMode {
                         kind: mine ? .ownConfirmed : .directMessage, isAction: action != nil, isPrivate: true)
     }
 
-    private func who() {
-        let members = model.currentRoom?.members ?? []
-        let room = model.currentRoom
-        let list = members.sorted { $0.lowercased() < $1.lowercased() }
-            .map { nick in
-                let key = nick.lowercased()
-                if room?.operators.contains(key) == true { return "@" + nick }
-                if model.status(of: nick) == .away { return "~" + nick }
-                return room?.identified.contains(key) == true ? "+" + nick : nick
-            }.joined(separator: " ")
-        note("\(members.count) here: \(list)", in: currentRoomName)
-    }
-
-    private func help(_ name: String?) {
-        if let name {
-            guard let description = ClientCommand.description(of: name) else {
-                return note("no command /\(name), /help lists them", in: currentRoomName)
-            }
-            return note("\(description.usage): \(description.summary)", in: currentRoomName)
-        }
-        note("commands: " + ClientCommand.descriptions.map(\.usage).joined(separator: ", ") + "; /help COMMAND explains one", in: currentRoomName)
-        note("keys: Alt-1..9 (Alt-0: 10) or Ctrl-N/Ctrl-P switch rooms, Alt-Tab or Alt-A the next with activity; PgUp/PgDn scroll, "
-             + "End (at the end of the input) back to the newest; Ctrl-R search again; Ctrl-L redraw; Ctrl-Z suspend; Ctrl-C quit; "
-             + "//text sends a line starting with /", in: currentRoomName)
-    }
-
     func note(_ text: String, in room: String) {
         model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: text, kind: .event), to: room)
         needsRender = true
     }
+}
+
+extension TUIMode {
+    var keyHelp: [String] { KeyHelp.lines }
 }

@@ -19,18 +19,23 @@ extension TUIMode {
     }
 
     func get(_ number: Int, into folder: String?) {
-        guard let shared = sharedFiles[number] else { return note("there is no shared file \(number)", in: currentRoomName) }
+        guard let shared = session.files.sharedFiles[number] else { return note("there is no shared file \(number)", in: currentRoomName) }
         let target = folder ?? ClientPaths.downloadFolder()
         ClientPaths.makeDirectory(target)
         do {
             let transfer = try session.files.download(shared, into: target)
             note("[transfer \(transfer)] getting \(shared.text)", in: currentRoomName)
         } catch {
-            note("cannot download into \(target): \(error)", in: currentRoomName)
+            note("cannot get file \(number) into \(target): \(error)", in: currentRoomName)
         }
     }
 
+    func transfers() {
+        note(transferHistory.lines(running: Array(session.files.transfers.values), now: .now()) { $0 }.joined(separator: "\n"), in: currentRoomName)
+    }
+
     func transferred(_ event: FileTransfers.Event) {
+        transferHistory.record(event)
         switch event {
         case .progress(let transfer), .resumed(let transfer), .hashed(let transfer):
             model.transfer = Self.progress(of: transfer)
@@ -42,7 +47,8 @@ extension TUIMode {
             }
         case .failed(let transfer, let reason):
             model.transfer = nextShownTransfer()
-            model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: \(reason)",
+            model.append(ChatLine(timestamp: unixMilliseconds(), nick: "", text: "[transfer \(transfer.number)] \(transfer.name) failed: "
+                                    + FileTransfer.humanizingByteCounts(reason),
                                   kind: .error), to: currentRoomName)
         case .cancelled(let transfer):
             model.transfer = nextShownTransfer()

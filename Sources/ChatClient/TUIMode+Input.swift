@@ -15,6 +15,10 @@ extension TUIMode {
 
     func handle(_ key: KeyEvent) {
         if secretEntry != nil { return handleSecretKey(key) }
+        // A key after one that showed another buffer types into that buffer's draft.
+        defer { keepDraftPerBuffer() }
+        // A notice stays until the next key.
+        model.notice = nil
         switch key {
         case .control("c"):
             requestQuit()
@@ -49,9 +53,8 @@ extension TUIMode {
             // End with the cursor already at the end of the input: back to the newest line.
             model.scrollToNewest()
         default:
-            let room = model.currentRoom
-            let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
-            let candidates = CompletionCandidates(nicks: nicks, commands: ClientCommand.names)
+            // Only Tab completes: the folder of a path is read then, not at every key.
+            let candidates = key == .tab ? completionCandidates() : CompletionCandidates()
             switch editor.handle(key, candidates: candidates) {
             case .submitted(let line):
                 stopTyping()
@@ -64,13 +67,29 @@ extension TUIMode {
         }
     }
 
+    /// What Tab completes to now: the nicks of the buffer shown, the commands, the rooms joined
+    /// and listed (`/rooms`), and, where the command table says the word is a path, the paths.
+    func completionCandidates() -> CompletionCandidates {
+        let room = model.currentRoom
+        let nicks = room.map { $0.queryNick.map { [$0] } ?? $0.members } ?? []
+        let kind = ClientCommands.argumentKind(before: String(editor.characters[..<editor.cursor]))
+        let word = String(editor.characters[editor.wordBeforeCursor])
+        let joined = model.rooms.filter { !$0.isQuery && !$0.isView }.map(\.name)
+        return CompletionCandidates(nicks: nicks, commands: ClientCommands.names(fullScreen: true), rooms: joined + listedRooms.filter { !joined.contains($0) },
+                                    wantsRoom: kind == .room,
+                                    paths: kind == .path ? PathCompletion.candidates(for: word, home: getenv("HOME").map { String(cString: $0) })
+                                        : nil)
+    }
+
     // MARK: Typing indicators (PROTOCOL.md: start at most every 3 s while typing, stop when cleared or sent)
 
-    /// Typing is announced only for a message to a room: never for a command (`/msg bob ...`
-    /// tells the room nothing), nor in a private conversation (typing is room-scoped).
+    /// Typing is announced only for a message: never for a command (`/msg bob ...` tells the room
+    /// nothing). In a private conversation with NICK it goes to NICK alone, as room `@NICK`
+    /// (PROTOCOL.md section 3 item 13).
     func followTyping() {
         let text = editor.text
-        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom, Self.isMessageDraft(text) else { return stopTyping() }
+        guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom ?? model.currentRoom?.queryNick.map({ ChatRoom.queryPrefix + $0 }),
+              Self.isMessageDraft(text) else { return stopTyping() }
         if typingRoom != room { stopTyping() }
         let now = QuicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }
@@ -93,17 +112,30 @@ extension TUIMode {
 
     // MARK: Scrollback
 
-    func requestOlderHistory(limit: Int = 50) {
-        guard let room = currentChatRoom, let index = model.roomIndex(named: room), !model.rooms[index].isHistoryExhausted,
-              !historyRequested.contains(room) else { return }
+    /// Older events of the room shown, above the oldest shown. `asked`: by `/history`, which says
+    /// what came (PgUp at the top shows it).
+    func requestOlderHistory(limit: Int = 50, asked: Bool = false) {
+        guard let room = currentChatRoom, let index = model.roomIndex(named: room) else {
+            if asked { model.notice = "/history reads a room: show one first" }
+            return
+        }
+        guard !model.rooms[index].isHistoryExhausted else {
+            if asked { model.notice = "#\(room) has no older events" }
+            return
+        }
+        guard !historyRequested.contains(room) else { return }
         historyRequested.insert(room)
+        if asked { historyAnnounced.insert(room) }
         session.send(.history(room: room, before: oldestSeq[room], limit: limit))
     }
 
     /// Ctrl-R: the previous line with the last word searched for (or the input line's text).
     func searchAgain() {
         let term = model.lastSearchTerm ?? (editor.isEmpty ? nil : editor.text)
-        guard let term else { return note("Ctrl-R searches again after /search WORD", in: currentRoomName) }
-        if !model.search(term, older: model.lastSearchTerm == term) { note("no older line with '\(term)'", in: currentRoomName) }
+        guard let term else {
+            model.notice = "Ctrl-R searches again after /search WORD"
+            return
+        }
+        if !model.search(term, older: model.lastSearchTerm == term) { model.notice = "no older line with '\(term)'" }
     }
 }

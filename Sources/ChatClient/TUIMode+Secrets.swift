@@ -6,12 +6,6 @@ import ChatTUI
 /// input line with nothing echoed, typed into an editor of their own that keeps no history and is
 /// dropped afterwards, never shown, logged or put in the input history. Esc or Ctrl-C cancels.
 extension TUIMode {
-    enum SecretPurpose: Equatable {
-        case register
-        case login(String)
-        case changePassword
-    }
-
     struct SecretEntry {
         let purpose: SecretPurpose
         /// The first of two entries of a new password, waiting for its confirmation.
@@ -31,11 +25,7 @@ extension TUIMode {
 
     private func prompt(for purpose: SecretPurpose, confirming: Bool) -> String {
         if confirming { return "again, to confirm (Esc cancels): " }
-        switch purpose {
-        case .register: return "password for the account \(session.nick) (Esc cancels): "
-        case .login(let name): return "password of \(name) (Esc cancels): "
-        case .changePassword: return "new password (Esc cancels): "
-        }
+        return purpose.prompt(nick: session.nick) + " (Esc cancels): "
     }
 
     /// A key while a password is asked for: editing keys go to the secret editor, Enter submits,
@@ -74,11 +64,8 @@ extension TUIMode {
             return note("the two passwords differ; nothing was sent", in: currentRoomName)
         }
         endSecret()
-        switch entry.purpose {
-        case .register: request(.register(password: typed), doing: "/register")
-        case .login(let name): request(.login(account: name, password: typed), doing: "/login \(name)")
-        case .changePassword: request(.changePassword(typed), doing: "/password")
-        }
+        let request = entry.purpose.request(password: typed)
+        self.request(request.message, doing: request.doing)
     }
 
     private func endSecret() {

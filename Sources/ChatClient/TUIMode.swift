@@ -14,7 +14,13 @@ final class TUIMode {
     let session: ResilientSession
     let terminal = RawTerminal()
     var model: ChatViewModel
-    var editor = LineEditor(historyLimit: 500)
+    var editor = LineEditor(historyLimit: InputHistoryFile.kept)
+    /// The lines typed, kept across restarts.
+    var inputHistory: InputHistoryFile
+    /// What was being typed in each buffer not shown (issue 24, habits: a draft per buffer),
+    /// and the buffer the input line belongs to now.
+    var drafts: [String: String] = [:]
+    var draftBuffer: String?
     /// While a password is asked for (``SecretEntry``), what is typed goes here, not into `editor`.
     var secretEntry: SecretEntry?
     var secretEditor = LineEditor(historyLimit: 0)
@@ -32,9 +38,26 @@ final class TUIMode {
     var oldestSeq: [String: Int64] = [:]
     var historyBuffer: [String: [ChatLine]] = [:]
     var historyRequested: Set<String> = []
+    /// Rooms whose `history` answer a `/history` asked for: its end says what came.
+    var historyAnnounced: Set<String> = []
     /// The room to show once our own `joined` for it arrives (the first room, then each /join);
     /// nil otherwise, so the re-joins of a reconnect never move the person.
     var roomToShow: String?
+    /// Who is ignored (`/ignore`): nothing of theirs is shown.
+    var ignoring: IgnoreSetting
+    var smartFilter: SmartFilter
+    /// Who was told the person is away (``AwayReplies``).
+    var awayReplies = AwayReplies()
+    /// What `/transfers` lists of the transfers that ended.
+    var transferHistory = TransferHistory()
+    /// Where the rooms the client is in are kept for the next run (nil: not kept).
+    let rememberedRooms: RememberedRooms?
+    /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
+    var restartNoise = RestartNoise()
+    /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
+    var pendingJoins: [String: String] = [:]
+    /// The rooms of the last `/rooms` listing, for Tab completion.
+    var listedRooms: [String] = []
     /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
     var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
     /// The nick is being asked for (none given, an invalid one, or refused by the server).
@@ -44,22 +67,33 @@ final class TUIMode {
     var awaitingTrust: String?
     /// The person asked to quit while messages were pending; the next Ctrl-C quits at once.
     var quitRequested = false
+    /// `/quit MESSAGE`: told to the rooms as the session ends.
+    var quitMessage: String?
     var lastTitle = ""
     var status: Int32 = 0
     var exitMessage: String?
-    /// Shared files seen, by the number their line shows (`/get N`).
-    var sharedFiles = SharedFiles()
     /// Where this run keeps its peer id and unfinished transfers (held while it runs).
     var slot: SessionSlot?
 
     init(options: ClientOptions) throws {
         self.options = options
+        ignoring = IgnoreSetting(options: options)
+        smartFilter = SmartFilter(isOn: options.smartFilter)
         loop = try EventLoop()
         keys = TerminalKeys(loop: loop)
+        terminal.output = TerminalWriter(loop: loop)
         let nick = options.nick ?? ""
         trust = try ServerTrust(options: options)
-        session = try ClientConnection.open(options, nick: nick, trust: trust, on: loop)
+        // The rooms of the last run are joined again, after those asked for (not with --room).
+        rememberedRooms = nick.isEmpty || options.roomsGiven ? nil : RememberedRooms(options: options, nick: nick)
+        inputHistory = InputHistoryFile(options: options)
+        editor.restoreHistory(inputHistory.read())
+        let rooms = RememberedRooms.joining(options.rooms, rememberedRooms?.read() ?? [])
+        session = try ClientConnection.open(options, nick: nick, rooms: rooms, trust: trust, on: loop)
+        // A person at the screen waits for a server that is down, as after a loss (issue 24, defect 7).
+        session.firstConnectionPatience = SessionCore.forever
         model = ChatViewModel(serverName: "\(options.host):\(options.port)", nick: nick)
+        model.utcOffsetSeconds = localUTCOffset()
         let colors = options.colors && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         renderer = Renderer(options: RenderOptions(colors: colors, utcOffsetSeconds: localUTCOffset(), now: unixMilliseconds(),
                                                    timestamp: TimestampFormat(options.timestampFormat ?? TimestampFormat.minutes.pattern)))
@@ -68,6 +102,7 @@ final class TUIMode {
         privateMessages = PrivateMessageStore(root: options.paths.privateMessageDirectory, server: server)
         log = options.logs ? RoomLog(root: options.paths.logDirectory, server: server, utcOffsetSeconds: localUTCOffset()) : nil
         roomToShow = options.rooms.first
+        terminal.output?.onDrained = { [unowned self] in needsRender = true }
         keys.onKey = { [unowned self] key in handle(key) }
         keys.onKeysHandled = { [unowned self] in needsRender = true }
         session.onMessage = { [unowned self] message, channel in
@@ -85,6 +120,7 @@ final class TUIMode {
             transferred(event)
             needsRender = true
         }
+        TransferMemory.giveBack(after: session.files)
         session.onMembersChanged = { [unowned self] room in
             let info = session.members.info(of: room)
             guard model.roomIndex(named: room) != nil || !info.members.isEmpty else { return }
@@ -118,9 +154,11 @@ final class TUIMode {
         _ = fcntl(0, F_SETFL, flags | O_NONBLOCK)
         try loop.watchReadable(0) { [unowned self] in readKeys() }
         // The rooms joined at start first on the bar, then the conversations open last time.
-        for room in options.rooms { model.openRoom(room) }
+        for room in session.core.rooms.map(\.name) + session.outbox.waiting.compactMap({ $0.message.type == "join" ? $0.message.room : nil }) {
+            model.openRoom(room)
+        }
         reopenConversations()
-        let problem: String? = options.nick.map { ClientOptions.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
+        let problem: String? = options.nick.map { TypedName.nickProblem($0) } ?? "No nick was given (--nick, or nick = in the configuration)"
         if let problem {
             askForNick(because: problem)
         } else {
@@ -139,21 +177,21 @@ final class TUIMode {
     /// The room shown, when it is a room (not a private conversation).
     var currentChatRoom: String? {
         guard let room = model.currentRoom else { return options.rooms[0] }
-        return room.isQuery ? nil : room.name
+        return room.isQuery || room.isView ? nil : room.name
     }
 
     // MARK: The nick
 
     func askForNick(because problem: String) {
         awaitingNick = true
-        model.connection = .disconnected(reason: "choose a nick")
+        model.connection = .waiting("choose a nick")
         note("\(problem). Type the nick you want and press Enter.", in: currentRoomName)
     }
 
     /// A line typed while the nick is asked for.
     func chose(nick: String) {
         let wanted = String(nick.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        if let problem = ClientOptions.nickProblem(wanted) { return note("\(problem). Try another.", in: currentRoomName) }
+        if let problem = TypedName.nickProblem(wanted) { return note("\(problem). Try another.", in: currentRoomName) }
         awaitingNick = false
         model.nick = wanted
         highlights.nick = wanted
@@ -179,8 +217,11 @@ final class TUIMode {
     // MARK: Drawing
 
     func render() {
-        guard needsRender, terminal.isActive else { return }
+        // A frame still on its way to a slow terminal is finished first: the next one is a diff
+        // against it.
+        guard needsRender, terminal.isActive, !terminal.isBacklogged else { return }
         needsRender = false
+        keepDraftPerBuffer()
         let (columns, rows) = terminal.size
         let size = TerminalSize(columns: columns, rows: rows)
         let now = unixMilliseconds()
@@ -200,6 +241,22 @@ final class TUIMode {
                 needsRender = true
             }
         }
+    }
+
+    /// Another buffer is shown (a key, a command, a join): what was typed stays with the buffer
+    /// it was typed in, and the new one's draft comes back.
+    func keepDraftPerBuffer() {
+        let shown = model.currentRoom?.name
+        guard shown != draftBuffer else { return }
+        defer { draftBuffer = shown }
+        // The first buffer (what was typed while connecting goes to it), or none left.
+        guard let previous = draftBuffer, let shown else { return }
+        let unsent = editor.unsentText
+        drafts[previous] = unsent.isEmpty ? nil : unsent
+        // Drafts of buffers closed meanwhile go.
+        drafts = drafts.filter { name, _ in model.roomIndex(named: name) != nil }
+        editor.showDraft(drafts.removeValue(forKey: shown) ?? "")
+        stopTyping()
     }
 
     /// Ctrl-L, and after `fg`: the whole screen again, not a diff against what may be gone.
@@ -227,9 +284,13 @@ final class TUIMode {
     }
 
     /// A highlight or a private message arrived live: the bell, which terminals and tmux turn
-    /// into the window's urgency or bell flag.
-    func alert() {
+    /// into the window's urgency or bell flag, and with `notify =` a desktop notification
+    /// through the terminal saying who wrote what, where.
+    func alert(_ line: ChatLine, in buffer: String) {
         if options.bell { terminal.ringBell() }
+        guard let notification = options.notification else { return }
+        let place = buffer.hasPrefix(ChatRoom.queryPrefix) ? " (private)" : " in #\(buffer)"
+        terminal.write(notification.sequence(title: "qchat", body: line.nick + place + ": " + line.text, insideTmux: getenv("TMUX") != nil))
     }
 
     /// Refreshes the status bar's RTT once a second.
@@ -272,6 +333,10 @@ final class TUIMode {
 
     func quitNow() {
         privateMessages.setOpenConversations(model.rooms.compactMap(\.queryNick))
+        if session.isConnected, let quitMessage, !quitMessage.isEmpty {
+            // The server closes and tells the rooms; the session says `stopped` then (at most 2 s).
+            return session.quit(message: quitMessage)
+        }
         if session.isConnected {
             session.quit()
             loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() }
@@ -295,7 +360,11 @@ final class TUIMode {
         case .reconnecting(let attempt, let reason):
             model.connection = .reconnecting(attempt: attempt)
             if !session.everConnected {
-                note("\(reason); trying \(session.currentServer.label)", in: currentRoomName)
+                if attempt <= 1 || several {
+                    note("\(reason); trying \(session.currentServer.label)\(attempt > 1 ? " (attempt \(attempt))" : "")", in: currentRoomName)
+                } else if attempt == 2 {
+                    note("waiting for \(server) to answer; trying again by itself", in: currentRoomName)
+                }
             } else if attempt == 1 {
                 note("connection lost (\(reason)); reconnecting\(several ? " to \(session.currentServer.label)" : "")", in: currentRoomName)
             }
@@ -304,7 +373,9 @@ final class TUIMode {
         case .stopped(let ending):
             model.connection = .disconnected(reason: ending.reason)
             switch ending.kind {
-            case .quit: return
+            case .quit:
+                if quitMessage != nil { loop.schedule(at: .now() + .milliseconds(150)) { [unowned self] in loop.stop() } }
+                return
             case .unreachable: exitMessage = "chat-client: could not reach \(server) (\(ending.reason))"
             case .untrusted: exitMessage = "chat-client: cannot trust \(server): \(ending.reason) (is --ca the CA that signed its certificate?)"
             case .certificateChanged(let pinned, let presented):

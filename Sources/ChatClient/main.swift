@@ -11,6 +11,7 @@ do {
         options.host = address.host
         options.port = chosen.port
         options.advertisedFingerprint = chosen.fingerprint
+        options.advertisedName = chosen.name
     }
     if let name = options.serverName { try ServerLookup.find(name, for: &options) }
     if fullScreen {

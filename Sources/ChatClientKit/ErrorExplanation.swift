@@ -1,26 +1,28 @@
 import ChatProtocol
 
-/// An `error` of accounts and moderation (PROTOCOL.md sections 7 and 8) in words a person reads,
-/// the server's own text after it: what went wrong and, where there is one, what to do about it.
-/// The version 1 codes keep the server's text alone, as before.
+/// An `error` of accounts and moderation (PROTOCOL.md sections 7 and 8) in words a person reads:
+/// the server's own text, which says what went wrong, and where there is one what to do about it;
+/// the client's words for it only when the server gave none. Said once: `banned` with "you are
+/// banned from room 'ops'" reads "you are banned from room 'ops'", not that twice over (issue 24,
+/// defect 12). The version 1 codes keep the server's text alone.
 public enum ErrorExplanation {
     public static func text(code: String?, serverText: String) -> String {
-        guard let code, let sentence = sentences[code] else { return serverText.isEmpty ? (code ?? "error") : serverText }
-        return serverText.isEmpty ? sentence : "\(sentence) (\(serverText))"
+        guard let code, let words = explanations[code] else { return serverText.isEmpty ? (code ?? "error") : serverText }
+        return (serverText.isEmpty ? words.meaning : serverText) + (words.advice.map { ": " + $0 } ?? "")
     }
 
-    static let sentences: [String: String] = [
-        ErrorCode.accountExists.rawValue: "That account exists already, or you are logged in",
-        ErrorCode.weakPassword.rawValue: "The password must be 8 to 256 bytes",
-        ErrorCode.badLogin.rawValue: "Wrong account name or password (after 5 wrong ones, wait a minute)",
-        ErrorCode.nickRegistered.rawValue: "That nick is someone's account: /login to it if it is yours",
-        ErrorCode.notLoggedIn.rawValue: "You are not logged in: /register or /login first",
-        ErrorCode.accountRequired.rawValue: "Only logged-in users may do that here: /register or /login",
-        ErrorCode.roomOwned.rawValue: "The room has an owner already",
-        ErrorCode.notOperator.rawValue: "You are not allowed to do that here",
-        ErrorCode.banned.rawValue: "You are banned",
-        ErrorCode.notInvited.rawValue: "The room is invite-only: ask an operator for an /invite",
-        ErrorCode.quotaExceeded.rawValue: "That list is full",
-        ErrorCode.unavailable.rawValue: "The server cannot do that right now; try again",
+    static let explanations: [String: (meaning: String, advice: String?)] = [
+        ErrorCode.accountExists.rawValue: ("That account exists already, or you are logged in", nil),
+        ErrorCode.weakPassword.rawValue: ("The password must be 8 to 256 bytes", nil),
+        ErrorCode.badLogin.rawValue: ("Wrong account name or password", "after 5 wrong ones, wait a minute"),
+        ErrorCode.nickRegistered.rawValue: ("That nick is someone's account", "/login to it if it is yours"),
+        ErrorCode.notLoggedIn.rawValue: ("You are not logged in", "/register or /login first"),
+        ErrorCode.accountRequired.rawValue: ("Only logged-in users may do that here", "/register or /login"),
+        ErrorCode.roomOwned.rawValue: ("The room has an owner already", nil),
+        ErrorCode.notOperator.rawValue: ("You are not allowed to do that here", nil),
+        ErrorCode.banned.rawValue: ("You are banned", nil),
+        ErrorCode.notInvited.rawValue: ("The room is invite-only", "ask an operator for an /invite"),
+        ErrorCode.quotaExceeded.rawValue: ("That list is full", nil),
+        ErrorCode.unavailable.rawValue: ("The server cannot do that right now", "try again"),
     ]
 }

@@ -69,6 +69,12 @@ public struct FileTransfer: Sendable, Equatable {
     /// Done over size, 1 for an empty file.
     public var fraction: Double { size > 0 ? Double(done) / Double(size) : 1 }
 
+    /// A text (a server's reason) with every count of bytes written for people:
+    /// "files are at most 52428800 bytes here" reads "files are at most 50.0 MiB here".
+    public static func humanizingByteCounts(_ text: String) -> String {
+        text.replacing(/(\d{4,}) bytes/) { match in Int64(match.1).map(bytes) ?? String(match.0) }
+    }
+
     /// 1,536 → `1.5 KiB`.
     public static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]

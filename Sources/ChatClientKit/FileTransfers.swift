@@ -57,7 +57,10 @@ public final class FileTransfers {
     private var jobs: [Int: Job] = [:]
     private var byStream: [QuicStreamID: Int] = [:]
     private var connection: QuicConnection?
+    /// The next number for a transfer or a shared file: one counter for both (``SharedFiles``).
     private var nextNumber = 1
+    /// The shared files seen, numbered from the same counter as the transfers.
+    public private(set) var sharedFiles = SharedFiles()
     /// Progress events at most this often per transfer.
     private var lastProgress: [Int: QuicTime] = [:]
     static let chunk = 64 << 10
@@ -167,15 +170,24 @@ public final class FileTransfers {
         return job
     }
 
-    /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own.
+    /// The number a shared file (a `file` event) is shown with, given on first sight; its
+    /// download has the same number.
+    public func number(forShared file: ChatMessage) -> Int {
+        sharedFiles.number(for: file, next: &nextNumber)
+    }
+
+    /// Downloads a shared file (a `file` event) into `folder`, under a safe name of its own, as
+    /// the transfer with the file's number. A file already being downloaded is refused.
     @discardableResult
     public func download(_ announced: ChatMessage, into folder: String) throws -> Int {
         guard let fileID = announced.file, let size = announced.size, let sha256 = announced.sha256 else {
             throw LocalFile.Failure("not a shared file", EINVAL)
         }
+        let number = number(forShared: announced)
+        guard transfers[number] == nil else { throw Refusal(description: "file \(number) is being downloaded already (/cancel \(number) stops it)") }
         let destination = DownloadName.path(in: folder, for: announced.text, taken: LocalFile.exists)
         let descriptor = try LocalFile.openForAppending(destination + ".part")
-        let transfer = FileTransfer(number: nextNumber, direction: .download(file: fileID, destination: destination), name: announced.text,
+        let transfer = FileTransfer(number: number, direction: .download(file: fileID, destination: destination), name: announced.text,
                                     size: size, sha256: sha256, id: fileID, started: .now())
         return begin(Job(transfer, descriptor: descriptor))
     }
@@ -204,12 +216,16 @@ public final class FileTransfers {
             return true
         }
         guard let job = jobs[number] else { return false }
-        if let stream = job.stream, let connection {
-            connection.resetStream(stream, errorCode: 0x1)
-            connection.stopSending(stream, errorCode: 0x1)
-        }
+        stopStream(of: job)
         finish(job, with: .cancelled(job.transfer))
         return true
+    }
+
+    /// Ends a transfer's stream both ways: nothing more is sent or wanted.
+    private func stopStream(of job: Job) {
+        guard let stream = job.stream, let connection else { return }
+        connection.resetStream(stream, errorCode: 0x1)
+        connection.stopSending(stream, errorCode: 0x1)
     }
 
     /// The SHA-256 of a whole local file, as lowercase hex.
@@ -289,6 +305,7 @@ public final class FileTransfers {
         case .streamClosed(let stream):
             byStream[stream] = nil
             openWaiting()
+            if isIdle { onIdle() }
         default:
             break
         }
@@ -309,8 +326,19 @@ public final class FileTransfers {
             body = bytes[bodyStart...]
             guard case .message(let answer) = event else { return finish(job, with: .failed(job.transfer, reason: "bad answer")) }
             if handleAnswer(answer, job: job) { return }
+            // A download's header must describe the file announced: its size bounds what is written.
+            if !job.transfer.isUpload, let size = answer.size, size != job.transfer.size {
+                stopStream(of: job)
+                return finish(job, with: .failed(job.transfer, reason: "the server's answer gives \(size) bytes, the file was announced "
+                                                    + "with \(job.transfer.size)"))
+            }
         }
         guard case .download(_, let destination) = job.transfer.direction else { return }
+        // Never more than the file announced (a malicious server could send without end).
+        guard job.transfer.done + Int64(body.count) <= job.transfer.size else {
+            stopStream(of: job)
+            return finish(job, with: .failed(job.transfer, reason: "the server sent more than the file's \(job.transfer.size) bytes"))
+        }
         if !body.isEmpty {
             do {
                 try LocalFile.write(body, to: job.descriptor)
@@ -335,6 +363,8 @@ public final class FileTransfers {
     private func handleAnswer(_ answer: ChatMessage, job: Job) -> Bool {
         switch answer.messageType {
         case .ack:
+            // Our own file's announcement, when it comes, shows the upload's number.
+            if let file = answer.file { sharedFiles.remember(file, as: job.transfer.number) }
             finish(job, with: .finished(job.transfer, ack: answer))
             return true
         case .error where answer.code == ErrorCode.badOffset.rawValue && job.transfer.isUpload:
@@ -392,6 +422,21 @@ public final class FileTransfers {
         }
         unfinishedChanged()
         onEvent(event)
+        if isIdle { onIdle() }
+    }
+
+    /// No transfer runs, none is being hashed.
+    public var isIdle: Bool { jobs.isEmpty && hashing.isEmpty }
+
+    /// After the last transfer ended, and again as its stream closes (the connection then no
+    /// longer holds its bytes for retransmission): the moment to give memory back.
+    public var onIdle: () -> Void = {}
+}
+
+extension FileTransfers {
+    /// A transfer refused as asked (not a system error).
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
     }
 }
 

@@ -1,7 +1,12 @@
 /// The servers this person trusted on first use, like SSH's known_hosts: one line per server,
-/// `HOST PORT sha256:FINGERPRINT`, `#` comments and blank lines ignored. Parsing is strict: a
-/// line that is not exactly that, or a server listed twice, makes the whole file an error, so a
-/// damaged file can never make a server look known (or unknown) by accident.
+/// `HOST PORT sha256:FINGERPRINT` (known_servers), and for a server found on the local network by
+/// its advertised name also `name:NAME sha256:FINGERPRINT` (the name percent-encoded; chat-client
+/// keeps these in known_names, since a chat-client before issue 24 refuses a known_servers file
+/// with a line it does not know), `#` comments and blank lines ignored. A name is what the person chose a server by, so it is what an impostor on the
+/// same network would copy (with another address and its own certificate): trust follows the
+/// name, not only the address (issue 24, defect 18). Parsing is strict: a line that is not
+/// exactly that, or a server listed twice, makes the whole file an error, so a damaged file can
+/// never make a server look known (or unknown) by accident.
 public struct KnownServers: Sendable {
     public struct Entry: Equatable, Sendable {
         public let host: String
@@ -16,8 +21,18 @@ public struct KnownServers: Sendable {
     public static let byteLimit = 1 << 20
     public static let header = "# qchat known servers (trust on first use): HOST PORT sha256:FINGERPRINT, one a line.\n"
         + "# chat-client adds a line when you trust a server; delete it to forget the server.\n"
+    public static let namesHeader = "# qchat servers known by the name they advertise on the local network: name:NAME sha256:FINGERPRINT.\n"
+        + "# chat-client adds a line when you trust a server chosen by its name; delete it to forget the name.\n"
+
+    /// A server known by its advertised name.
+    public struct NameEntry: Equatable, Sendable {
+        public let name: String
+        public let fingerprint: String
+        public let line: Int
+    }
 
     public private(set) var entries: [Entry] = []
+    public private(set) var names: [NameEntry] = []
     /// Lines the file has, for the line number of an entry added.
     public private(set) var lineCount = 0
 
@@ -34,6 +49,18 @@ public struct KnownServers: Sendable {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.isEmpty || fields[0].hasPrefix("#") { continue }
             func problem(_ text: String) -> KnownServersError { KnownServersError(path: name, line: number, problem: text) }
+            if fields[0].hasPrefix("name:") {
+                guard fields.count == 2 else { throw problem("expected name:NAME sha256:FINGERPRINT, found \(fields.count) field(s)") }
+                guard let advertised = StateField.decode(fields[0].dropFirst("name:".count)), !advertised.isEmpty else {
+                    throw problem("'\(fields[0].prefix(80))' is not a percent-encoded name")
+                }
+                guard let fingerprint = Self.fingerprint(String(fields[1])) else {
+                    throw problem("'\(fields[1].prefix(80))' is not sha256: and 64 hex digits")
+                }
+                if let earlier = names.first(where: { $0.name == advertised }) { throw problem("that name is listed already on line \(earlier.line)") }
+                names.append(NameEntry(name: advertised, fingerprint: fingerprint, line: number))
+                continue
+            }
             guard fields.count == 3 else { throw problem("expected HOST PORT sha256:FINGERPRINT, found \(fields.count) field(s)") }
             guard let port = UInt16(fields[1]), port > 0 else { throw problem("'\(fields[1].prefix(20))' is not a port (1 to 65535)") }
             guard let fingerprint = Self.fingerprint(String(fields[2])) else {
@@ -50,6 +77,13 @@ public struct KnownServers: Sendable {
     public func entry(host: String, port: UInt16) -> Entry? {
         let wanted = Self.normalized(host)
         return entries.first { $0.host == wanted && $0.port == port }
+    }
+
+    public func entry(name: String) -> NameEntry? { names.first { $0.name == name } }
+
+    /// The line that records a server trusted under the name it advertised.
+    public static func line(name: String, fingerprint: String) -> String {
+        "name:\(StateField.encode(name)) sha256:\(fingerprint)\n"
     }
 
     /// The line that records a newly trusted server.

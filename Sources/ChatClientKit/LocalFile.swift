@@ -83,3 +83,12 @@ enum LocalFile {
 protocol SHA256Feeding: AnyObject {
     func feed(_ bytes: [UInt8])
 }
+
+extension FileTransfers {
+    /// Whether `path` names a regular file that can be opened for reading.
+    public static func isReadableFile(_ path: String) -> Bool {
+        guard let descriptor = try? LocalFile.openForReading(path) else { return false }
+        close(descriptor)
+        return true
+    }
+}

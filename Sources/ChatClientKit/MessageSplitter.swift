@@ -51,3 +51,12 @@ public enum MessageSplitter {
         return pieces.filter { !$0.isEmpty }
     }
 }
+
+extension MessageSplitter {
+    /// The texts to send for what the person typed (within the protocol's 4,096 bytes, an action's
+    /// `/me ` prefix included), each with what it shows.
+    public static func pieces(of text: String, action: Bool) -> [(wire: String, shown: String)] {
+        guard action else { return split(text).map { ($0, $0) } }
+        return split(text, limit: ChatLimits.maxTextBytes - ChatAction.prefix.utf8.count).map { (ChatAction.text(for: $0), $0) }
+    }
+}

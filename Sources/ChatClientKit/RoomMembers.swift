@@ -38,6 +38,8 @@ public struct RoomMembers: Sendable, Equatable {
         /// The events awaiting the roster overflowed: the roster, when it comes, is older than
         /// the list the events made, and is not applied.
         var skipsRoster = false
+        /// A roster has been applied.
+        var hasRoster = false
     }
 
     private(set) var rooms: [String: Room] = [:]
@@ -47,6 +49,9 @@ public struct RoomMembers: Sendable, Equatable {
     static let bufferLimit = 1_000
 
     public init() {}
+
+    /// Whether the server's roster of the room has come (the member list is the server's).
+    public func hasRoster(of room: String) -> Bool { rooms[room]?.hasRoster ?? false }
 
     /// The members of a room, in the order the roster gave them and then in order of arrival.
     public func members(of room: String) -> [String] { rooms[room]?.info.members ?? [] }
@@ -68,6 +73,7 @@ public struct RoomMembers: Sendable, Equatable {
             state.skipsRoster = false
             if let early = state.earlyRoster {
                 state.info = Self.info(from: early)
+                state.hasRoster = true
                 state.earlyRoster = nil
                 state.awaitingRoster = nil
             } else {
@@ -106,6 +112,25 @@ public struct RoomMembers: Sendable, Equatable {
         }
     }
 
+    /// The client's own account changed (`account`: registered, logged in, or none): its `+` in
+    /// every room it is in follows at once, not at the next roster (issue 24, defect 11). Returns
+    /// the rooms whose info changed.
+    public mutating func setIdentified(_ nick: String, _ identified: Bool) -> [String] {
+        var changed: [String] = []
+        for room in rooms.keys.sorted() {
+            guard var state = rooms[room], state.info.members.contains(where: { Self.same($0, nick) }) else { continue }
+            let before = state.info
+            if identified {
+                Self.add(nick, to: &state.info.identified)
+            } else {
+                state.info.identified.removeAll { Self.same($0, nick) }
+            }
+            rooms[room] = state
+            if state.info != before { changed.append(room) }
+        }
+        return changed
+    }
+
     /// Forgets a room (the client left it).
     public mutating func forget(_ room: String) {
         rooms[room] = nil
@@ -124,6 +149,7 @@ public struct RoomMembers: Sendable, Equatable {
             return []
         }
         var info = Self.info(from: roster)
+        state.hasRoster = true
         if let buffered = state.awaitingRoster {
             for event in buffered { Self.change(&info, by: event) }
             state.awaitingRoster = nil
@@ -135,7 +161,8 @@ public struct RoomMembers: Sendable, Equatable {
     }
 
     private mutating func update(_ room: String, to state: Room) -> [String] {
-        let changed = rooms[room]?.info != state.info
+        // The first roster is news even when it changes nothing: the list is now the server's.
+        let changed = rooms[room]?.info != state.info || (state.hasRoster && rooms[room]?.hasRoster != true)
         rooms[room] = state
         return changed ? [room] : []
     }

@@ -7,6 +7,8 @@ enum ChatField: Int, CaseIterable {
     case account, password, mode, topic, features, modes, ops, identified, rooms
     // Version 1.1, files (section 9).
     case file, size, sha256, offset
+    // Issue 23: the current password of a `password` request.
+    case old
 
     /// The key as written on the wire.
     var name: String { wireName.description }
@@ -42,6 +44,7 @@ enum ChatField: Int, CaseIterable {
         case .size: "size"
         case .sha256: "sha256"
         case .offset: "offset"
+        case .old: "old"
         }
     }
 
@@ -74,7 +77,7 @@ enum ChatField: Int, CaseIterable {
         case (ASCII.lowerT, 5): candidate = .topic
         case (ASCII.lowerF, 8): candidate = .features
         case (ASCII.lowerM, 5): candidate = .modes
-        case (ASCII.lowerO, 3): candidate = .ops
+        case (ASCII.lowerO, 3): candidate = key[1] == 0x70 ? .ops : .old  // "ops" / "old"
         case (ASCII.lowerI, 10): candidate = .identified
         case (ASCII.lowerR, 5): candidate = .rooms
         case (ASCII.lowerF, 4): candidate = .file

@@ -37,6 +37,9 @@ public enum ChatLimits {
 
     /// A topic is at most this many bytes of UTF-8, after removing control characters (section 8).
     public static let maxTopicBytes = 512
+    /// A quit message's bytes at most (longer ones are cut at a character): it lives in `left`
+    /// events' text.
+    public static let maxQuitMessageBytes = 200
 
     /// `rooms` lists at most this many rooms, most members first (section 8).
     public static let maxRoomsListed = 1_000

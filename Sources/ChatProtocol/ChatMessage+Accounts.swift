@@ -12,9 +12,10 @@ extension ChatMessage {
         ChatMessage(type: MessageType.login.rawValue, sender: account, password: password)
     }
 
-    /// Changes the password of the account this connection is logged in as.
-    public static func changePassword(_ password: String) -> ChatMessage {
-        ChatMessage(type: MessageType.password.rawValue, password: password)
+    /// Changes the password of the account this connection is logged in as; `old` is its current
+    /// password (nil on a connection whose certificate is bound to the account).
+    public static func changePassword(_ password: String, old: String? = nil) -> ChatMessage {
+        ChatMessage(type: MessageType.password.rawValue, password: password, old: old)
     }
 
     /// Binds (`add`) or unbinds the connection's client certificate to or from its account.

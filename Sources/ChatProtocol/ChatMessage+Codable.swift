@@ -4,7 +4,7 @@ extension ChatMessage: Codable {
     enum CodingKeys: String, CodingKey {
         case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
         case account, password, mode, topic, features, modes, ops, identified, rooms
-        case file, size, sha256, offset
+        case file, size, sha256, offset, old
     }
 
     public init(from decoder: any Decoder) throws {
@@ -28,6 +28,7 @@ extension ChatMessage: Codable {
             replay: try container.decodeIfPresent(Bool.self, forKey: .replay),
             account: try container.decodeIfPresent(String.self, forKey: .account),
             password: try container.decodeIfPresent(String.self, forKey: .password),
+            old: try container.decodeIfPresent(String.self, forKey: .old),
             mode: try container.decodeIfPresent(String.self, forKey: .mode),
             topic: try container.decodeIfPresent(String.self, forKey: .topic),
             features: try container.decodeIfPresent([String].self, forKey: .features),
@@ -62,6 +63,7 @@ extension ChatMessage: Codable {
         try container.encodeIfPresent(replay, forKey: .replay)
         try container.encodeIfPresent(account, forKey: .account)
         try container.encodeIfPresent(password, forKey: .password)
+        try container.encodeIfPresent(old, forKey: .old)
         try container.encodeIfPresent(mode, forKey: .mode)
         try container.encodeIfPresent(topic, forKey: .topic)
         try container.encodeIfPresent(features, forKey: .features)

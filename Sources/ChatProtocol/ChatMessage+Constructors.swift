@@ -43,6 +43,14 @@ extension ChatMessage {
         ChatMessage(.part, room: room)
     }
 
+    /// Leaving with a quit message: the server closes the connection (NO_ERROR) and every room's
+    /// `left` says `quit: text`.
+    public static func quit(text: String, id: String? = nil) -> ChatMessage {
+        var message = ChatMessage(.quit, text: text)
+        message.id = id
+        return message
+    }
+
     /// A request for stored events of a room.
     public static func history(room: String, before: Int64? = nil, limit: Int? = nil) -> ChatMessage {
         ChatMessage(type: MessageType.history.rawValue, room: room, before: before, limit: limit)

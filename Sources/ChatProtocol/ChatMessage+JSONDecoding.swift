@@ -107,6 +107,7 @@ extension ChatMessage {
         case .replay: (replay, isBad) = try parser.readBool(depth: valueDepth).resolved
         case .account: (account, isBad) = try parser.readString(depth: valueDepth).resolved
         case .password: (password, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .old: (old, isBad) = try parser.readString(depth: valueDepth).resolved
         case .mode: (mode, isBad) = try parser.readString(depth: valueDepth).resolved
         case .topic: (topic, isBad) = try parser.readString(depth: valueDepth).resolved
         case .features: (features, isBad) = try parser.readStringArray(depth: valueDepth).resolved

@@ -41,6 +41,7 @@ extension ChatMessage {
         if let replay { writer.write("replay", replay) }
         if let account { writer.write("account", account) }
         if let password { writer.write("password", password) }
+        if let old { writer.write("old", old) }
         if let mode { writer.write("mode", mode) }
         if let topic { writer.write("topic", topic) }
         if let features { writer.write("features", features) }

@@ -43,6 +43,9 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
     public var account: String?
     /// In the first `join`, `register`, `login` and `password`. Never logged, never relayed.
     public var password: String?
+    /// In `password`: the account's current password (not needed on a connection whose
+    /// certificate is bound to the account). Never logged, never relayed.
+    public var old: String?
     /// In `mode`: `+invite`, `-invite`, `+registered` or `-registered`.
     public var mode: String?
     /// In `roster` and `rooms`: the room's topic.
@@ -90,6 +93,7 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         replay: Bool? = nil,
         account: String? = nil,
         password: String? = nil,
+        old: String? = nil,
         mode: String? = nil,
         topic: String? = nil,
         features: [String]? = nil,
@@ -119,6 +123,7 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         self.replay = replay
         self.account = account
         self.password = password
+        self.old = old
         self.mode = mode
         self.topic = topic
         self.features = features

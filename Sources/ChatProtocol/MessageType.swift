@@ -11,6 +11,9 @@ public enum MessageType: String, Sendable, CaseIterable {
     case nick
     case part
     case history
+    /// Leaving with a quit message (issue 24): the server closes the connection, and the `left`
+    /// events say `quit: MESSAGE`.
+    case quit
 
     // Server to client, chat stream.
     case welcome

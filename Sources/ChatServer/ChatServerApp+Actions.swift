@@ -1,3 +1,4 @@
+import CLIOptions
 import ChatProtocol
 import ChatServerCore
 import QuicEngine
@@ -36,11 +37,14 @@ extension ChatServerApp {
                 passwordWorkers.run(task)
             case .log(let level, let event, let fields):
                 logger.log(level, event, fields)
+            case .consoleLine(let line):
+                Console.line(line)
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
             case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomState, .writePolicy, .loadAccounts, .writeAccount,
                  .claimPeer, .claimNick, .recordPeer,
-                 .releaseIdentity, .lookUpNick, .lookUpDevice, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping, .publishLoginFailure, .loadFiles, .storeFileRecord,
+                 .releaseIdentity, .lookUpNick, .lookUpDevice, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping,
+                 .reserveLoginAttempt, .releaseLoginAttempt, .loadFiles, .storeFileRecord,
                  .writePartialUploads:
                 performClusterAction(action)
             }

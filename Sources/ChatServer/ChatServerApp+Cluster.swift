@@ -4,12 +4,13 @@ import QuicEngine
 /// A node of several (`--cluster`): the core's shared-store actions go to the ``ClusterLink``,
 /// and what the link reports comes back to the core as input.
 extension ChatServerApp {
-    func startCluster(_ options: ClusterOptions) {
+    func startCluster(_ options: ClusterOptions, filesFolderMark: String) {
         let link = ClusterLink(options: options, historyLength: self.options.core.historyPerRoom, loop: loop,
                                peerOf: { [unowned self] client in state.peer(of: client) },
                                logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
                                report: { [unowned self] report in handleClusterReport(report) })
         cluster = link
+        link.filesFolderMark = filesFolderMark
         state.peerDigest = { ClusterLink.digest(ofPeer: $0) }
         link.start()
         tickCluster()
@@ -42,13 +43,15 @@ extension ChatServerApp {
         case .readRoomState(let token, let room): cluster.readState(token, room: room)
         case .writePolicy(let change): cluster.writePolicy(change)
         case .publishTyping(let room, let payload): cluster.publishTyping(room: room, payload.bytes)
-        case .publishLoginFailure(let account, let address): cluster.publishLoginFailure(account: account, address: address)
+        case .reserveLoginAttempt(let attempt, let limit, let window):
+            cluster.reserveLoginAttempt(attempt, limit: limit, windowMilliseconds: window)
+        case .releaseLoginAttempt(let attempt): cluster.releaseLoginAttempt(attempt)
         case .loadFiles(let token, let query): cluster.loadFiles(token, query)
-        case .writePartialUploads(let writes): cluster.writePartials(writes)
+        case .writePartialUploads(let writes, let maxBytes): cluster.writePartials(writes, maxBytes: maxBytes)
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
-        case .claimPeer(let token, let peer, let client): cluster.claimPeer(token, peer: peer, client: client)
+        case .claimPeer(let token, let peer, let client, let account): cluster.claimPeer(token, peer: peer, client: client, account: account)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
         case .recordPeer(let peer, let client, let nick, let account, let address):
             cluster.recordPeer(peer, client: client, nick: nick, account: account, address: address)
@@ -84,15 +87,17 @@ extension ChatServerApp {
         case .accountWritten(let token, let outcome, let write):
             perform(state.accountWritten(token, outcome, write, now: now))
         case .accountChanged(let name):
-            state.accountChanged(name)
-        case .loginFailed(let account, let address):
-            state.loginFailedElsewhere(account: account, address: address, now: now)
+            perform(state.accountChanged(name))
+        case .loginAttemptReserved(let attempt, let answer):
+            perform(state.loginAttemptReserved(attempt, answer, now: now))
         case .accountChangesMissed:
             state.accountChangesMissed()
         case .filesLoaded(let token, let loaded):
             perform(state.filesLoaded(token, loaded, now: now))
         case .partialsExpired(let keys):
             for key in keys { fileWorker.discard(.partial(key)) }
+        case .contentEvicted(let unused):
+            perform(state.contentEvicted(unused))
         case .fileRecordStored(let token, let outcome):
             perform(state.fileRecordStored(token, outcome, now: now))
         case .typing(let room, let payload):
@@ -119,6 +124,11 @@ extension ChatServerApp {
             state.clusterReady(ready)
         case .membershipLost:
             perform(state.clusterMembershipLost(now: now))
+        case .foreignFilesFolder(let theirs):
+            let folder = fileWorker.directory.path
+            fail("the --files folder \(folder) is not the one the other nodes use: it is marked \(cluster?.filesFolderMark ?? "") in "
+                 + "\(folder)/\(FileDirectory.markName), theirs \(theirs) (\(ClusterLink.folderKey) in Redis). Give every node the same "
+                 + "shared folder; a node on a folder of its own would announce files the others cannot serve")
         }
     }
 }

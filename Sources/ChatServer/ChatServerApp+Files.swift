@@ -15,7 +15,7 @@ extension ChatServerApp {
     func fileStreamOpened(_ stream: QuicStreamID, on connection: QuicConnection) -> Bool {
         guard Self.isFileStream(stream), connection.negotiatedALPN == "qchat/1", let link = links[connection.id] else { return false }
         connection.markBulk(stream)
-        link.fileStreams[stream] = FileStreamLink()
+        link.fileStreams[stream] = FileStreamLink(now: unixMilliseconds())
         return true
     }
 
@@ -23,6 +23,7 @@ extension ChatServerApp {
         guard let file = link.fileStreams[stream] else { return }
         let connection = link.connection
         let key = FileStreamKey(client: connection.id, stream: stream)
+        if !bytes.isEmpty || fin { file.lastProgress = now }
         var body = bytes[...]
         if case .header = file.phase {
             let outcome = file.reader.feed(bytes, fin: fin)
@@ -47,20 +48,32 @@ extension ChatServerApp {
             if fin { fileWorker.finishUpload(key) }
         case .deciding(let held, let finished):
             file.phase = .deciding(held: held + body, finished: finished || fin)
-        case .header, .sending, .done:
+        case .header, .opening, .sending, .done:
             // Nothing reads it: its credit goes back at once.
             connection.releaseReceiveCredit(stream, count: body.count)
         }
     }
 
     /// RESET_STREAM from the client: an upload in progress is interrupted (kept for a resume,
-    /// with every byte that arrived).
+    /// with every byte that arrived). A stream the server has written nothing on yet is reset
+    /// back, so it closes and its place among the client's four file streams comes back (left
+    /// open, it stayed until the connection ended).
     func fileStreamReset(_ stream: QuicStreamID, link: ClientLink) {
         guard let file = link.fileStreams[stream] else { return }
-        if case .receiving = file.phase {
+        switch file.phase {
+        case .receiving:
             let key = FileStreamKey(client: link.connection.id, stream: stream)
             handOverUnwritten(file, key)
             fileWorker.interruptUpload(key)
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .deciding(let held, _):
+            link.connection.releaseReceiveCredit(stream, count: held.count)
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .header:
+            link.connection.resetStream(stream, errorCode: 0x1)
+        case .opening, .sending, .done:
+            // Its answer is written (or being written): the client reads it to its end.
+            break
         }
         file.phase = .done
     }
@@ -72,7 +85,7 @@ extension ChatServerApp {
         case .receiving:
             handOverUnwritten(file, key)
             fileWorker.interruptUpload(key)
-        case .sending: fileWorker.finishDownload(key)
+        case .opening, .sending: fileWorker.finishDownload(key)
         case .header, .deciding, .done: break
         }
     }
@@ -102,7 +115,10 @@ extension ChatServerApp {
             fileWorker.startUpload(key, job)
             // What arrived while the core decided (a node of several reads records first).
             if let waiting {
-                if !waiting.held.isEmpty { fileWorker.write(waiting.held, to: key) }
+                if !waiting.held.isEmpty {
+                    file.withWorker += waiting.held.count
+                    fileWorker.write(waiting.held, to: key)
+                }
                 if waiting.finished { fileWorker.finishUpload(key) }
             }
         case .abandonUpload(let key):
@@ -115,11 +131,9 @@ extension ChatServerApp {
             link.connection.stopSending(key.stream, errorCode: 0x1)
             link.connection.resetStream(key.stream, errorCode: 0x1)
         case .sendDownload(let key, let job):
-            guard let (link, file) = fileStream(key) else { return }
-            file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
-            metrics.downloadsStarted += 1
-            _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
-            if job.offset == job.size { file.phase = .done } else { pumpDownload(key) }
+            guard let (_, file) = fileStream(key) else { return }
+            file.phase = .opening(job)
+            fileWorker.openDownload(job.sha256, size: job.size, for: key)
         case .discardFileBytes(let bytes):
             fileWorker.discard(bytes)
         default:
@@ -132,10 +146,31 @@ extension ChatServerApp {
         switch report {
         case .consumed(let key, let count):
             metrics.fileBytesReceived += count
-            links[key.client]?.connection.releaseReceiveCredit(key.stream, count: count)
+            // A slow disk is no stalled client.
+            if let (link, file) = fileStream(key) {
+                file.lastProgress = unixMilliseconds()
+                file.withWorker = max(0, file.withWorker - count)
+                link.connection.releaseReceiveCredit(key.stream, count: count)
+            }
         case .uploadEnded(let key, let outcome):
             metrics.noteUploadEnded(outcome)
             perform(state.uploadEnded(key, outcome, now: unixMilliseconds()))
+        case .opened(let key, let failure):
+            guard let (link, file) = fileStream(key), case .opening(let job) = file.phase else { return fileWorker.finishDownload(key) }
+            if let failure {
+                file.phase = .done
+                fileWorker.finishDownload(key)
+                return perform(state.downloadFailed(key, reason: failure))
+            }
+            file.phase = .sending(sha256: job.sha256, next: job.offset, end: job.size)
+            metrics.downloadsStarted += 1
+            _ = try? link.connection.write(job.header.bytes, to: key.stream, fin: job.offset == job.size)
+            if job.offset == job.size {
+                file.phase = .done
+                fileWorker.finishDownload(key)
+            } else {
+                pumpDownload(key)
+            }
         case .read(let key, let bytes, let failure):
             guard let (link, file) = fileStream(key), case .sending(let sha256, let next, let end) = file.phase else {
                 return fileWorker.finishDownload(key)
@@ -160,6 +195,7 @@ extension ChatServerApp {
             let last = next == end
             guard let accepted = try? link.connection.write(file.pending, to: key.stream, fin: last) else { return }
             metrics.fileBytesSent += accepted
+            if accepted > 0 { file.lastProgress = unixMilliseconds() }
             file.pending.removeFirst(accepted)
             guard file.pending.isEmpty else { return }  // streamWritable brings the rest
             if last {
@@ -172,9 +208,44 @@ extension ChatServerApp {
         fileWorker.read(sha256, at: next, count: Int(min(Int64(FileWorker.chunkSize), end - next)), for: key)
     }
 
+    /// File streams without progress for `--file-stall-timeout` are given up, both ways (RESET_STREAM
+    /// and STOP_SENDING 0x1), so a client that stops sending (or reading) holds no file open and no
+    /// stream for long (time the stream waits for the server's disk or store does not count): an upload is interrupted (every byte that arrived is written first and
+    /// kept for a resume), a download ends (the client may ask again from an offset). Checked every
+    /// second.
+    func giveUpStalledFileStreams(now: Int64) {
+        let limit = state.configuration.fileStallMilliseconds
+        for link in links.values where !link.fileStreams.isEmpty {
+            for (stream, file) in link.fileStreams where now - file.lastProgress >= limit {
+                // A slow disk or store is no stalled client: its time starts when the server is done.
+                if file.waitsForServer {
+                    file.lastProgress = now
+                    continue
+                }
+                let key = FileStreamKey(client: link.connection.id, stream: stream)
+                switch file.phase {
+                case .done: continue
+                case .header: break
+                case .deciding(let held, _): link.connection.releaseReceiveCredit(stream, count: held.count)
+                case .receiving:
+                    handOverUnwritten(file, key)
+                    fileWorker.interruptUpload(key)
+                case .opening, .sending: fileWorker.finishDownload(key)
+                }
+                file.phase = .done
+                file.unwritten = []
+                link.connection.stopSending(stream, errorCode: 0x1)
+                link.connection.resetStream(stream, errorCode: 0x1)
+                metrics.fileStreamsStalled += 1
+                logger.log(.info, "file stream stalled", ["client": "\(link.connection.id)", "stream": "\(stream)"])
+            }
+        }
+    }
+
     /// An upload's body bytes received so far go to the worker as one job.
     func handOverUnwritten(_ file: FileStreamLink, _ key: FileStreamKey) {
         guard !file.unwritten.isEmpty else { return }
+        file.withWorker += file.unwritten.count
         fileWorker.write(file.takeUnwritten(), to: key)
     }
 

@@ -130,7 +130,7 @@ extension ChatServerApp {
             for file in link.fileStreams.values {
                 switch file.phase {
                 case .receiving: uploading += 1
-                case .sending: downloading += 1
+                case .opening, .sending: downloading += 1
                 case .header, .deciding, .done: break
                 }
             }
@@ -140,6 +140,8 @@ extension ChatServerApp {
         page.counter("qchat_file_uploads_total", "Uploads that ended, by outcome (interrupted ones are kept for a resume).",
                      ServerMetrics.uploadOutcomes.map { MetricSample(["outcome": $0], metrics.uploadsEnded[$0] ?? 0) })
         page.counter("qchat_file_downloads_total", "Downloads begun.", metrics.downloadsStarted)
+        page.counter("qchat_file_streams_stalled_total", "File streams given up after --file-stall-timeout without progress.",
+                     metrics.fileStreamsStalled)
         page.counter("qchat_file_bytes_total", "File body bytes: written to disk for uploads, handed to streams for downloads.",
                      [MetricSample(["direction": "upload"], metrics.fileBytesReceived),
                       MetricSample(["direction": "download"], metrics.fileBytesSent)])

@@ -30,6 +30,8 @@ final class ChatServerApp {
     var fileWorker: FileWorker!
     /// Uploads holding body bytes for the worker, handed over at the end of the loop round.
     var uploadsWithUnwrittenBytes: [FileStreamKey] = []
+    /// Why the server stopped on its own (``fail(_:)``); nil for a stop by signal.
+    private(set) var failure: String?
     /// `--advertise`: the DNS-SD service on the local network.
     var advertiser: ServiceAdvertiser?
     /// `--cluster`: the shared store this node's room events live in.
@@ -73,7 +75,8 @@ final class ChatServerApp {
         driver.acknowledgementReadPause = ChatServerApp.acknowledgementReadPause(options)
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
-        fileWorker = FileWorker(loop: loop, directory: directory) { [unowned self] report in handleFileReport(report) }
+        let space = DiskSpace(files: directory.path, database: options.databasePath)
+        fileWorker = FileWorker(loop: loop, directory: directory, space: space) { [unowned self] report in handleFileReport(report) }
         passwordWorkers = PasswordWorkers(loop: loop, threads: options.passwordWorkers) { [unowned self] result in
             perform(state.passwordTaskFinished(result.ticket, result.outcome, now: unixMilliseconds()))
         }
@@ -86,10 +89,17 @@ final class ChatServerApp {
             handOverUnwrittenUploads()
             return (nil, false)
         }
-        if let clusterOptions = options.cluster { startCluster(clusterOptions) }
+        if let clusterOptions = options.cluster {
+            do {
+                startCluster(clusterOptions, filesFolderMark: try directory.mark())
+            } catch {
+                throw ServerStartError("cannot mark the file folder: \(error)")
+            }
+        }
         OperatorConsole.attach(to: self)
         sweepStrayFileBytes()
         expireInterruptedUploads()
+        watchForStalledFileStreams()
         var fields = ["address": "\(bound)", "alpn": "qchat/1,chat", "history": options.databasePath ?? "memory",
                       "files": fileWorker.directory.path,
                       "retry": options.retry ? "always" : "above \(options.retryAboveHandshakes) handshakes",
@@ -236,10 +246,21 @@ final class ChatServerApp {
 
     // MARK: Shutdown
 
-    private func shutdown(signal: Int32) {
+    /// Stops the server for a reason it cannot serve with (after the start, on the loop): the
+    /// reason is logged, and `chat-server` says it on stderr and exits with status 1.
+    func fail(_ reason: String) {
+        guard failure == nil else { return }
+        failure = reason
+        logger.log(.error, "cannot serve", ["reason": reason])
+        shutdown(because: "failure")
+    }
+
+    private func shutdown(signal: Int32) { shutdown(because: signal == SIGINT ? "SIGINT" : "SIGTERM") }
+
+    private func shutdown(because cause: String) {
         guard !shuttingDown else { return }
         shuttingDown = true
-        logger.log(.info, "shutting down", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "clients": "\(links.count)"])
+        logger.log(.info, "shutting down", ["signal": cause, "clients": "\(links.count)"])
         logger.log(.info, "endpoint statistics", Dictionary(uniqueKeysWithValues: statistics.map { ($0.key, "\($0.value)") }))
         withdrawAdvertisement()
         perform(state.shutdown(now: unixMilliseconds()))
@@ -278,6 +299,12 @@ final class ChatServerApp {
         guard options.cluster == nil else { return }
         let names = fileWorker.directory.storedNames()
         perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
+    }
+
+    /// Every second: file streams without progress are given up (``giveUpStalledFileStreams(now:)``).
+    private func watchForStalledFileStreams() {
+        giveUpStalledFileStreams(now: unixMilliseconds())
+        loop.schedule(at: .now() + .seconds(1)) { [unowned self] in watchForStalledFileStreams() }
     }
 
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.

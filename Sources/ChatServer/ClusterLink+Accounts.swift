@@ -7,27 +7,67 @@ import RedisClient
 /// Accounts in Redis: `{account:KEY}` is a hash (`name`, `hash` when it has a password,
 /// `created`), `{account:KEY}:certs` the set of its certificates' fingerprints (one slot per
 /// account). A change is published on `{accounts}:changes` (the account's key): every other node
-/// forgets what it had read of it. A wrong password is published on `{accounts}:login-failures`
-/// (`NODE ACCOUNT-KEY ADDRESS`, the key `-` for a name that is no account): every node counts it,
-/// so the limit of PROTOCOL.md section 7 holds across nodes.
+/// forgets what it had read of it. Password attempts are counted in `{accounts}:attempts:account:KEY`
+/// and `{accounts}:attempts:address:ADDRESS` (one slot for all, so one script counts both at once),
+/// sorted sets of the attempts of the last window scored by the store's clock: the limit of
+/// PROTOCOL.md section 7 holds across nodes, attempts still being hashed on any node included.
 extension ClusterLink {
     static let accountChangesChannel = "{accounts}:changes"
-    static let loginFailuresChannel = "{accounts}:login-failures"
 
-    var loginFailuresSubscription: RedisSubscription {
-        RedisSubscription(client.isCluster ? .shard : .channel, Self.loginFailuresChannel)
+    /// Names this run's attempts apart from an earlier run's (the tickets start again at 1).
+    private static let attemptRun = String(QuicTime.now().nanoseconds)
+
+    private static func attemptKeys(_ attempt: LoginAttempt) -> [String] {
+        (attempt.account.map { ["{accounts}:attempts:account:" + $0] } ?? [])
+            + (attempt.address.isEmpty ? [] : ["{accounts}:attempts:address:" + attempt.address])
     }
 
-    func publishLoginFailure(account: String?, address: String) {
-        let channel = Self.loginFailuresChannel
-        client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, "\(options.node) \(account ?? "-") \(address)"),
-                    key: channel) { _ in }
+    private func attemptMember(_ attempt: LoginAttempt) -> String { "\(options.node):\(Self.attemptRun):\(attempt.ticket)" }
+
+    /// KEYS the attempt's counts; ARGV[1] the window (ms), ARGV[2] the limit, ARGV[3] the
+    /// attempt. 1 when counted in every key, 0 (nothing counted) when one is full.
+    static let reserveAttemptScript = """
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        local window = tonumber(ARGV[1])
+        for _, key in ipairs(KEYS) do
+            redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+            if redis.call('ZCARD', key) >= tonumber(ARGV[2]) then return 0 end
+        end
+        for _, key in ipairs(KEYS) do
+            redis.call('ZADD', key, now, ARGV[3])
+            redis.call('PEXPIRE', key, window)
+        end
+        return 1
+        """
+
+    static let releaseAttemptScript = """
+        for _, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
+        return 1
+        """
+
+    /// Counts a password attempt before its hash runs (fails closed: a store that cannot be
+    /// asked is `unavailable`, never a free attempt).
+    func reserveLoginAttempt(_ attempt: LoginAttempt, limit: Int, windowMilliseconds: Int64) {
+        let keys = Self.attemptKeys(attempt)
+        guard let first = keys.first else { return report(.loginAttemptReserved(attempt, .reserved)) }
+        let command = RedisCommand("EVAL", [Self.reserveAttemptScript, String(keys.count)] + keys
+                                   + [String(windowMilliseconds), String(limit), attemptMember(attempt)])
+        client.send(command, key: first) { [weak self] result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure: self?.report(.loginAttemptReserved(attempt, .unavailable))
+            case .success(let reply): self?.report(.loginAttemptReserved(attempt, reply.integer == 1 ? .reserved : .locked))
+            }
+        }
     }
 
-    func receivedLoginFailure(_ payload: [UInt8]) {
-        let parts = String(decoding: payload, as: UTF8.self).split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] != options.node else { return }
-        report(.loginFailed(account: parts[1] == "-" ? nil : String(parts[1]), address: String(parts[2])))
+    /// Takes a counted attempt back (its password was right); lost with the store, it stays
+    /// counted until the window passes: the safe side.
+    func releaseLoginAttempt(_ attempt: LoginAttempt) {
+        let keys = Self.attemptKeys(attempt)
+        guard let first = keys.first else { return }
+        client.send(RedisCommand("EVAL", [Self.releaseAttemptScript, String(keys.count)] + keys + [attemptMember(attempt)]),
+                    key: first) { _ in }
     }
 
     static func accountKey(_ name: String) -> String { "{account:\(ChatValidation.nickKey(name))}" }
@@ -89,6 +129,13 @@ extension ClusterLink {
         return 1
         """
 
+    /// KEYS[1] the account, KEYS[2] its certificates: every credential goes, the name stays.
+    static let retireAccountScript = """
+        redis.call('HDEL', KEYS[1], 'hash')
+        redis.call('DEL', KEYS[2])
+        return 1
+        """
+
     /// A registration, password or certificate change: a durable write (the client is told it is
     /// done, so with `--cluster-wait-replicas` the replicas have it first).
     func writeAccount(_ token: UInt64, _ write: AccountWrite) {
@@ -103,6 +150,7 @@ extension ClusterLink {
         case .setPasswordHash(_, nil): command = RedisCommand("HDEL", key, "hash")
         case .bind(_, let certificate): command = RedisCommand("SADD", Self.certificatesKey(name), certificate)
         case .unbind(_, let certificate): command = RedisCommand("SREM", Self.certificatesKey(name), certificate)
+        case .retire: command = RedisCommand("EVAL", Self.retireAccountScript, "2", key, Self.certificatesKey(name))
         }
         client.send(command, key: key, durable: true) { [weak self] result in
             guard let self else { return }

@@ -57,18 +57,22 @@ extension ClusterLink {
 
     // MARK: Leases
 
-    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID) {
-        leases.takeOver(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node) {
-            [weak self] result in
+    /// The device's lease is `NODE/CONNECTION/NICK/ACCOUNT-KEY/ADDRESS` (`-` for a guest's account;
+    /// ``recordPeer(_:client:nick:account:address:)`` completes it): a session logged in to an
+    /// account is taken over only by a connection that proved it.
+    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID, account: String?) {
+        leases.takeOverDevice(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
+                              provenAccount: account) { [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):
                 report(.peerClaimed(token, .failed("\(error)")))
-            case .success(let previous):
-                let parts = previous.map(Self.peerLeaseFields) ?? []
+            case .success(let outcome):
+                let parts = outcome.holder.map(Self.peerLeaseFields) ?? []
                 var holder: PeerHolder?
                 if parts.count >= 3, let client = ClientID(parts[1]) {
-                    holder = PeerHolder(node: String(parts[0]), client: client, nick: String(parts[2]),
+                    let account = parts.count >= 4 && !parts[3].isEmpty && parts[3] != "-" ? parts[3] : nil
+                    holder = PeerHolder(node: parts[0], client: client, nick: parts[2], account: account,
                                         isThisNode: parts[0] == options.node)
                 }
                 report(.peerClaimed(token, .answered(holder)))
@@ -100,7 +104,8 @@ extension ClusterLink {
         client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)/\(account ?? "-")/\(address)"), key: key) { _ in }
     }
 
-    /// A device lease's fields: NODE, CLIENT, NICK, and (since issue 23) ACCOUNT and ADDRESS.
+    /// A device lease's fields: NODE, CLIENT, NICK, and (since issue 23) ACCOUNT-KEY (`-` for a
+    /// guest) and ADDRESS.
     static func peerLeaseFields(_ value: String) -> [String] {
         value.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
     }
@@ -109,8 +114,9 @@ extension ClusterLink {
         leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: "\(options.node)/\(Self.digest(ofPeer: peer))",
                        node: options.node) { _ in }
         guard andPeer else { return }
-        // The connection's lease, whatever it says of it now.
-        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holderPrefix: "\(options.node)/\(connection)/", node: options.node) { _ in }
+        // The connection's lease, whatever nick, account and address it names now.
+        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
+                       prefix: true) { _ in }
     }
 
     func lookUpNick(_ token: UInt64, nick: String) {

@@ -32,9 +32,16 @@ extension ClusterLink {
                         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
                         return
                     }
-                    isReady = true
-                    logger(.info, "cluster node ready", ["node": options.node])
-                    report(.ready(true))
+                    prepareFiles { [weak self] prepared in
+                        guard let self else { return }
+                        guard prepared else {
+                            loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.joinDirectory() }
+                            return
+                        }
+                        isReady = true
+                        logger(.info, "cluster node ready", ["node": options.node])
+                        report(.ready(true))
+                    }
                 }
             }
         }

@@ -23,6 +23,9 @@ final class ClusterLink {
     let peerOf: (ClientID) -> String?
     /// The node has joined the directory and cleared its earlier run's leftovers.
     var isReady = false
+    /// The mark of this node's `--files` folder (``FileDirectory/mark()``), checked against the
+    /// other nodes' before it is ready.
+    var filesFolderMark = ""
     let metrics = ClusterMetrics()
     /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
     /// connection to the server that holds it was last lost: until it is, nothing is appended.
@@ -56,12 +59,14 @@ final class ClusterLink {
         case accountChanged(String)
         /// Account changes may have been missed: every account must be read again.
         case accountChangesMissed
-        /// Another node counted a wrong password for the account (a key) or from the address.
-        case loginFailed(account: String?, address: String)
+        /// The store's answer to a password attempt's reservation.
+        case loginAttemptReserved(LoginAttempt, LoginAttemptReservation)
         case typing(room: String, [UInt8])
         case filesLoaded(UInt64, LoadedFiles?)
         /// Interrupted uploads expired in the store: their bytes go from the shared folder.
         case partialsExpired([String])
+        /// Content a save of an upload's record evicted, no longer used by any record.
+        case contentEvicted([String])
         case fileRecordStored(UInt64, FileRecordOutcome)
         case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
@@ -74,6 +79,8 @@ final class ClusterLink {
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
         case membershipLost
+        /// This node's `--files` folder is not the other nodes' (theirs has the given mark): it must not serve.
+        case foreignFilesFolder(String)
     }
 
     init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,
@@ -103,7 +110,6 @@ final class ClusterLink {
         client.subscribe(presenceSubscription)
         client.subscribe(serverSubscription)
         client.subscribe(accountChangesSubscription)
-        client.subscribe(loginFailuresSubscription)
         feed.follow(inboxRoom)
         loop.schedule(at: .now() + Self.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
@@ -133,8 +139,6 @@ final class ClusterLink {
             if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
-        case .subscriber(.message(let push)) where push.subscription == loginFailuresSubscription:
-            receivedLoginFailure(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
             report(.accountChangesMissed)
         case .subscriber, .subscriptionsInterrupted:

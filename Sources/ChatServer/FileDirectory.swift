@@ -125,6 +125,37 @@ struct FileDirectory: Sendable {
         rmdir(path)
     }
 
+    /// The file that names this folder (`--cluster`: the nodes check that they share one folder).
+    static let markName = ".qchat-folder"
+
+    /// This folder's mark: 32 random hex digits in `.qchat-folder`, made on first use. Written
+    /// aside and linked into place, so nodes starting at once on one folder all read one mark.
+    func mark() throws(Failure) -> String {
+        let markPath = path + "/" + Self.markName
+        if let existing = Self.readMark(markPath) { return existing }
+        let aside = markPath + "." + RandomPeerID.hexKey()
+        let descriptor = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Failure(code: errno, what: "making the folder's mark") }
+        let written = Array((RandomPeerID.hexKey() + "\n").utf8).withUnsafeBytes { FileDescriptorIO.write($0, to: descriptor) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        defer { unlink(aside) }
+        guard case .success = written, synced else { throw Failure(code: EIO, what: "writing the folder's mark") }
+        guard link(aside, markPath) == 0 || errno == EEXIST else { throw Failure(code: errno, what: "placing the folder's mark") }
+        guard let placed = Self.readMark(markPath) else { throw Failure(code: EINVAL, what: "reading the folder's mark \(markPath)") }
+        return placed
+    }
+
+    /// The mark in `file`: its first line, 32 lowercase hex digits; nil when there is none.
+    private static func readMark(_ file: String) -> String? {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard case .success(let bytes) = FileDescriptorIO.read(descriptor, at: 0, count: 64) else { return nil }
+        let line = String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
+        return line.utf8.count == 32 && line.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) ? line : nil
+    }
+
     /// The names of the files in `content/` and in `partial/`, for the sweep at start.
     func storedNames() -> (content: [String], partials: [String]) {
         (Self.fileNames(in: path + "/content"), Self.fileNames(in: path + "/partial"))

@@ -1,4 +1,5 @@
 import ChatProtocol
+import ChatServerCore
 
 /// What the glue keeps per file stream (PROTOCOL.md section 9): the header being read, then an
 /// upload's body going to the file worker, or a download's bytes coming from it.
@@ -11,6 +12,9 @@ final class FileStreamLink {
         case deciding(held: [UInt8], finished: Bool)
         /// The body goes to the file worker; credit comes back as it is written.
         case receiving
+        /// A download whose stored bytes the file worker is opening: its header goes once they
+        /// are there (a missing file is an error, never a header and then a reset).
+        case opening(DownloadJob)
         /// A download: bytes `next` to `end` of `sha256` still to go; `pending` is what the
         /// stream's send buffer has not taken yet; `reading` while a chunk is on its way.
         case sending(sha256: String, next: Int64, end: Int64)
@@ -29,6 +33,28 @@ final class FileStreamLink {
     var unwritten: [UInt8] = []
     /// In the glue's list of uploads to hand over at the end of the round.
     var listedForHandOver = false
+    /// Unix milliseconds of the stream's last progress: opened, header or body bytes in, body
+    /// bytes written to disk, download bytes taken by the stream. A stream without any for
+    /// `--file-stall-timeout` is given up (``ChatServerApp/giveUpStalledFileStreams(now:)``).
+    var lastProgress: Int64
+    /// An upload's body bytes handed to the file worker and not yet reported written: while
+    /// there are any, the stream waits for the server's disk, not for its client.
+    var withWorker = 0
+
+    /// The stream waits for the server (its header with the core, its bytes with the file
+    /// worker), not for its client: no stall of the client's.
+    var waitsForServer: Bool {
+        switch phase {
+        case .deciding, .opening: true
+        case .receiving: withWorker > 0
+        case .sending: reading
+        case .header, .done: false
+        }
+    }
+
+    init(now: Int64) {
+        lastProgress = now
+    }
 
     /// Bytes of an upload per worker job (one `write`, one hash update, one credit report).
     static let handOverSize = 64 << 10

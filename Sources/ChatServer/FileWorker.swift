@@ -7,9 +7,9 @@ import QuicEngine
 /// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,
 /// downloads read chunk by chunk, evicted and expired bytes removed. Jobs run in the order the
 /// loop queued them (one serial queue), so work on one partial file never overtakes earlier work
-/// on it; results come back through the loop's channel. Each job runs in SCHED_IDLE
-/// (``LoopYield``), so on a core shared with the event loop the loop always goes first: a
-/// transfer slows itself, never chat.
+/// on it; results come back through the loop's channel. Each job runs at the lowest weight
+/// (SCHED_BATCH, nice 19: ``LoopYield``), so on a core shared with the event loop the loop goes
+/// first: a transfer slows itself, never chat, and still ends on a busy machine.
 ///
 /// What it holds in memory is bounded by the loop: an upload's bytes in flight are at most its
 /// stream's receive window (credit is returned only as `consumed` reports come back), a
@@ -19,6 +19,8 @@ final class FileWorker: Sendable {
         /// Bytes of an upload written to disk: the loop gives the client that much credit back.
         case consumed(FileStreamKey, Int)
         case uploadEnded(FileStreamKey, UploadOutcome)
+        /// A download's stored bytes are open (all of them there), or `failure` says why not.
+        case opened(FileStreamKey, failure: String?)
         /// The next bytes of a download; `failure` when the disk could not give them.
         case read(FileStreamKey, [UInt8], failure: String?)
     }
@@ -41,14 +43,17 @@ final class FileWorker: Sendable {
     static let chunkSize = 64 << 10
 
     let directory: FileDirectory
+    /// The free disk uploads leave (``UploadJob/keepFree``).
+    let space: DiskSpace
     private let queue = DispatchQueue(label: "qchat.files", qos: .utility)
     private let reports: LoopChannel<Report>
     /// Touched on the worker's queue only; the lock is never contended.
     private let sinks = LockedValue<[FileStreamKey: Sink]>([:])
     private let readers = LockedValue<[FileStreamKey: Int32]>([:])
 
-    init(loop: EventLoop, directory: FileDirectory, deliver: @escaping (Report) -> Void) {
+    init(loop: EventLoop, directory: FileDirectory, space: DiskSpace, deliver: @escaping (Report) -> Void) {
         self.directory = directory
+        self.space = space
         reports = loop.makeChannel(deliver)
     }
 
@@ -68,6 +73,12 @@ final class FileWorker: Sendable {
                         close(descriptor)
                         return reports.send(.uploadEnded(key, .badOffset(held: held)))
                     }
+                }
+                // What it will write, with what the uploads under way still will, must leave the reserve.
+                let promised = sinks.withLock { $0.values.reduce(Int64(0)) { $0 + $1.job.size - $1.job.offset - $1.written } }
+                guard space.leaves(job.keepFree, writing: job.size - job.offset, promised: promised) else {
+                    close(descriptor)
+                    return reports.send(.uploadEnded(key, .lowOnDisk(held: job.resumes ? job.offset : 0)))
                 }
                 let sink = Sink(job: job, descriptor: descriptor)
                 if job.resumes { try rehash(job.partialKey, upTo: job.offset, into: sink.hasher) }
@@ -106,6 +117,10 @@ final class FileWorker: Sendable {
             guard let sink = sinks.withLock({ $0[key] }) else { return }
             guard sink.job.offset + sink.written + Int64(bytes.count) <= sink.job.size else {
                 return end(key, sink, .tooLong)
+            }
+            // Others (the database, other programs) may have taken the room this upload had.
+            guard space.leaves(sink.job.keepFree, writing: Int64(bytes.count)) else {
+                return end(key, sink, .lowOnDisk(held: sink.job.offset + sink.written))
             }
             let failure: FileDirectory.Failure? = bytes.withUnsafeBytes { raw in
                 do throws(FileDirectory.Failure) {
@@ -156,6 +171,24 @@ final class FileWorker: Sendable {
         }
     }
 
+    /// Opens a download's stored bytes before its header goes: a record whose content is missing
+    /// or short (a folder restored apart from its database, a node of several on another folder)
+    /// is answered with an error instead of a header and then a reset.
+    func openDownload(_ sha256: String, size: Int64, for key: FileStreamKey) {
+        queue.async { [self] in
+            LoopYield.onThisThread()
+            guard let descriptor = directory.openForReading(.content(sha256)) else {
+                return reports.send(.opened(key, failure: "the stored file is missing"))
+            }
+            guard FileDirectory.size(of: descriptor) >= size else {
+                close(descriptor)
+                return reports.send(.opened(key, failure: "the stored file is shorter than its record"))
+            }
+            readers.withLock { $0[key] = descriptor }
+            reports.send(.opened(key, failure: nil))
+        }
+    }
+
     /// The next up to `count` bytes of a download from `offset`.
     func read(_ sha256: String, at offset: Int64, count: Int, for key: FileStreamKey) {
         queue.async { [self] in
@@ -200,7 +233,7 @@ final class FileWorker: Sendable {
         sinks.withLock { $0[key] = nil }
         close(sink.descriptor)
         switch outcome {
-        case .interrupted, .stored, .badOffset: break
+        case .interrupted, .stored, .badOffset, .lowOnDisk: break
         default: directory.remove(.partial(sink.job.partialKey))
         }
         reports.send(.uploadEnded(key, outcome))

@@ -4,12 +4,20 @@ import ChatServerCore
 import Glibc
 
 /// Operator commands read from standard input on the loop: `who`, `kick NICK [REASON]`,
-/// `ban [#ROOM] NAME [REASON]`, `unban [#ROOM] NAME`, `op #ROOM ACCOUNT`, `deop #ROOM ACCOUNT`, `stats`.
+/// `ban [#ROOM] NAME [REASON]`, `unban [#ROOM] NAME`, `op #ROOM ACCOUNT`, `deop #ROOM ACCOUNT`,
+/// `register NAME [PASSWORD | sha256:FINGERPRINT]`, `unregister NAME`, `stats`.
 enum OperatorConsole {
+    /// `register NAME` without a credential: the next line is its password (not echoed on a terminal).
+    final class PasswordPrompt {
+        var name: String?
+        var saved: termios?
+    }
+
     static func attach(to app: ChatServerApp) {
         let flags = fcntl(0, F_GETFL)
         guard flags >= 0, fcntl(0, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
         var pending: [UInt8] = []
+        let prompt = PasswordPrompt()
         try? app.loop.watchReadable(0) { [unowned app] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = read(0, &buffer, buffer.count)
@@ -22,7 +30,13 @@ enum OperatorConsole {
             while let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
-                run(line, app: app)
+                if let name = prompt.name {
+                    prompt.name = nil
+                    restoreEcho(prompt)
+                    register(name, password: line, app: app)
+                } else {
+                    run(line, app: app, prompt: prompt)
+                }
             }
         }
     }
@@ -33,7 +47,7 @@ enum OperatorConsole {
         return ChatValidation.normalizeRoom(String(word.dropFirst()))
     }
 
-    private static func run(_ line: String, app: ChatServerApp) {
+    private static func run(_ line: String, app: ChatServerApp, prompt: PasswordPrompt) {
         let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard let command = words.first else { return }
         switch command {
@@ -66,11 +80,55 @@ enum OperatorConsole {
             app.perform(actions)
             app.perform(app.state.loadMissedAccounts())
             Console.line(answer)
+        case "register" where words.count >= 2:
+            let name = words[1]
+            app.perform(app.state.readAccountForConsole(name))
+            // The rest of the line as typed: a passphrase keeps its spaces.
+            let rest = line.drop { $0 == " " }.dropFirst(command.count).drop { $0 == " " }.dropFirst(name.count).drop { $0 == " " }
+            if rest.hasPrefix("sha256:") {
+                let fingerprint = String(rest.dropFirst("sha256:".count)).lowercased()
+                guard ChatServerConfiguration.isFingerprint(fingerprint) else { return Console.line("a certificate is sha256: and 64 hex digits") }
+                app.perform(app.state.operatorRegister(name, passwordHash: nil, certificate: fingerprint, now: unixMilliseconds()))
+            } else if !rest.isEmpty {
+                register(name, password: String(rest), app: app)
+            } else {
+                Console.line("password for \(name) (8 to 256 bytes, not shown):")
+                prompt.name = name
+                hideEcho(prompt)
+            }
+        case "unregister" where words.count == 2:
+            app.perform(app.state.readAccountForConsole(words[1]))
+            app.perform(app.state.operatorUnregister(words[1], now: unixMilliseconds()))
         case "stats":
             Console.line("stats " + app.statistics.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         default:
             Console.line("commands: who | kick NICK [REASON] | ban [#ROOM] NAME [REASON] | unban [#ROOM] NAME | op #ROOM ACCOUNT | "
-                         + "deop #ROOM ACCOUNT | stats")
+                         + "deop #ROOM ACCOUNT | register NAME [PASSWORD | sha256:FINGERPRINT] | unregister NAME | stats")
         }
+    }
+
+    /// Hashes the password off the loop, then stores the account.
+    private static func register(_ name: String, password: String, app: ChatServerApp) {
+        guard ChatValidation.isAcceptablePassword(password) else { return Console.line("a password is 8 to 256 bytes") }
+        app.passwordWorkers.hashForConsole(password) { [unowned app] outcome in
+            guard case .hashed(let hash) = outcome else { return Console.line("the password could not be hashed") }
+            app.perform(app.state.operatorRegister(name, passwordHash: hash, certificate: nil, now: unixMilliseconds()))
+        }
+    }
+
+    /// Stops the terminal echoing what is typed (a password), if standard input is a terminal.
+    private static func hideEcho(_ prompt: PasswordPrompt) {
+        guard isatty(0) == 1 else { return }
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0 else { return }
+        prompt.saved = settings
+        settings.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &settings)
+    }
+
+    private static func restoreEcho(_ prompt: PasswordPrompt) {
+        guard var saved = prompt.saved else { return }
+        tcsetattr(0, TCSANOW, &saved)
+        prompt.saved = nil
     }
 }

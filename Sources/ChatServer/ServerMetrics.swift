@@ -36,6 +36,8 @@ final class ServerMetrics {
     /// Uploads that ended, by outcome label (`uploadOutcome`); downloads begun.
     var uploadsEnded: [String: Int] = [:]
     var downloadsStarted = 0
+    /// File streams given up for making no progress (`--file-stall-timeout`).
+    var fileStreamsStalled = 0
     /// File body bytes written to disk for uploads, and handed to streams for downloads.
     var fileBytesReceived = 0
     var fileBytesSent = 0
@@ -72,7 +74,7 @@ final class ServerMetrics {
     }
 
     /// The outcome labels of `qchat_file_uploads_total`, every one shown from the start.
-    static let uploadOutcomes = ["stored", "bad_checksum", "incomplete", "too_long", "bad_offset", "interrupted", "failed"]
+    static let uploadOutcomes = ["stored", "bad_checksum", "incomplete", "too_long", "bad_offset", "interrupted", "failed", "low_on_disk"]
 
     static func uploadOutcome(_ outcome: UploadOutcome) -> String {
         switch outcome {
@@ -83,6 +85,7 @@ final class ServerMetrics {
         case .badOffset: "bad_offset"
         case .interrupted: "interrupted"
         case .failed: "failed"
+        case .lowOnDisk: "low_on_disk"
         }
     }
 

@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// The settings as their flags name them, to say what a reload changed and what it cannot.
 extension ServerOptions {
     /// Every setting by its flag's name, as text.
@@ -11,13 +13,19 @@ extension ServerOptions {
             "retry": "\(retry)", "retry-above": "\(retryAboveHandshakes)",
             "flood-burst": "\(core.floodBurst)", "flood-rate": "\(core.floodPerSecond)", "typing-rate": "\(core.typingPerSecond)",
             "name": core.serverName, "log-level": logLevel.name, "log-format": logFormat.rawValue,
-            "operator": core.operators.sorted().joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "operator": core.operators.sorted().map { name in
+                core.operatorCertificates[ChatValidation.nickKey(name)].map { "\(name)=sha256:\($0)" } ?? name
+            }.joined(separator: ","), "accounts-only": "\(core.accountsOnly)",
+            "lobby-claimable": "\(core.lobbyClaimable)",
             "password-queue": "\(core.passwordQueueLimit)", "password-workers": "\(passwordWorkers)",
             "metrics": metrics.address.map { "\($0)" } ?? "",
             "metrics-connections": "\(metrics.maxConnections)", "metrics-request-bytes": "\(metrics.maxRequestBytes)",
             "metrics-timeout": "\(metrics.timeout)", "metrics-cache": "\(metrics.cacheLifetime)",
             "files": filesDirectory ?? "", "max-file-size": "\(core.maxFileSize)", "file-quota": "\(core.fileQuotaBytes)",
-            "files-max-bytes": "\(core.filesMaxBytes)",
+            "files-max-bytes": "\(core.filesMaxBytes)", "file-quota-per-address": "\(core.fileQuotaPerAddressBytes)",
+            "disk-reserve": "\(core.diskReserveBytes)", "max-partial-uploads": "\(core.maxPartialUploads)",
+            "max-partial-uploads-total": "\(core.maxPartialUploadsTotal)", "max-uploads": "\(core.maxUploads)",
+            "file-stall-timeout": "\(core.fileStallMilliseconds)",
             "state-dir": stateDirectory, "self-signed": "\(selfSigned)", "advertise": advertisedName ?? "",
             "cluster": cluster.map { "\($0.topology)/\($0.database)" } ?? "", "node": cluster?.node ?? "",
             "cluster-wait-replicas": cluster.map { "\($0.waitReplicas)" } ?? "",
@@ -42,6 +50,7 @@ extension ServerOptions {
         filesDirectory = running.filesDirectory
         metrics.address = running.metrics.address
         passwordWorkers = running.passwordWorkers
+        core.passwordTasksRunning = running.core.passwordTasksRunning
         stateDirectory = running.stateDirectory
         if selfSigned != running.selfSigned {
             selfSigned = running.selfSigned

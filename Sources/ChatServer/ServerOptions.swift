@@ -32,7 +32,19 @@ struct ServerOptions {
                                without: a temporary folder removed at exit)
           --max-file-size BYTES  largest file a client may share (default 104857600)
           --file-quota BYTES   file bytes one account (or guest) may have stored and uploading (default 1073741824)
-          --files-max-bytes BYTES  distinct file bytes kept; beyond, the oldest files go (default 10737418240)
+          --files-max-bytes BYTES  file bytes kept, stored and uploading; beyond, stored files go, the largest
+                               holder's oldest first (default 10737418240)
+          --file-quota-per-address BYTES  file bytes everyone uploading from one address (not an --exempt
+                               one) may have stored and uploading together (default 1073741824)
+          --disk-reserve BYTES free disk uploads leave for chat, history and accounts, where the files
+                               and the database are; below it uploads are refused (default 67108864)
+          --max-partial-uploads N  uploads in progress or interrupted (waiting an hour for a resume) one
+                               account, guest or address may have (default 32)
+          --max-partial-uploads-total N  the same for the whole server (default 10000)
+          --max-uploads N      uploads received at once, each holding a file open (default 256); more are
+                               refused unavailable
+          --file-stall-timeout S  a file stream without progress for S seconds is given up, an upload kept
+                               for its resume (default 60)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -58,10 +70,14 @@ struct ServerOptions {
           --retry              make every client prove its address with a QUIC Retry first
           --retry-above N      do so only while N handshakes are in progress (default 256): a storm of
                                half-open connections then costs no memory
-          --operator NAME      make the account NAME a server operator (repeatable)
+          --operator NAME[=sha256:FINGERPRINT]  make the account NAME a server operator (repeatable); the
+                               name is reserved: only the console's `register NAME` (or a connection with
+                               that client certificate) creates it
           --accounts-only      only logged-in connections get a hello (guests: error account-required)
-          --password-queue N   password hashes and checks waiting for the workers, at most (default 64);
-                               beyond it register and login get rate-limited
+          --lobby-claimable    let any logged-in user claim lobby, the room every client joins first (default:
+                               only a server operator may)
+          --password-queue N   password hashes and checks taken on at once (default 64), logins first;
+                               beyond it register, password and login get rate-limited (a strike)
           --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
                                loop itself, which stalls every client: only to measure that cost)
           --log-level LEVEL    debug, info, warning or error (default info)
@@ -87,9 +103,11 @@ struct ServerOptions {
         "max-per-address", "exempt", "replay-limit", "coalesce-ms", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
+        "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
+        "max-uploads", "file-stall-timeout",
         "cluster", "node", "cluster-wait-replicas",
     ]
-    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "self-signed", "print-fingerprint"]
+    static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
     /// Switches that may take a value (`--advertise`, `--advertise NAME`).
     static let optionallyValued: Set<String> = ["advertise"]
     static let onlyOnCommandLine: Set<String> = ["config", "help", "version", "print-fingerprint"]
@@ -168,6 +186,15 @@ struct ServerOptions {
         core.maxFileSize = Int64(try options.integer("max-file-size", default: Int(core.maxFileSize), in: 0...(1 << 50)))
         core.fileQuotaBytes = Int64(try options.integer("file-quota", default: Int(core.fileQuotaBytes), in: 0...(1 << 50)))
         core.filesMaxBytes = Int64(try options.integer("files-max-bytes", default: Int(core.filesMaxBytes), in: 0...(1 << 50)))
+        core.fileQuotaPerAddressBytes = Int64(try options.integer("file-quota-per-address", default: Int(core.fileQuotaPerAddressBytes),
+                                                                  in: 0...(1 << 50)))
+        core.diskReserveBytes = Int64(try options.integer("disk-reserve", default: Int(core.diskReserveBytes), in: 0...(1 << 50)))
+        core.maxPartialUploads = try options.integer("max-partial-uploads", default: core.maxPartialUploads, in: 1...1_000_000)
+        core.maxPartialUploadsTotal = try options.integer("max-partial-uploads-total", default: core.maxPartialUploadsTotal,
+                                                          in: 1...100_000_000)
+        core.maxUploads = try options.integer("max-uploads", default: core.maxUploads, in: 1...1_000_000)
+        core.fileStallMilliseconds = Int64(try options.double("file-stall-timeout", default: Double(core.fileStallMilliseconds) / 1000,
+                                                              in: 1...86_400) * 1000)
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))
@@ -192,15 +219,27 @@ struct ServerOptions {
             }
             advertisedName = name
         }
-        for name in options.strings("operator") {
+        for value in options.strings("operator") {
+            // NAME, or NAME=sha256:FINGERPRINT: the certificate that may register the account and is bound to it.
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts.first ?? ""
             guard ChatValidation.isValidAccountName(name) else {
-                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(name)'")
+                throw options.invalid("operator", "takes an account name (a nick: a letter, then letters, digits, _ or -), not '\(value)'")
             }
             core.operators.insert(name)
+            guard parts.count == 2 else { continue }
+            let fingerprint = parts[1].hasPrefix("sha256:") ? String(parts[1].dropFirst("sha256:".count)).lowercased() : ""
+            guard ChatServerConfiguration.isFingerprint(fingerprint) else {
+                throw options.invalid("operator", "takes NAME=sha256: and a certificate's 64 hex digits, not '\(value)'")
+            }
+            core.operatorCertificates[ChatValidation.nickKey(name)] = fingerprint
         }
         core.accountsOnly = try options.flag("accounts-only")
+        core.lobbyClaimable = try options.flag("lobby-claimable")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
         passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
+        // The core hands the workers one task each at a time and keeps the order of the rest.
+        core.passwordTasksRunning = max(1, passwordWorkers)
         if let level = options.string("log-level") {
             guard let parsed = LogLevel.allCases.first(where: { $0.name == level }) else {
                 throw options.invalid("log-level", "must be debug, info, warning or error, not '\(level)'")

@@ -1,7 +1,9 @@
 import CLIOptions
 import Glibc
 
-// chat-server: the qchat server. Bad flags or files: one line on stderr and exit status 2.
+// chat-server: the qchat server. Bad flags or files: one line on stderr and exit status 2; a
+// reason found later that it cannot serve with (a node of several on a files folder of its own):
+// one line on stderr and status 1.
 do {
     let options = try ServerOptions(Array(CommandLine.arguments.dropFirst()))
     if options.printFingerprint {
@@ -10,6 +12,10 @@ do {
     }
     let app = try ChatServerApp(options: options)
     app.run()
+    if let failure = app.failure {
+        Console.error("chat-server: \(failure)")
+        exit(1)
+    }
     exit(0)
 } catch let information as ServerOptions.Information {
     Console.line(information.text)

@@ -1,8 +1,10 @@
 import ChatProtocol
 
 /// One ban, of a room or of the whole server (PROTOCOL.md section 8): an account, or for a
-/// guest its peer id and address. Logged-in users are matched by account only, so a guest ban
-/// never shuts out a logged-in user who shares the guest's address.
+/// guest its peer id and address. A guest ban holds for the device (its peer id) logged in or
+/// not, for guests at the address, and for accounts at the address registered since the ban; an
+/// account older than the ban is not shut out by a guest who shared its address (docs/PROTOCOL.md
+/// sections 7-8, item 21; issue 23, finding 11: the banned guest registered and came back).
 public struct Ban: Sendable, Equatable, Hashable {
     /// The name an `unban` uses: the account's name, or the guest's nick when it was banned.
     public var label: String
@@ -35,11 +37,15 @@ public struct Ban: Sendable, Equatable, Hashable {
     /// The key under which bans are unique and lifted.
     public var key: String { ChatValidation.nickKey(label) }
 
-    /// Whether a connection with this identity is banned; `device`: its peer id's digest (only
-    /// with a shared store).
-    public func matches(account accountKey: String?, peer: String, address: String, device: String? = nil) -> Bool {
+    /// Whether a connection with this identity is banned: `accountCreated` is when its account
+    /// was registered (nil for a guest); `device`: its peer id's digest (only with a shared store).
+    public func matches(account accountKey: String?, accountCreated: Int64? = nil, peer: String, address: String,
+                        device: String? = nil) -> Bool {
         if let account { return accountKey == account }
-        guard accountKey == nil else { return false }
-        return self.peer == peer || (self.address != nil && self.address == address) || (self.device != nil && self.device == device)
+        if self.peer == peer { return true }
+        if let banned = self.device, banned == device { return true }
+        guard let banned = self.address, banned == address else { return false }
+        guard accountKey != nil else { return true }
+        return (accountCreated ?? .max) > ts
     }
 }

@@ -36,18 +36,26 @@ public struct BanList: Sendable, Equatable {
         if let device = ban.device { Self.decrement(&devices, device) }
     }
 
-    /// Whether a connection with this identity is banned: a logged-in user by its account only, a
-    /// guest by its peer id, its address or (with a shared store) its peer id's digest.
-    public func matches(account: String?, peer: String, address: String, device: String? = nil) -> Bool {
+    /// Whether a connection with this identity is banned (``Ban/matches(account:accountCreated:peer:address:device:)``):
+    /// by its account, its peer id or (with a shared store) its peer id's digest, or its address
+    /// (a logged-in user's only for an account registered since that ban).
+    public func matches(account: String?, accountCreated: Int64? = nil, peer: String, address: String,
+                        device: String? = nil) -> Bool {
         guard !byKey.isEmpty else { return false }
-        if let account { return accounts[account] != nil }
-        return peers[peer] != nil || addresses[address] != nil || device.map { devices[$0] != nil } == true
+        if peers[peer] != nil { return true }
+        if let device, devices[device] != nil { return true }
+        guard let account else { return addresses[address] != nil }
+        if accounts[account] != nil { return true }
+        // Rare: a logged-in user at an address a guest ban names; the ban's time decides.
+        guard addresses[address] != nil else { return false }
+        return byKey.values.contains { $0.matches(account: account, accountCreated: accountCreated, peer: peer, address: address) }
     }
 
     /// The ban that matches, for its reason.
-    public func first(matching account: String?, peer: String, address: String, device: String? = nil) -> Ban? {
-        guard matches(account: account, peer: peer, address: address, device: device) else { return nil }
-        return byKey.values.first { $0.matches(account: account, peer: peer, address: address, device: device) }
+    public func first(matching account: String?, accountCreated: Int64? = nil, peer: String, address: String,
+                      device: String? = nil) -> Ban? {
+        guard matches(account: account, accountCreated: accountCreated, peer: peer, address: address, device: device) else { return nil }
+        return byKey.values.first { $0.matches(account: account, accountCreated: accountCreated, peer: peer, address: address, device: device) }
     }
 
     private static func decrement(_ counts: inout [String: Int], _ key: String) {

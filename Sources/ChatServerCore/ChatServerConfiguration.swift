@@ -48,14 +48,28 @@ public struct ChatServerConfiguration: Sendable, Equatable {
 
     // Accounts and moderation (PROTOCOL.md sections 7 and 8).
 
-    /// Account names of the server operators (`--operator`), compared case-insensitively.
+    /// Account names of the server operators (`--operator`), compared case-insensitively. Each
+    /// name is reserved from the start: no guest may hold it and nobody may `register` it over the
+    /// wire; the operator console creates it (docs/PROTOCOL.md sections 7-8, item 16).
     public var operators: Set<String>
+    /// ``ChatValidation/nickKey(_:)`` of an operator name → the SHA-256 fingerprint (64 lowercase
+    /// hex digits) of a client certificate bound to it by configuration (`--operator
+    /// NAME=sha256:FINGERPRINT`): a connection presenting it may take the nick and `register` the
+    /// account, and logs in to it as if the certificate were bound in the store.
+    public var operatorCertificates: [String: String] = [:]
     /// Only logged-in connections get a hello (`--accounts-only`).
     public var accountsOnly: Bool
+    /// Whether any logged-in user may `claim` `lobby`, the room every client joins by default
+    /// (`--lobby-claimable`); off, only a server operator may (issue 23, finding 6: an owner could
+    /// make it `+invite` and shut every new client out).
+    public var lobbyClaimable = false
     /// Password hashes and checks handed to the glue's workers and not yet answered, at most
     /// (`--password-queue`); beyond it a `register`, `login`, `password` or hello with a password
     /// gets `rate-limited` and nothing is queued.
     public var passwordQueueLimit: Int
+    /// Password tasks handed to the glue at once: its hashing threads (`--password-workers`, at
+    /// least 1); the others wait in the core's queue, in the order docs/PROTOCOL.md gives.
+    public var passwordTasksRunning: Int
     /// Chat-stream messages one connection may send while its password is checked: they wait and
     /// are handled, in order, after the verdict; beyond this many, `rate-limited`.
     public var heldMessageLimit: Int
@@ -80,6 +94,24 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var fileQuotaBytes: Int64
     public var filesMaxBytes: Int64
     public var partialUploadMilliseconds: Int64
+    /// The bytes everyone uploading from one address (not an exempt one) may have stored and in
+    /// progress together (`--file-quota-per-address`; `quota-exceeded`).
+    public var fileQuotaPerAddressBytes: Int64
+    /// Free disk (where the files and the database are) that uploads leave for chat, history and
+    /// accounts (`--disk-reserve`): an upload stops with `quota-exceeded` rather than take it.
+    public var diskReserveBytes: Int64
+    /// Uploads in progress and interrupted ones waiting for a resume, at most, of one account or
+    /// guest and of one address (`--max-partial-uploads`), and of the whole server
+    /// (`--max-partial-uploads-total`): a record costs the same whatever its bytes.
+    public var maxPartialUploads: Int
+    public var maxPartialUploadsTotal: Int
+    /// Uploads being received at once, each holding a file open (`--max-uploads`); one more is
+    /// `unavailable` (per connection four file streams, per address `maxPartialUploads`, bound them too).
+    public var maxUploads: Int
+    /// A file stream that makes no progress this long (no body byte in, none written out, no
+    /// header) is given up by the glue: an upload is interrupted, its bytes kept for a resume
+    /// (`--file-stall-timeout`).
+    public var fileStallMilliseconds: Int64
 
     public init(
         serverName: String = "qchat",
@@ -102,6 +134,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         operators: Set<String> = [],
         accountsOnly: Bool = false,
         passwordQueueLimit: Int = 64,
+        passwordTasksRunning: Int = 1,
         heldMessageLimit: Int = 100,
         loginFailureLimit: Int = 5,
         loginFailureWindowMilliseconds: Int64 = 60_000,
@@ -114,7 +147,13 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         maxFileSize: Int64 = ChatLimits.defaultMaxFileSize,
         fileQuotaBytes: Int64 = 1 << 30,
         filesMaxBytes: Int64 = 10 << 30,
-        partialUploadMilliseconds: Int64 = 3_600_000
+        partialUploadMilliseconds: Int64 = 3_600_000,
+        fileQuotaPerAddressBytes: Int64 = 1 << 30,
+        diskReserveBytes: Int64 = 64 << 20,
+        maxPartialUploads: Int = 32,
+        maxPartialUploadsTotal: Int = 10_000,
+        maxUploads: Int = 256,
+        fileStallMilliseconds: Int64 = 60_000
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -136,6 +175,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.operators = operators
         self.accountsOnly = accountsOnly
         self.passwordQueueLimit = passwordQueueLimit
+        self.passwordTasksRunning = passwordTasksRunning
         self.heldMessageLimit = heldMessageLimit
         self.loginFailureLimit = loginFailureLimit
         self.loginFailureWindowMilliseconds = loginFailureWindowMilliseconds
@@ -149,6 +189,12 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.fileQuotaBytes = fileQuotaBytes
         self.filesMaxBytes = filesMaxBytes
         self.partialUploadMilliseconds = partialUploadMilliseconds
+        self.fileQuotaPerAddressBytes = fileQuotaPerAddressBytes
+        self.diskReserveBytes = diskReserveBytes
+        self.maxPartialUploads = maxPartialUploads
+        self.maxPartialUploadsTotal = maxPartialUploadsTotal
+        self.maxUploads = maxUploads
+        self.fileStallMilliseconds = fileStallMilliseconds
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -172,16 +218,28 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(historyDefaultLimit >= 1, "history default limit must be at least 1")
         try require(historyMaxLimit >= historyDefaultLimit, "history max limit must be at least the default limit")
         try require(operators.allSatisfy(ChatValidation.isValidAccountName), "operator names follow the nick rules")
+        let operatorKeys = Set(operators.map(ChatValidation.nickKey))
+        try require(operatorCertificates.allSatisfy { operatorKeys.contains($0.key) && Self.isFingerprint($0.value) },
+                    "an operator's certificate is sha256: and 64 lowercase hex digits, of an operator name")
         try require(passwordQueueLimit >= 1, "password queue must hold at least 1")
+        try require(passwordTasksRunning >= 1, "password tasks running at once must be at least 1")
         try require(heldMessageLimit >= 1, "held messages must be at least 1")
         try require(loginFailureLimit >= 1, "login failure limit must be at least 1")
         try require(loginFailureWindowMilliseconds >= 1, "login failure window must be at least 1 ms")
         try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
         try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
-        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0, "file limits must not be negative")
+        try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
+                    "file limits must not be negative")
+        try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1 && maxUploads >= 1, "upload limits must be at least 1")
+        try require(fileStallMilliseconds >= 1_000, "the file stall timeout must be at least a second")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
+    }
+
+    /// A SHA-256 fingerprint as the engine gives it: 64 lowercase hex digits.
+    public static func isFingerprint(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     private func require(_ condition: Bool, _ message: String) throws(ChatServerConfigurationError) {

@@ -15,6 +15,13 @@ extension ChatServerState {
             return
         case .none: break
         }
+        let key = ChatValidation.nickKey(session.nick)
+        if operatorKeys.contains(key) && !isOperatorCertificate(session.certificate, of: key) {
+            // Held since before it was named an operator (a reload): still not the guest's to register.
+            sendError(.accountExists, "'\(session.nick)' is reserved for a server operator; it is made on the server's console",
+                      id: request.id, to: session, into: &out)
+            return
+        }
         guard let password = request.password else {
             guard session.certificate != nil else {
                 sendError(.weakPassword, "register needs a password of 8 to 256 bytes (or a client certificate)", id: request.id,
@@ -29,7 +36,7 @@ extension ChatServerState {
             return
         }
         startPasswordTask(.hash, password: password, purpose: .register(request: request, nick: session.nick), request: request,
-                          session: session, into: &out)
+                          account: session.nick, session: session, now: now, into: &out)
     }
 
     /// Stores the account (its password hash, the connection's certificate) and logs the
@@ -53,13 +60,14 @@ extension ChatServerState {
             sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
             return
         }
-        registered(session, nick: nick, into: &out)
+        registered(session, nick: nick, created: now, into: &out)
     }
 
     /// The account is stored: the connection is logged in to it.
-    func registered(_ session: ClientSession, nick: String, into out: inout [ServerAction]) {
-        session.logIn(nick)
+    func registered(_ session: ClientSession, nick: String, created: Int64, into out: inout [ServerAction]) {
+        session.logIn(nick, created: created)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        // The device's lease names its account now: only a connection proving it takes it over.
         recordPeer(of: session, into: &out)
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
         sendChat(.accountNotice(nick: session.nick, account: nick, text: "registered"), to: session, into: &out)
@@ -73,57 +81,60 @@ extension ChatServerState {
         }
         let lookup = lookUpAccount(request.sender, for: request, from: session, into: &out)
         if case .unreadable = lookup { return }
-        guard let account = lookup.account else {
-            // Counted for the address: guessing names is guessing too.
-            let locked = loginFailures.isLocked(account: nil, address: session.address, now: now)
-            if !locked { recordLoginFailure(account: nil, address: session.address, now: now, into: &out) }
-            sendError(.badLogin, locked ? "too many wrong passwords lately; wait a minute" : "wrong account name or password",
-                      id: request.id, to: session, into: &out)
-            return
-        }
-        if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+        if let account = lookup.account, isCertificate(session.certificate, boundTo: account.name, into: &out) {
             logIn(session, to: account, request: request, now: now, into: &out)
             return
         }
         guard let password = request.password else {
-            sendError(.badLogin, "login needs the password (this connection's certificate is not bound to '\(account.name)')",
-                      id: request.id, to: session, into: &out)
+            // The same answer whether the name is an account or not.
+            sendError(.badLogin, "login needs the password (or a certificate bound to the account)", id: request.id, to: session,
+                      into: &out)
             return
         }
-        checkPassword(password, of: account, for: .login(request: request, account: account), request: request, session: session,
-                      now: now, into: &out)
+        // A name that is no account is checked against the decoy: the same work, count and answer.
+        checkPassword(password, of: lookup.account, named: request.sender, for: .login(request: request, account: lookup.account),
+                      request: request, session: session, now: now, into: &out)
     }
 
     /// Logs a connection in after its hello: it takes the account's nick (renamed in each of its
     /// rooms; `NAME_2`... when another connection of the account holds it), unless it is banned
     /// from the server, which closes it.
     func logIn(_ session: ClientSession, to account: StoredAccount, request: ChatMessage, now: Int64, into out: inout [ServerAction]) {
-        if serverBan(account: account.name, peer: session.peer, address: session.address) != nil {
+        if serverBan(account: account.name, created: account.created, peer: session.peer, address: session.address) != nil {
             sendError(.banned, "account '\(account.name)' is banned from this server", id: request.id, to: session, into: &out)
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
             return
         }
-        session.logIn(account.name)
+        session.logIn(account.name, created: account.created)
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         recordPeer(of: session, into: &out)
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
             // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
-            let candidates = ChatValidation.freeNickCandidates(for: account.name, count: Self.nickCandidatesPerClaim) { candidate in
-                if let holder = activeSession(forNick: candidate), holder !== session { return true }
-                return isRegistered(candidate, toOtherThan: ChatValidation.nickKey(account.name), into: &out)
-            }
-            beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
+            claimLoginNick(request, account: account.name, session: session, into: &out)
         } else {
             let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
                 ? session.nick
-                : freeNick(for: account.name, account: account.name, renaming: session, into: &out)
+                : freeNick(for: account.name, account: account.name, certificate: session.certificate, renaming: session, into: &out)
             if nick != session.nick { rename(session, to: nick, now: now, into: &out) }
         }
         out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
         sendChat(.accountNotice(nick: session.nick, account: account.name, text: "logged-in"), to: session, into: &out)
     }
 
-    func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) {
+    /// The nick of a login on a node of several: the first of the account's nick and `NAME_2`…
+    /// that no other device holds and that is no other account, once every candidate has been
+    /// read from the shared store (``unreadAccounts(among:)``).
+    func claimLoginNick(_ request: ChatMessage, account: String, session: ClientSession, into out: inout [ServerAction]) {
+        let candidates = ChatValidation.freeNickCandidates(for: account, count: Self.nickCandidatesPerClaim) { candidate in
+            if let holder = activeSession(forNick: candidate), holder !== session { return true }
+            return isReserved(candidate, toOtherThan: ChatValidation.nickKey(account), certificate: session.certificate, into: &out)
+        }
+        if readAccounts(unreadAccounts(among: candidates), then: .loginNick(session.id, request: request, account: account),
+                        session: session, into: &out) { return }
+        beginClusterRename(request, to: candidates, login: true, session: session, into: &out)
+    }
+
+    func handlePasswordChange(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         guard let account = session.account else {
             sendError(.notLoggedIn, "log in (or register) first", id: request.id, to: session, into: &out)
             return
@@ -132,8 +143,22 @@ extension ChatServerState {
             sendError(.weakPassword, "a password is 8 to 256 bytes", id: request.id, to: session, into: &out)
             return
         }
-        startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
-                          session: session, into: &out)
+        // The connection proves the account again: by its bound certificate, or by the current
+        // password in `old` (checked and counted like any password; docs/PROTOCOL.md sections 7-8, item 10).
+        if isCertificate(session.certificate, boundTo: account, into: &out) {
+            startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account), request: request,
+                              account: account, session: session, now: now, into: &out)
+            return
+        }
+        guard let old = request.old else {
+            sendError(.badLogin, "changing the password needs the current one in 'old' (or a certificate bound to the account)",
+                      id: request.id, to: session, into: &out)
+            return
+        }
+        let lookup = lookUpAccount(account, for: request, from: session, into: &out)
+        if case .unreadable = lookup { return }
+        checkPassword(old, of: lookup.account, named: account, for: .verifyOldPassword(request: request, account: lookup.account),
+                      lane: .change, request: request, session: session, now: now, into: &out)
     }
 
     func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,

@@ -17,7 +17,7 @@ extension ChatServerState {
         }
         session.awaitsRoomLog = true
         let token = nextIdentityToken(.helloPeer(session.id, join: join, peer: peer, account: account))
-        out.append(.claimPeer(token, peer: peer, client: session.id))
+        out.append(.claimPeer(token, peer: peer, client: session.id, account: account.map(ChatValidation.nickKey)))
     }
 
     /// The outcome of ``ServerAction/claimPeer(_:peer:client:)``: the previous holder, if any.
@@ -30,6 +30,10 @@ extension ChatServerState {
         switch outcome {
         case .failed(let why):
             storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
+        case .answered(let previous?) where previous.account != nil && previous.account != account.map(ChatValidation.nickKey):
+            // The device's session is logged in to an account this connection did not prove: it
+            // keeps the lease, and this connection is a new device, with a peer id of the server's.
+            beginClusterHello(join, peer: RandomPeerID.make(), account: account, session: session, into: &out)
         case .answered(let previous):
             var replaced: PeerHolder?
             if let previous, !previous.isThisNode {
@@ -43,19 +47,24 @@ extension ChatServerState {
         return out
     }
 
-    private func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
+    func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
                                 session: ClientSession, into out: inout [ServerAction]) {
         let wanted = account ?? join.sender
         var candidates = ChatValidation.freeNickCandidates(
             for: wanted, count: Self.nickCandidatesPerClaim, startingAt: 1 + round * Self.nickCandidatesPerClaim * 4
         ) { candidate in
             if activeSession(forNick: candidate) != nil { return true }
-            return isRegistered(candidate, toOtherThan: account.map(ChatValidation.nickKey), into: &out)
+            return isReserved(candidate, toOtherThan: account.map(ChatValidation.nickKey), certificate: session.certificate, into: &out)
         }
         if let kept = replaced?.nick, round == 0 {
             candidates.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(kept) }
             candidates.insert(kept, at: 0)
         }
+        // A candidate not read from the store yet might be someone's account: read first, then
+        // choose again (issue 23, finding 5: `_10` and beyond were taken as free).
+        if readAccounts(unreadAccounts(among: candidates),
+                        then: .helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round),
+                        session: session, into: &out) { return }
         let token = nextIdentityToken(.helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round))
         out.append(.claimNick(token, candidates: candidates, peer: peer))
     }
@@ -119,7 +128,7 @@ extension ChatServerState {
     /// account and address), for other nodes to find (a `ban` of it through another node).
     func recordPeer(of session: ClientSession, into out: inout [ServerAction]) {
         guard roomLog == .shared else { return }
-        out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.account,
+        out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.accountKey,
                                address: session.address))
     }
 
@@ -362,7 +371,7 @@ extension ChatServerState {
     }
 
     /// The client is told `unavailable` and stays waiting for its hello.
-    private func storeUnavailable(for join: ChatMessage, session: ClientSession, why: String, now: Int64, into out: inout [ServerAction]) {
+    func storeUnavailable(for join: ChatMessage, session: ClientSession, why: String, now: Int64, into out: inout [ServerAction]) {
         session.awaitsRoomLog = false
         out.append(.log(.warning, "shared store unavailable", ["error": why]))
         sendError(.unavailable, "the server cannot check names right now; try again", id: join.id, to: session, into: &out)

@@ -14,6 +14,15 @@ extension ChatServerState {
         return out
     }
 
+    /// `quit` with a message (issue 24): the server closes the connection with NO_ERROR, as the
+    /// client would, and every room's `left` says `quit: MESSAGE` (control characters out, cut
+    /// at ``ChatLimits/maxQuitMessageBytes``; plain `quit` for none).
+    func handleQuit(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        var text = (try? ChatValidation.sanitizeText(message.text.replacing("\n", with: " "))) ?? ""
+        while text.utf8.count > ChatLimits.maxQuitMessageBytes { text.removeLast() }
+        close(session, with: .noError, reason: "quit", leftText: text.isEmpty ? "quit" : "quit: " + text, now: now, into: &out)
+    }
+
     /// An operator removes a user: closed with KICKED, `left` text `kicked`.
     public func kick(nick: String, reason: String, now: Int64) -> [ServerAction] {
         guard let session = activeSession(forNick: nick) else {
@@ -72,7 +81,8 @@ extension ChatServerState {
 
     /// Closes a client for a reason the core decided; the `left` text is the close code's
     /// name in lower case with dashes (`protocol-error`, `flooding`, `kicked`).
-    func close(_ session: ClientSession, with code: CloseCode, reason: String, now: Int64, into out: inout [ServerAction]) {
+    func close(_ session: ClientSession, with code: CloseCode, reason: String, leftText: String? = nil, now: Int64,
+               into out: inout [ServerAction]) {
         // With a shared store, messages of the client may still wait for it: their acks go out
         // first, as on one server, and the connection closes after the last.
         let waiting = roomLog == .shared ? pendingAppends.values.count { $0.origin == session.id } : 0
@@ -88,13 +98,14 @@ extension ChatServerState {
         }
         if waiting == 0 { out.append(.close(session.id, code, reason: reason)) }
         out.append(.log(.info, "close", logFields(session, ["code": code.name, "reason": reason])))
-        depart(session, leftText: code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
+        depart(session, leftText: leftText ?? code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
     }
 
     /// Forgets the client; if it had said hello, its rooms get a stored `left` and everyone
     /// who shared a room with it gets `status` `offline`. O(rooms of the client + their members).
     private func depart(_ session: ClientSession, leftText: String, now: Int64, into out: inout [ServerAction]) {
         clients[session.id] = nil
+        dropPasswordWork(of: session, into: &out)
         guard session.phase == .active else { return }
         let mates = roomMates(of: session)
         unregister(session)

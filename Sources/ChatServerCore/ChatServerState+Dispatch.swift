@@ -57,10 +57,11 @@ extension ChatServerState {
         case .dm: handleDirectMessage(message, from: session, now: now, into: &out)
         case .nick: handleNickChange(message, from: session, now: now, into: &out)
         case .part: handlePart(message, from: session, now: now, into: &out)
+        case .quit: handleQuit(message, from: session, now: now, into: &out)
         case .history: handleHistory(message, from: session, into: &out)
         case .register: handleRegister(message, from: session, now: now, into: &out)
         case .login: handleLogin(message, from: session, now: now, into: &out)
-        case .password: handlePasswordChange(message, from: session, into: &out)
+        case .password: handlePasswordChange(message, from: session, now: now, into: &out)
         case .certificate: handleCertificate(message, from: session, into: &out)
         case .claim: handleClaim(message, from: session, now: now, into: &out)
         case .topic: handleTopic(message, from: session, now: now, into: &out)
@@ -89,7 +90,7 @@ extension ChatServerState {
             handleStatus(message, from: session, into: &out)
         case .typing, .presence:
             relayTyping(message, from: session, now: now, into: &out)
-        case .join, .msg, .dm, .nick, .part, .history, .register, .login, .password, .certificate, .claim, .topic, .mode, .op,
+        case .join, .msg, .dm, .nick, .part, .quit, .history, .register, .login, .password, .certificate, .claim, .topic, .mode, .op,
              .deop, .invite, .kick, .ban, .unban, .rooms, .whois:
             sendError(.unknownType, "'\(message.type)' belongs on the chat stream", id: message.id, to: session, into: &out)
         case .upload, .download:

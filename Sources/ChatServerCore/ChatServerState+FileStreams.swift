@@ -98,6 +98,14 @@ extension ChatServerState {
                                                   size: file.size)))
     }
 
+    /// The glue could not open the stored bytes of a download the core allowed (``ServerAction/sendDownload(_:_:)``):
+    /// the record is there, its content is not (a folder restored apart from its database, a node
+    /// of several on a folder of its own). The client is told `unavailable` before any header.
+    public func downloadFailed(_ key: FileStreamKey, reason: String) -> [ServerAction] {
+        [.log(.error, "download failed", ["client": String(key.client), "reason": reason]),
+         .endFileStream(key, fileError(.unavailable, "the file's bytes cannot be read on this server now", id: nil), stopSending: true)]
+    }
+
     /// Members of the file's room now; the two parties of a private file, by peer (or device: the
     /// digest of the peer id, for a recipient that was on another node) or account.
     func mayDownload(_ file: StoredFile, _ session: ClientSession) -> Bool {

@@ -38,11 +38,35 @@ extension ChatServerState {
             sendError(.badRoom, id: join.id, to: session, into: &out)
             return
         }
-        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
+        guard var peer = helloPeer(of: join, session: session, into: &out) else { return }
         if let previousID = activeChatStreams[peer], let previous = clients[previousID] {
-            // The same device: it keeps the session's nick, rooms and login (PROTOCOL.md section 3).
-            completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
-            return
+            guard let held = previous.account else {
+                // The same device: it keeps the session's nick, rooms and status (PROTOCOL.md
+                // section 3); a guest's peer id is its session's credential.
+                completeHello(join, peer: peer, account: nil, replacing: previous, session: session, now: now, into: &out)
+                return
+            }
+            // A logged-in session is taken over only by a connection that proves its account
+            // (docs/PROTOCOL.md sections 7-8, item 11; issue 23, finding 12); a hello that names
+            // another account is that account's, on a new device.
+            let named = lookUpAccount(join.sender, for: join, from: session, into: &out)
+            if case .unreadable = named { return }
+            let lookup = named.account.map { ChatValidation.nickKey($0.name) == ChatValidation.nickKey(held) } == false
+                ? AccountLookup.none : lookUpAccount(held, for: join, from: session, into: &out)
+            if case .unreadable = lookup { return }
+            if let account = lookup.account {
+                if isCertificate(session.certificate, boundTo: account.name, into: &out) {
+                    completeHello(join, peer: peer, account: account, replacing: previous, session: session, now: now, into: &out)
+                    return
+                }
+                if let password = join.password {
+                    checkPassword(password, of: account, named: account.name, for: .hello(join: join, account: account), request: join,
+                                  session: session, now: now, into: &out)
+                    return
+                }
+            }
+            // Not a replacement: a new device, with a peer id of the server's making.
+            peer = RandomPeerID.make()
         }
         let lookup = lookUpAccount(join.sender, for: join, from: session, into: &out)
         if case .unreadable = lookup { return }
@@ -53,8 +77,8 @@ extension ChatServerState {
         if isCertificate(session.certificate, boundTo: account.name, into: &out) {
             completeHello(join, peer: peer, account: account, replacing: nil, session: session, now: now, into: &out)
         } else if let password = join.password {
-            checkPassword(password, of: account, for: .hello(join: join, account: account), request: join, session: session,
-                          now: now, into: &out)
+            checkPassword(password, of: account, named: account.name, for: .hello(join: join, account: account), request: join,
+                          session: session, now: now, into: &out)
         } else {
             completeHello(join, peer: peer, account: nil, replacing: nil, session: session, now: now, into: &out)
         }
@@ -72,11 +96,17 @@ extension ChatServerState {
         return claimed.uppercased()
     }
 
-    /// The hello of a hello-with-password whose password was right.
+    /// The hello of a hello-with-password whose password was right. It takes over the session of
+    /// its peer id when that session is a guest's or logged in to the same account; a session
+    /// logged in to another account is not its to take: it is a new device, with a new peer id.
     func helloPasswordAccepted(_ join: ChatMessage, account: StoredAccount, session: ClientSession, now: Int64,
                                into out: inout [ServerAction]) {
-        guard let peer = helloPeer(of: join, session: session, into: &out) else { return }
-        let replacing = activeChatStreams[peer].flatMap { clients[$0] }
+        guard var peer = helloPeer(of: join, session: session, into: &out) else { return }
+        var replacing = activeChatStreams[peer].flatMap { clients[$0] }
+        if let held = replacing?.accountKey, held != ChatValidation.nickKey(account.name) {
+            peer = RandomPeerID.make()
+            replacing = nil
+        }
         completeHello(join, peer: peer, account: account, replacing: replacing, session: session, now: now, into: &out)
     }
 
@@ -90,7 +120,9 @@ extension ChatServerState {
                       id: join.id, to: session, into: &out)
             return
         }
-        if let ban = serverBan(account: accountName, peer: peer, address: session.address) {
+        // When the account was registered: a guest ban by address holds for accounts made since.
+        if let account { session.accountCreated = account.created } else if let previous { session.accountCreated = previous.accountCreated }
+        if let ban = serverBan(account: accountName, created: session.accountCreated, peer: peer, address: session.address) {
             sendError(.banned, "you are banned from this server" + (ban.reason.isEmpty ? "" : ": \(ban.reason)"), id: join.id,
                       to: session, into: &out)
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
@@ -103,7 +135,8 @@ extension ChatServerState {
         }
         let wanted = accountName ?? join.sender
         finishHello(join, peer: peer, account: accountName, replacing: previous,
-                    nick: previous == nil ? freeNick(for: wanted, account: accountName, into: &out) : previous!.nick,
+                    nick: previous == nil ? freeNick(for: wanted, account: accountName, certificate: session.certificate, into: &out)
+                        : previous!.nick,
                     session: session, now: now, into: &out)
     }
 
@@ -123,7 +156,10 @@ extension ChatServerState {
             session.status = earlyStatus ?? .online
         }
         recordPeer(of: session, into: &out)
-        var welcome = ChatMessage.welcome(nick: session.nick, peer: join.peer ?? session.peer, serverName: welcomeText)
+        // The id as the client sent it; one the server made (none sent, or not the client's to
+        // take over) as made.
+        let shownPeer = join.peer.flatMap { $0.uppercased() == session.peer ? $0 : nil } ?? session.peer
+        var welcome = ChatMessage.welcome(nick: session.nick, peer: shownPeer, serverName: welcomeText)
         welcome.account = session.account
         welcome.features = features(for: session)
         sendChat(welcome, to: session, into: &out)
@@ -156,22 +192,27 @@ extension ChatServerState {
     }
 
     /// `wanted` if it is free, else the first free `wanted_2`, `wanted_3`, ...: a nick is taken
-    /// when a connection holds it, and also when it is an account other than `account` (registered
-    /// nicks are reserved). A store that cannot say counts the nick as taken.
-    /// `renaming` is the connection that asks, when it holds a nick already (a nick it holds is
-    /// free for it).
-    func freeNick(for wanted: String, account: String?, renaming: ClientSession? = nil, into out: inout [ServerAction]) -> String {
+    /// when a connection holds it, and also when it is reserved for another than `account`
+    /// (``isReserved(_:toOtherThan:certificate:into:)``). A store that cannot say counts the nick
+    /// as taken. `renaming` is the connection that asks, when it holds a nick already (a nick it
+    /// holds is free for it); `certificate` the asker's.
+    func freeNick(for wanted: String, account: String?, certificate: String?, renaming: ClientSession? = nil,
+                  into out: inout [ServerAction]) -> String {
         let ownKey = account.map(ChatValidation.nickKey)
         return ChatValidation.firstFreeNick(for: wanted) { candidate in
             if let holder = activeSession(forNick: candidate), holder !== renaming { return true }
-            return isRegistered(candidate, toOtherThan: ownKey, into: &out)
+            return isReserved(candidate, toOtherThan: ownKey, certificate: certificate, into: &out)
         }
     }
 
-    /// Whether `nick` is an account other than the one keyed `ownKey`.
-    func isRegistered(_ nick: String, toOtherThan ownKey: String?, into out: inout [ServerAction]) -> Bool {
+    /// Whether `nick` is kept from anyone but the account keyed `ownKey`: it is an account, or a
+    /// server operator's name (reserved from the start, created on the console), which only a
+    /// connection presenting the certificate configured for it (`--operator NAME=sha256:...`) may
+    /// take before the account exists.
+    func isReserved(_ nick: String, toOtherThan ownKey: String?, certificate: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
+        if operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
         // With a shared store the nicks a request checks were read first; a further suffixed
         // form not read (nine of them taken) is taken as free rather than tried for ever.
         if let cache = sharedAccounts, !cache.isKnown(nick) { return false }
@@ -200,7 +241,7 @@ extension ChatServerState {
         out.append(.log(.info, "close", logFields(previous, ["code": CloseCode.replaced.name, "by": String(session.id)])))
         clients[previous.id] = nil
         register(session, nick: previous.nick, peer: previous.peer)
-        session.logIn(previous.account)
+        session.logIn(previous.account, created: previous.accountCreated)
         session.status = previous.status
         session.rooms = previous.rooms
         if !session.hasPresenceStream, activePresenceStreams[previous.peer] == previous.id {

@@ -30,6 +30,11 @@ extension ChatServerState {
             sendError(.roomOwned, "room '\(room)' is owned by '\(owner)'", id: request.id, room: room, to: session, into: &out)
             return
         }
+        if room == ChatLimits.defaultRoom, !configuration.lobbyClaimable, privilege(of: session, in: settings) < .serverOperator {
+            sendError(.notOperator, "'\(room)' is everyone's first room: only a server operator may claim it", id: request.id, room: room,
+                      to: session, into: &out)
+            return
+        }
         guard save(.owner(room: room, account: account), request: request, to: session, into: &out) else { return }
         announce(.op, in: room, by: session, text: "owner", target: account, withOperators: true, purpose: .claim(id: request.id), now: now,
                  into: &out)

@@ -20,7 +20,7 @@ extension ChatServerState {
             sendError(.nickInUse, "nick '\(newNick)' is taken", id: message.id, to: session, into: &out)
             return
         }
-        if isRegistered(newNick, toOtherThan: session.accountKey, into: &out) {
+        if isReserved(newNick, toOtherThan: session.accountKey, certificate: session.certificate, into: &out) {
             sendError(.nickRegistered, "nick '\(newNick)' is a registered account; log in to it to take it", id: message.id, to: session,
                       into: &out)
             return

@@ -8,14 +8,25 @@ import ChatProtocol
 extension ChatServerState {
     /// The glue's result for a task; does nothing for a ticket it does not know.
     public func passwordTaskFinished(_ ticket: UInt64, _ outcome: PasswordOutcome, now: Int64) -> [ServerAction] {
-        guard let task = passwordTasks.removeValue(forKey: ticket) else {
+        guard let task = passwordTasks[ticket], task.isRunning else {
             return [.log(.warning, "unknown password task", ["ticket": String(ticket)])]
         }
+        passwordTasks[ticket] = nil
+        runningPasswordTasks -= 1
+        var out: [ServerAction] = []
+        // The worker is free: the next task's turn, before this one's verdict is acted on (what
+        // that lets its client send next queues behind the others).
+        dispatchPasswordTasks(into: &out)
+        // A counted attempt stays counted only when its password was wrong; also when its client
+        // has gone meanwhile (what the attempt was worth, it cost).
+        if let attempt = task.attempt, task.isReserved, outcome == .verified(true) || outcome.isFailure {
+            releaseAttempt(attempt, into: &out)
+        }
         guard let session = clients[task.client], session.awaitedPasswordTask == ticket else {
-            return [.log(.debug, "password task outlived its client", ["client": String(task.client)])]
+            out.append(.log(.debug, "password task outlived its client", ["client": String(task.client)]))
+            return out
         }
         session.awaitedPasswordTask = nil
-        var out: [ServerAction] = []
         if case .failed(let why) = outcome { out.append(.log(.error, "password task failed", ["error": why])) }
         switch task.purpose {
         case .hello(let join, let account):
@@ -23,7 +34,7 @@ extension ChatServerState {
                 helloPasswordAccepted(join, account: account, session: session, now: now, into: &out)
             }
         case .login(let request, let account):
-            if verdict(outcome, request: request, account: account, session: session, now: now, into: &out) {
+            if verdict(outcome, request: request, account: account, session: session, now: now, into: &out), let account {
                 logIn(session, to: account, request: request, now: now, into: &out)
             }
         case .register(let request, let nick):
@@ -32,6 +43,12 @@ extension ChatServerState {
                 break
             }
             completeRegistration(request, nick: nick, hash: hash, session: session, now: now, into: &out)
+        case .verifyOldPassword(let request, let account):
+            if verdict(outcome, request: request, account: account, session: session, now: now, into: &out), let account,
+               let password = request.password {
+                startPasswordTask(.hash, password: password, purpose: .changePassword(request: request, account: account.name),
+                                  request: request, account: account.name, session: session, now: now, into: &out)
+            }
         case .changePassword(let request, let account):
             guard case .hashed(let hash) = outcome else {
                 sendError(.unavailable, "the password could not be hashed; try again", id: request.id, to: session, into: &out)
@@ -43,60 +60,97 @@ extension ChatServerState {
         return out
     }
 
-    /// Password tasks handed out and not answered yet.
+    /// The shared store's answer to ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``.
+    public func loginAttemptReserved(_ attempt: LoginAttempt, _ answer: LoginAttemptReservation, now: Int64) -> [ServerAction] {
+        guard var task = passwordTasks[attempt.ticket], !task.isRunning, !task.isReserved, task.attempt == attempt else {
+            // Its client went meanwhile (the task with it): a count taken for nothing is taken back.
+            return answer == .reserved ? [.releaseLoginAttempt(attempt)] : []
+        }
+        var out: [ServerAction] = []
+        guard answer == .reserved else {
+            passwordTasks[attempt.ticket] = nil
+            guard let session = clients[task.client], session.awaitedPasswordTask == attempt.ticket else { return out }
+            session.awaitedPasswordTask = nil
+            if answer == .locked {
+                refuseLockedAttempt(task.request, session: session, into: &out)
+            } else {
+                sendError(.unavailable, "the password could not be checked now; try again", id: task.request.id, to: session, into: &out)
+            }
+            releaseHeldMessages(of: session, now: now, into: &out)
+            return out
+        }
+        task.isReserved = true
+        passwordTasks[attempt.ticket] = task
+        enqueuePasswordTask(attempt.ticket, into: &out)
+        return out
+    }
+
+    /// Password tasks taken on and not finished: counted, waiting or with the glue, those of
+    /// clients since gone included while the glue has them.
     public var pendingPasswordTasks: Int { passwordTasks.count }
 
-    /// Accounts and addresses whose recent wrong passwords are counted (bounded by `loginFailureKeys` each).
+    /// Accounts and addresses whose recent password attempts are counted (bounded by
+    /// `loginFailureKeys` each; one server only).
     public var trackedLoginFailureKeys: Int { loginFailures.trackedKeys }
 
-    /// Checks `password` against `account`'s hash, unless too many wrong ones came lately for the
-    /// account or from the client's address (then `bad-login` at once, nothing hashed).
-    func checkPassword(_ password: String, of account: StoredAccount, for purpose: PendingPasswordTask.Purpose, request: ChatMessage,
-                       session: ClientSession, now: Int64, into out: inout [ServerAction]) {
-        let key = ChatValidation.nickKey(account.name)
-        guard !loginFailures.isLocked(account: key, address: session.address, now: now) else {
-            sendError(.badLogin, "too many wrong passwords lately; wait a minute", id: request.id, to: session, into: &out)
-            return
+    /// Checks `password` for the account `name` (a hello with a password, `login`): the attempt is
+    /// counted first, for the account and the client's address (on a node of several, in the
+    /// shared store), and only then hashed; it stops counting only when the password is right
+    /// (PROTOCOL.md section 7). While either has had its wrong passwords for the window the
+    /// answer is `bad-login` at once, nothing hashed. A name that is no account (`account` nil) or
+    /// an account without a password is checked against the decoy: the same work, the same
+    /// count, the same answer as a wrong password.
+    func checkPassword(_ password: String, of account: StoredAccount?, named name: String, for purpose: PendingPasswordTask.Purpose,
+                       lane: PasswordQueue.Lane = .login, request: ChatMessage, session: ClientSession, now: Int64,
+                       into out: inout [ServerAction]) {
+        let key = ChatValidation.isValidAccountName(name) ? ChatValidation.nickKey(name) : nil
+        let work = account?.passwordHash.map { PasswordTask.Work.verify(storedHash: $0) } ?? .decoy
+        if roomLog == .local, loginFailures.isLocked(account: key, address: session.address, now: now) {
+            return refuseLockedAttempt(request, session: session, into: &out)
         }
-        guard let storedHash = account.passwordHash else {
-            recordLoginFailure(account: key, address: session.address, now: now, into: &out)
-            sendError(.badLogin, "wrong account name or password", id: request.id, to: session, into: &out)
-            return
+        guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
+                                            lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
+                                            into: &out) else { return }
+        var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
+        passwordTasks[ticket]?.attempt = attempt
+        switch roomLog {
+        case .shared:
+            out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
+                                            windowMilliseconds: configuration.loginFailureWindowMilliseconds))
+        case .local:
+            _ = loginFailures.reserve(&attempt, now: now)
+            passwordTasks[ticket]?.attempt = attempt
+            passwordTasks[ticket]?.isReserved = true
+            enqueuePasswordTask(ticket, into: &out)
         }
-        startPasswordTask(.verify(storedHash: storedHash), password: password, purpose: purpose, request: request,
-                          session: session, into: &out)
     }
 
-    /// Counts a wrong password here and, with a shared store, on every node: the limit holds for
-    /// the account and the address whichever nodes the attempts come through.
-    func recordLoginFailure(account: String?, address: String, now: Int64, into out: inout [ServerAction]) {
-        loginFailures.recordFailure(account: account, address: address, now: now)
-        if roomLog == .shared { out.append(.publishLoginFailure(account: account, address: address)) }
+    /// A password attempt while the account or the address has had its wrong passwords lately.
+    private func refuseLockedAttempt(_ request: ChatMessage, session: ClientSession, into out: inout [ServerAction]) {
+        sendError(.badLogin, "too many wrong passwords lately; wait a minute", id: request.id, to: session, into: &out)
     }
 
-    /// Another node counted a wrong password (``ServerAction/publishLoginFailure(account:address:)``).
-    public func loginFailedElsewhere(account: String?, address: String, now: Int64) {
-        // What came through the store is checked like anything from outside (the tracked keys are
-        // bounded either way).
-        let account = account.flatMap { ChatValidation.isValidNick($0) ? ChatValidation.nickKey($0) : nil }
-        loginFailures.recordFailure(account: account, address: address.count <= 64 ? address : "", now: now)
+    /// Takes back a counted attempt: here, or in the shared store.
+    func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
+        switch roomLog {
+        case .shared: out.append(.releaseLoginAttempt(attempt))
+        case .local: loginFailures.release(attempt)
+        }
     }
 
-    /// Hands a task to the glue and makes the connection wait for it. Beyond the queue's bound
-    /// nothing is queued: `rate-limited`, which a client answers by sending again later (no
-    /// strike toward FLOODING: the server is busy, the client did nothing wrong).
+    /// Queues a hash for a registration or a password change and makes the connection wait for it.
     func startPasswordTask(_ work: PasswordTask.Work, password: String, purpose: PendingPasswordTask.Purpose, request: ChatMessage,
-                           session: ClientSession, into out: inout [ServerAction]) {
-        guard passwordTasks.count < configuration.passwordQueueLimit else {
-            sendError(.rateLimited, "the server is busy checking passwords; try again in a moment", id: request.id, to: session,
-                      into: &out)
-            return
-        }
-        nextPasswordTicket += 1
-        let ticket = nextPasswordTicket
-        passwordTasks[ticket] = PendingPasswordTask(client: session.id, purpose: purpose)
-        session.awaitedPasswordTask = ticket
-        out.append(.password(PasswordTask(ticket: ticket, password: password, work: work)))
+                           account: String, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
+                                            lane: .change, key: passwordQueueKey(of: session, account: ChatValidation.nickKey(account)),
+                                            now: now, into: &out) else { return }
+        enqueuePasswordTask(ticket, into: &out)
+    }
+
+    /// Whether `certificate` is the one configured for the operator name keyed `key`.
+    func isOperatorCertificate(_ certificate: String?, of key: String) -> Bool {
+        guard let certificate else { return false }
+        return configuration.operatorCertificates[key] == certificate
     }
 
     /// A chat-stream message that arrived while the connection waits for a verdict (or, with a
@@ -127,26 +181,27 @@ extension ChatServerState {
         }
     }
 
-    /// True for a right password; otherwise answers `bad-login` (and counts it) or, when the check
-    /// failed, `unavailable`.
-    private func verdict(_ outcome: PasswordOutcome, request: ChatMessage, account: StoredAccount, session: ClientSession, now: Int64,
-                         into out: inout [ServerAction]) -> Bool {
+    /// True for a right password; otherwise answers `bad-login` (the attempt stays counted) or,
+    /// when the check failed, `unavailable`. Never true without an account (the decoy).
+    private func verdict(_ outcome: PasswordOutcome, request: ChatMessage, account: StoredAccount?, session: ClientSession,
+                         now: Int64, into out: inout [ServerAction]) -> Bool {
         switch outcome {
-        case .verified(true):
+        case .verified(true) where account != nil:
             return true
-        case .verified(false), .hashed:
-            recordLoginFailure(account: ChatValidation.nickKey(account.name), address: session.address, now: now, into: &out)
+        case .verified, .hashed:
             sendError(.badLogin, "wrong account name or password", id: request.id, to: session, into: &out)
-            out.append(.log(.info, "bad login", logFields(session, ["account": account.name])))
+            out.append(.log(.info, "bad login", logFields(session, account.map { ["account": $0.name] } ?? [:])))
         case .failed:
             sendError(.unavailable, "the password could not be checked; try again", id: request.id, to: session, into: &out)
         }
         return false
     }
 
-    /// Whether the certificate is bound to the account; a store that cannot say means no.
+    /// Whether the certificate is bound to the account (in the store, or by `--operator
+    /// NAME=sha256:...`); a store that cannot say means no.
     func isCertificate(_ fingerprint: String?, boundTo account: String, into out: inout [ServerAction]) -> Bool {
         guard let fingerprint else { return false }
+        if isOperatorCertificate(fingerprint, of: ChatValidation.nickKey(account)) { return true }
         do {
             return try accounts.certificates(ofAccount: account).contains(fingerprint)
         } catch {

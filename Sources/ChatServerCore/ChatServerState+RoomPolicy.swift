@@ -110,11 +110,13 @@ extension ChatServerState {
 
     /// Whether a ban of `bans` matches the connection (with a shared store, by its device too).
     func matches(_ bans: BanList, _ session: ClientSession) -> Bool {
-        bans.matches(account: session.accountKey, peer: session.peer, address: session.address, device: device(of: session))
+        bans.matches(account: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
+                     address: session.address, device: device(of: session))
     }
 
     func matches(_ ban: Ban, _ session: ClientSession) -> Bool {
-        ban.matches(account: session.accountKey, peer: session.peer, address: session.address, device: device(of: session))
+        ban.matches(account: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
+                    address: session.address, device: device(of: session))
     }
 
     /// With a shared store, the digest of the connection's peer id (how the store names its
@@ -132,12 +134,14 @@ extension ChatServerState {
         return device(of: session).map { settings.invites.contains(.device($0)) } ?? false
     }
 
-    /// The server ban that applies to this identity, if any.
-    func serverBan(account: String?, peer: String, address: String) -> Ban? {
+    /// The server ban that applies to this identity (`created`: when its account was
+    /// registered), if any.
+    func serverBan(account: String?, created: Int64?, peer: String, address: String) -> Ban? {
         guard !serverBans.isEmpty else { return nil }
         let key = account.map(ChatValidation.nickKey)
         if let key, operatorKeys.contains(key) { return nil }
-        return serverBans.first(matching: key, peer: peer, address: address, device: roomLog == .shared ? peerDigest(peer) : nil)
+        return serverBans.first(matching: key, accountCreated: created, peer: peer, address: address,
+                                device: roomLog == .shared ? peerDigest(peer) : nil)
     }
 
     /// Nicks of the room's operators present (owner included), sorted as rosters are.

@@ -10,7 +10,10 @@ extension ChatServerState {
     private func accountsNeeded(by message: ChatMessage, from session: ClientSession) -> [String] {
         if session.phase == .awaitingHello {
             guard message.messageType == .join else { return [] }
+            // And the account of a session of this node the hello would take over (it must prove it).
+            let held = message.peer.flatMap { activeChatStreams[$0.uppercased()] }.flatMap { clients[$0]?.account }
             return ChatValidation.freeNickCandidates(for: message.sender, count: Self.nickCandidatesPerClaim + 1) { _ in false }
+                + (held.map { [$0] } ?? [])
         }
         switch message.messageType {
         case .nick: return [message.text]
@@ -51,6 +54,13 @@ extension ChatServerState {
             sharedAccounts?.remember(name, account: entry?.account, certificates: entry?.certificates ?? [])
         }
         var out: [ServerAction] = []
+        if case .recheck(let name) = pending, let loaded, let entry = loaded[name] {
+            if entry.map({ $0.account.passwordHash == nil && $0.certificates.isEmpty }) ?? true {
+                closeConnections(ofRetired: name, now: now, into: &out)
+            }
+            return out
+        }
+        if case .nickCandidates(let step) = pending { return resumeNickChoice(step, loaded: loaded != nil, now: now) }
         guard case .prefetch(let client, _) = pending, let session = clients[client] else { return out }
         session.awaitsRoomLog = false
         if loaded == nil, !session.heldMessages.isEmpty {
@@ -62,9 +72,51 @@ extension ChatServerState {
         return out
     }
 
-    /// Another node changed this account: this node reads it again when next needed.
-    public func accountChanged(_ name: String) {
+    /// The names among nick candidates this node has not read from the shared store: a guest may
+    /// be given none of them before it knows whether they are accounts.
+    func unreadAccounts(among candidates: [String]) -> [String] {
+        guard let cache = sharedAccounts else { return [] }
+        return candidates.filter { ChatValidation.isValidAccountName($0) && !cache.isKnown($0) }
+    }
+
+    /// Reads `names` (when there are any) and then takes `step` again; true when it waits.
+    func readAccounts(_ names: [String], then step: NickChoice, session: ClientSession, into out: inout [ServerAction]) -> Bool {
+        guard !names.isEmpty else { return false }
+        session.awaitsRoomLog = true
+        out.append(.loadAccounts(nextAccountsToken(.nickCandidates(step)), names: names))
+        return true
+    }
+
+    private func resumeNickChoice(_ step: NickChoice, loaded: Bool, now: Int64) -> [ServerAction] {
+        var out: [ServerAction] = []
+        switch step {
+        case .helloNick(let client, let join, let peer, let account, let replaced, let round):
+            guard let session = clients[client] else { return out }
+            guard loaded else {
+                storeUnavailable(for: join, session: session, why: "accounts could not be read", now: now, into: &out)
+                return out
+            }
+            claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: round, session: session, into: &out)
+        case .loginNick(let client, let request, let account):
+            guard let session = clients[client] else { return out }
+            guard loaded else {
+                // Logged in all the same; the nick stays as it was.
+                session.awaitsRoomLog = false
+                releaseHeldMessages(of: session, now: now, into: &out)
+                return out
+            }
+            claimLoginNick(request, account: account, session: session, into: &out)
+        }
+        return out
+    }
+
+    /// Another node changed this account: this node reads it again when next needed, at once
+    /// when connections here are logged in to it (an `unregister` closes them).
+    public func accountChanged(_ name: String) -> [ServerAction] {
         sharedAccounts?.forget(name)
+        let key = ChatValidation.nickKey(name)
+        guard clients.values.contains(where: { $0.accountKey == key }) else { return [] }
+        return [.loadAccounts(nextAccountsToken(.recheck(name)), names: [name])]
     }
 
     /// Changes may have been missed (the subscription was lost): every account is read again.
@@ -93,14 +145,20 @@ extension ChatServerState {
         case .register(let id, let message, _), .passwordChange(let id, let message), .certificate(let id, let message, _):
             client = id
             request = message
-        case .prefetch, .background:
+        case .prefetch, .background, .recheck, .nickCandidates:
+            return out
+        case .console(let answer):
+            out.append(.consoleLine(outcome == .written ? answer : outcome == .exists ? "account \(write.account) exists"
+                                        : "the account could not be stored"))
             return out
         }
         guard let session = clients[client] else { return out }
         session.awaitsRoomLog = false
         switch (outcome, pending) {
         case (.written, .register(_, _, let nick)):
-            registered(session, nick: nick, into: &out)
+            var created = now
+            if case .create(let account, _) = write { created = account.created }
+            registered(session, nick: nick, created: created, into: &out)
         case (.written, .passwordChange):
             out.append(.log(.info, "password changed", logFields(session, ["account": write.account])))
             sendChat(.accountNotice(nick: session.nick, account: write.account, text: "password-changed"), to: session, into: &out)

@@ -35,14 +35,15 @@ extension ChatServerState {
             // The record stays: the bytes are still held, and the client starts again from them.
             out.append(.endFileStream(key, fileError(.badOffset, "the server holds \(held) bytes of this upload", id: partial.id,
                                                      offset: held), stopSending: true))
-        case .interrupted:
-            var kept = partial
-            kept.updated = now
-            do {
-                try files.savePartial(kept)
-            } catch {
-                out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
-            }
+        case .interrupted(let held):
+            keepInterrupted(partial, held: held, now: now, into: &out)
+        case .lowOnDisk(let held):
+            // The client is told to stop; what it sent waits for a resume once there is room.
+            if held > 0 { keepInterrupted(partial, held: held, now: now, into: &out) } else { forgetPartial(partial, into: &out) }
+            out.append(.log(.warning, "upload stopped: the disk is nearly full", ["stream": key.description,
+                                                                                  "reserve": String(configuration.diskReserveBytes)]))
+            out.append(.endFileStream(key, fileError(.quotaExceeded, "the server's disk is nearly full: uploads are refused until it has room",
+                                                     id: partial.id, offset: held > 0 ? held : nil), stopSending: true))
         case .failed(let reason):
             forgetPartial(partial, into: &out)
             out.append(.log(.error, "upload failed on disk", ["stream": key.description, "reason": reason]))
@@ -50,6 +51,18 @@ extension ChatServerState {
                                       stopSending: true))
         }
         return out
+    }
+
+    /// An interrupted upload's record waits for a resume, charged the bytes its partial file holds.
+    private func keepInterrupted(_ partial: PartialUpload, held: Int64, now: Int64, into out: inout [ServerAction]) {
+        var kept = partial
+        kept.updated = now
+        kept.charged = held
+        do {
+            try files.savePartial(kept)
+        } catch {
+            out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
+        }
     }
 
     /// Drops a partial upload's record; the glue removes its bytes (on `.stored` the partial file
@@ -67,7 +80,11 @@ extension ChatServerState {
     private func storeUpload(_ upload: ActiveUpload, on key: FileStreamKey, now: Int64, into out: inout [ServerAction]) {
         let partial = upload.partial
         let sender = clients[key.client].flatMap { $0.phase == .active ? $0.nick : nil } ?? upload.senderNick
-        if roomLog == .local { evictForRoom(partial.size, sha256: partial.sha256, into: &out) }
+        if roomLog == .local {
+            let alreadyStored = (try? files.hasContent(partial.sha256)) ?? false
+            makeRoom(for: partial.size, alreadyStored: alreadyStored, party: FileOwner.party(owner: partial.owner, address: partial.address),
+                     exceptPartial: nil, into: &out)
+        }
         var event: StoredEvent?
         if let room = partial.room {
             // With a shared log the event gets its seq there, after the record is stored.
@@ -78,7 +95,7 @@ extension ChatServerState {
         let file = StoredFile(
             id: event?.file ?? RandomPeerID.hexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
             room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
-            uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, recipient: upload.recipient?.nick,
+            uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, address: partial.address, recipient: upload.recipient?.nick,
             recipientAccount: upload.recipient?.account, recipientPeer: upload.recipient?.peer, recipientDevice: upload.recipient?.device)
         if files is SharedFileCatalog {
             // The record (and eviction) in the shared store first; then its room event.
@@ -121,21 +138,25 @@ extension ChatServerState {
         }
     }
 
-    /// Removes the oldest files until new content of `size` bytes fits under `--files-max-bytes`
-    /// (content already stored costs nothing more).
-    private func evictForRoom(_ size: Int64, sha256: String, into out: inout [ServerAction]) {
+    /// Removes stored files until `size` more bytes (none when `alreadyStored`: the same content is
+    /// kept) fit under `--files-max-bytes` beside the stored content and the charge of every upload
+    /// but `exceptPartial`. Eviction takes the oldest file of the party holding the most
+    /// (PROTOCOL.md section 9 notes), the uploader's `party` counting `size` more: one party
+    /// pushes out others' files only once they hold as much as it will.
+    func makeRoom(for size: Int64, alreadyStored: Bool, party: String, exceptPartial: String?, into out: inout [ServerAction]) {
         do {
-            guard try !files.hasContent(sha256) else { return }
-            var stored = try files.storedBytes()
-            while stored + size > configuration.filesMaxBytes, let oldest = try files.oldestFile() {
-                if try files.removeFile(id: oldest.id) {
+            let usage = try files.usage(of: .everyone, exceptPartial: exceptPartial)
+            var stored = usage.fileBytes
+            let needed = usage.partialBytes + (alreadyStored ? 0 : size)
+            while stored + needed > configuration.filesMaxBytes, let evicted = try files.nextEviction(uploaderParty: party, adding: size) {
+                if try files.removeFile(id: evicted.id) {
                     // An upload of the same bytes may already have found them stored on disk.
-                    if !activeUploads.values.contains(where: { $0.partial.sha256 == oldest.sha256 }) {
-                        out.append(.discardFileBytes(.content(oldest.sha256)))
+                    if !activeUploads.values.contains(where: { $0.partial.sha256 == evicted.sha256 }) {
+                        out.append(.discardFileBytes(.content(evicted.sha256)))
                     }
-                    stored -= oldest.size
+                    stored -= evicted.size
                 }
-                out.append(.log(.info, "file evicted", ["file": oldest.id, "size": String(oldest.size)]))
+                out.append(.log(.info, "file evicted", ["file": evicted.id, "size": String(evicted.size)]))
             }
         } catch {
             out.append(.log(.error, "file eviction failed", ["error": "\(error)"]))

@@ -38,6 +38,14 @@ extension ChatServerState {
             return
         }
         guard let place = uploadPlace(message, id: id, on: key, from: session, remote: remote, into: &out) else { return }
+        // Each upload being received holds a file open: at most so many at once (one taken over
+        // by this header gives its place).
+        let receiving = activeUploads.values.count { $0.partial.peer != session.peer || $0.partial.id != id }
+        guard receiving < configuration.maxUploads else {
+            refuseFileStream(key, .unavailable, "the server receives \(configuration.maxUploads) uploads at once now; try again shortly",
+                             id: id, into: &out)
+            return
+        }
         let owner = FileOwner.key(account: session.account, peer: session.peer)
         let offset = message.offset ?? 0
         let held: PartialUpload?
@@ -48,8 +56,8 @@ extension ChatServerState {
             return
         }
         var partial = PartialUpload(key: held?.key ?? RandomPeerID.hexKey(), peer: session.peer, id: id, owner: owner,
-                                    room: place.room, recipient: place.recipient?.nick, name: message.text, size: size,
-                                    sha256: sha256, updated: now)
+                                    address: session.address, room: place.room, recipient: place.recipient?.nick, name: message.text,
+                                    size: size, sha256: sha256, updated: now)
         let resumes = message.offset != nil && held.map { $0.describesSameUpload(as: partial) } == true
         if message.offset != nil && !resumes {
             // Nothing of this upload is held (or a different file under the same id): start again.
@@ -60,17 +68,20 @@ extension ChatServerState {
             refuseFileStream(key, .badOffset, "offset must be 0 to the file's size", id: id, offset: 0, into: &out)
             return
         }
-        if let held, !resumes {
-            // A new upload under the id of an interrupted one: the old bytes go.
-            partial.key = RandomPeerID.hexKey()
-            out.append(.discardFileBytes(.partial(held.key)))
-        }
         do {
-            let committed = try files.bytesOwned(by: owner) + files.partialBytes(owner: owner, exceptKey: held?.key)
-            guard committed + size <= configuration.fileQuotaBytes else {
-                refuseFileStream(key, .quotaExceeded, "this upload would pass your quota of \(configuration.fileQuotaBytes) bytes",
-                                 id: id, into: &out)
+            if let refusal = try quotaRefusal(of: partial, replacing: held?.key) {
+                refuseFileStream(key, .quotaExceeded, refusal, id: id, into: &out)
                 return
+            }
+            if let held, !resumes {
+                // A new upload under the id of an interrupted one: the old bytes go.
+                partial.key = RandomPeerID.hexKey()
+                out.append(.discardFileBytes(.partial(held.key)))
+            }
+            // What it may write is spoken for now: stored files make room for it at once.
+            if !(files is SharedFileCatalog) {
+                makeRoom(for: size, alreadyStored: false, party: FileOwner.party(owner: owner, address: session.address),
+                         exceptPartial: held?.key, into: &out)
             }
             try files.savePartial(partial)
         } catch {
@@ -85,7 +96,8 @@ extension ChatServerState {
         }
         activeUploads[key] = ActiveUpload(partial: partial, senderNick: session.nick, senderAccount: session.account,
                                           recipient: place.recipient)
-        out.append(.receiveUpload(key, UploadJob(partialKey: partial.key, size: size, sha256: sha256, offset: offset, resumes: resumes)))
+        out.append(.receiveUpload(key, UploadJob(partialKey: partial.key, size: size, sha256: sha256, offset: offset, resumes: resumes,
+                                                      keepFree: configuration.diskReserveBytes)))
     }
 
     /// The room (a member may share there) or the connected recipient of an upload (here, or
@@ -111,6 +123,35 @@ extension ChatServerState {
             return nil
         }
         return (room, nil)
+    }
+
+    /// Why `partial` may not begin (PROTOCOL.md section 9 quotas), or nil: its owner's and its
+    /// address's stored files and uploads, and everyone's uploads (which stored files cannot make
+    /// room for), with it, stay within their limits, in bytes and in uploads. `replacing`: the interrupted upload it
+    /// resumes or replaces, which no longer counts.
+    private func quotaRefusal(of partial: PartialUpload, replacing: String?) throws -> String? {
+        let limit = configuration.maxPartialUploads
+        let waiting = "uploads in progress or waiting for a resume (an interrupted one waits an hour)"
+        let mine = try files.usage(of: .owner(partial.owner), exceptPartial: replacing)
+        if mine.fileBytes + mine.partialBytes + partial.size > configuration.fileQuotaBytes {
+            return "this upload would pass your quota of \(configuration.fileQuotaBytes) bytes"
+        }
+        if mine.partials >= limit { return "you have \(limit) \(waiting)" }
+        if !partial.address.isEmpty {
+            let address = try files.usage(of: .address(partial.address), exceptPartial: replacing)
+            if address.fileBytes + address.partialBytes + partial.size > configuration.fileQuotaPerAddressBytes {
+                return "this upload would pass the quota of \(configuration.fileQuotaPerAddressBytes) bytes of your address"
+            }
+            if address.partials >= limit { return "your address has \(limit) \(waiting)" }
+        }
+        let everyone = try files.usage(of: .everyone, exceptPartial: replacing)
+        if everyone.partialBytes + partial.size > configuration.filesMaxBytes {
+            return "uploads in progress and interrupted ones take the server's file space now; try again later"
+        }
+        if everyone.partials >= configuration.maxPartialUploadsTotal {
+            return "the server has \(configuration.maxPartialUploadsTotal) \(waiting); try again later"
+        }
+        return nil
     }
 
     private func storedUpload(peer: String, id: String, into out: inout [ServerAction]) -> StoredFile? {

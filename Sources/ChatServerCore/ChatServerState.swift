@@ -46,9 +46,13 @@ public final class ChatServerState {
     /// Operator account keys.
     var operatorKeys: Set<String>
     var loginFailures: LoginFailures
-    /// Password tasks handed to the glue and not yet answered, also those of clients since gone
-    /// (their work still occupies the glue's workers).
+    /// Password tasks taken on and not finished: being counted, waiting in `passwordQueue`, or
+    /// handed to the glue and not yet answered (also those of clients since gone: their work
+    /// still occupies the glue's workers).
     var passwordTasks: [UInt64: PendingPasswordTask] = [:]
+    var passwordQueue = PasswordQueue()
+    /// Tasks handed to the glue and not answered (at most `passwordTasksRunning`).
+    var runningPasswordTasks = 0
     var nextPasswordTicket: UInt64 = 0
     /// Uploads whose body the glue is receiving, by stream.
     var activeUploads: [FileStreamKey: ActiveUpload] = [:]
@@ -69,6 +73,11 @@ public final class ChatServerState {
     var heldAckCount = 0
     /// File record reads and writes waiting for the shared store, by token.
     var pendingFiles: [UInt64: PendingFiles] = [:]
+    /// Upload headers' reads go to the store one at a time, each after the record the one before
+    /// wrote (on the same connection): every header is checked against the uploads this node
+    /// accepted before it. The reads waiting for their turn, oldest first, and whether one is out.
+    var waitingUploadReads: [(token: UInt64, query: FileQuery)] = []
+    var uploadReadOut = false
     /// Account reads and writes waiting for the shared store, by token.
     var pendingAccounts: [UInt64: PendingAccounts] = [:]
     /// The digest of a peer id as the shared store keeps it (its leases and member records: the

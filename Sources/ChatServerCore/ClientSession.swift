@@ -43,6 +43,8 @@ final class ClientSession {
     var account: String?
     /// ``ChatValidation/nickKey(_:)`` of `account`, compared on every moderation check.
     var accountKey: String?
+    /// When `account` was registered: a guest ban by address holds for accounts registered since.
+    var accountCreated: Int64?
     /// The password task this connection waits for; while it runs, chat-stream messages wait in
     /// `heldMessages` and are handled in order after the verdict.
     var awaitedPasswordTask: UInt64?
@@ -79,8 +81,10 @@ final class ClientSession {
         rooms.contains(room)
     }
 
-    /// Logs this connection in (or, with nil, out: never done by a request, but by a takeover).
-    func logIn(_ name: String?) {
+    /// Logs this connection in (or, with nil, out: never done by a request, but by a takeover)
+    /// to the account registered at `created` (nil: as set already, by the hello that checked it).
+    func logIn(_ name: String?, created: Int64? = nil) {
+        accountCreated = name == nil ? nil : created ?? accountCreated
         account = name
         accountKey = name.map(ChatValidation.nickKey)
     }

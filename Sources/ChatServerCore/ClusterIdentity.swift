@@ -5,13 +5,18 @@ public struct PeerHolder: Sendable, Equatable {
     public let node: String
     public let client: ClientID
     public let nick: String
+    /// ``ChatValidation/nickKey(_:)`` of the account its session is logged in to (nil: a guest's).
+    /// The store gives the lease over only to a connection that proved that account; otherwise
+    /// the holder keeps it (and the new connection is a new device).
+    public let account: String?
     /// The holder is (was) a connection of this node.
     public let isThisNode: Bool
 
-    public init(node: String, client: ClientID, nick: String, isThisNode: Bool) {
+    public init(node: String, client: ClientID, nick: String, account: String? = nil, isThisNode: Bool) {
         self.node = node
         self.client = client
         self.nick = nick
+        self.account = account
         self.isThisNode = isThisNode
     }
 }

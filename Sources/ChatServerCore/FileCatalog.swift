@@ -10,14 +10,14 @@ public protocol FileCatalog: AnyObject {
     func file(id: String) throws -> StoredFile?
     /// The file `peer` uploaded with `id`, if still stored: the receipt of a completed upload.
     func file(uploadedBy peer: String, id: String) throws -> StoredFile?
-    /// Bytes of distinct content stored (the same bytes count once).
-    func storedBytes() throws -> Int64
     /// Whether any file has this content.
     func hasContent(_ sha256: String) throws -> Bool
-    /// Bytes of the files counted against `owner`.
-    func bytesOwned(by owner: String) throws -> Int64
-    /// The oldest stored file, for eviction.
-    func oldestFile() throws -> StoredFile?
+    /// What `scope` holds, leaving out the partial upload `exceptPartial` (the one a header replaces or resumes).
+    func usage(of scope: FileScope, exceptPartial: String?) throws -> FileUsage
+    /// The file eviction takes next: the oldest file of the party (``FileOwner/party(owner:address:)``)
+    /// holding the most bytes, `uploaderParty` counting `adding` bytes more (the file being made
+    /// room for); among parties holding as much, the one whose oldest file is the oldest.
+    func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile?
     /// Removes a file's record; returns whether its content is now unused.
     func removeFile(id: String) throws -> Bool
 
@@ -26,6 +26,4 @@ public protocol FileCatalog: AnyObject {
     func removePartial(key: String) throws
     /// Partial uploads not touched since `ts`.
     func partials(updatedBefore ts: Int64) throws -> [PartialUpload]
-    /// The sizes of the partial uploads held (all of them, or those of `owner`), but the one with `exceptKey`.
-    func partialBytes(owner: String?, exceptKey: String?) throws -> Int64
 }

@@ -22,20 +22,43 @@ public final class InMemoryFileCatalog: FileCatalog {
         files.first { $0.uploaderPeer == peer && $0.uploadID == id }
     }
 
-    public func storedBytes() -> Int64 {
-        var sizeByContent: [String: Int64] = [:]
-        for file in files { sizeByContent[file.sha256] = file.size }
-        return sizeByContent.values.reduce(0, +)
-    }
-
     public func hasContent(_ sha256: String) -> Bool { files.contains { $0.sha256 == sha256 } }
 
-    public func bytesOwned(by owner: String) -> Int64 {
-        files.reduce(0) { $0 + ($1.owner == owner ? $1.size : 0) }
+    public func usage(of scope: FileScope, exceptPartial: String?) -> FileUsage {
+        var usage = FileUsage()
+        switch scope {
+        case .everyone:
+            var sizeByContent: [String: Int64] = [:]
+            for file in files { sizeByContent[file.sha256] = file.size }
+            usage.fileBytes = sizeByContent.values.reduce(0, +)
+        case .owner(let owner):
+            usage.fileBytes = files.reduce(0) { $0 + ($1.owner == owner ? $1.size : 0) }
+        case .address(let address):
+            usage.fileBytes = files.reduce(0) { $0 + ($1.address == address ? $1.size : 0) }
+        }
+        for partial in partialsByKey.values where partial.key != exceptPartial && partial.belongs(to: scope) {
+            usage.partialBytes += partial.charged
+            usage.partials += 1
+        }
+        return usage
     }
 
-    /// The earliest `ts`, the first stored among equals (as the database orders them).
-    public func oldestFile() -> StoredFile? { files.min { $0.ts < $1.ts } }
+    /// Ties between files of one party go to the first stored (as the database orders them).
+    public func nextEviction(uploaderParty: String, adding: Int64) -> StoredFile? {
+        var held: [String: Int64] = [:]
+        var oldest: [String: StoredFile] = [:]
+        for file in files {
+            let party = FileOwner.party(owner: file.owner, address: file.address)
+            held[party, default: uploaderParty == party ? adding : 0] += file.size
+            if let known = oldest[party], known.ts <= file.ts { continue }
+            oldest[party] = file
+        }
+        return oldest.min { a, b in
+            let heldA = held[a.key] ?? 0
+            let heldB = held[b.key] ?? 0
+            return heldA != heldB ? heldA > heldB : a.value.ts < b.value.ts
+        }?.value
+    }
 
     public func removeFile(id: String) -> Bool {
         guard let index = files.firstIndex(where: { $0.id == id }) else { return false }
@@ -58,11 +81,5 @@ public final class InMemoryFileCatalog: FileCatalog {
 
     public func partials(updatedBefore ts: Int64) -> [PartialUpload] {
         partialsByKey.values.filter { $0.updated < ts }.sorted { $0.updated < $1.updated }
-    }
-
-    public func partialBytes(owner: String?, exceptKey: String?) -> Int64 {
-        partialsByKey.values.reduce(0) { total, partial in
-            total + (partial.key != exceptKey && (owner == nil || partial.owner == owner) ? partial.size : 0)
-        }
     }
 }

@@ -7,12 +7,23 @@ public struct PasswordTask: Sendable {
         case hash
         /// Check a password against a stored hash (login).
         case verify(storedHash: String)
+        /// Check a password against a hash of nothing (a name that is no account, an account
+        /// without a password): the same work as `verify`, with the same parameters as a new
+        /// hash, and always `verified(false)`, so neither the answer nor the time it takes tells
+        /// a missing account from a wrong password (PROTOCOL.md section 7).
+        case decoy
     }
 
     /// Names the task in its result.
     public let ticket: UInt64
     public let password: String
     public let work: Work
+
+    public init(ticket: UInt64, password: String, work: Work) {
+        self.ticket = ticket
+        self.password = password
+        self.work = work
+    }
 }
 
 /// What the glue found.
@@ -23,4 +34,6 @@ public enum PasswordOutcome: Sendable, Equatable {
     case verified(Bool)
     /// The work failed (out of memory, a stored hash that does not parse): the request is refused.
     case failed(String)
+
+    var isFailure: Bool { if case .failed = self { true } else { false } }
 }

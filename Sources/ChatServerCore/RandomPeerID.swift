@@ -1,6 +1,6 @@
 /// Random version-4 UUIDs in the usual upper-case text form, for clients that join without
 /// a `peer`. Written by hand so the message path needs no Foundation.
-enum RandomPeerID {
+public enum RandomPeerID {
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     static func make<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
@@ -25,7 +25,7 @@ enum RandomPeerID {
 
 extension RandomPeerID {
     /// 32 random lowercase hex digits: file ids and the names of partial upload files.
-    static func hexKey() -> String {
+    public static func hexKey() -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

@@ -9,7 +9,7 @@ extension SQLiteHistoryStore: FileCatalog {
                     .text(file.id), .text(file.sha256), .integer(file.size), .text(file.name), .optionalText(file.room),
                     .optionalInteger(file.seq), .integer(file.ts), .text(file.sender), .optionalText(file.senderAccount),
                     .text(file.uploaderPeer), .text(file.uploadID), .text(file.owner), .optionalText(file.recipient),
-                    .optionalText(file.recipientAccount), .optionalText(file.recipientPeer),
+                    .optionalText(file.recipientAccount), .optionalText(file.recipientPeer), .text(file.address),
                 ], doing: "storing the record of file '\(file.id)'")
             if let event { try insert([event], retainPerRoom: retainPerRoom) }
             try statements.commit.run([], doing: "committing")
@@ -27,10 +27,6 @@ extension SQLiteHistoryStore: FileCatalog {
         try readFile(fileStatements.selectUpload, [.text(peer), .text(id)])
     }
 
-    public func storedBytes() throws -> Int64 {
-        try readInteger(fileStatements.storedBytes, [], doing: "summing stored file bytes")
-    }
-
     public func hasContent(_ sha256: String) throws -> Bool {
         let statement = fileStatements.hasContent
         statement.bind([.text(sha256)])
@@ -38,12 +34,38 @@ extension SQLiteHistoryStore: FileCatalog {
         return try statement.step(doing: "looking up stored content")
     }
 
-    public func bytesOwned(by owner: String) throws -> Int64 {
-        try readInteger(fileStatements.bytesOwned, [.text(owner)], doing: "summing an owner's file bytes")
+    public func usage(of scope: FileScope, exceptPartial: String?) throws -> FileUsage {
+        let except = SQLiteValue.optionalText(exceptPartial)
+        let stored: Int64
+        let partials: (bytes: Int64, count: Int64)
+        switch scope {
+        case .everyone:
+            stored = try readInteger(fileStatements.storedBytes, [], doing: "summing stored file bytes")
+            partials = try readPair(fileStatements.partialUsage, [except], doing: "summing partial uploads")
+        case .owner(let owner):
+            stored = try readInteger(fileStatements.bytesOwned, [.text(owner)], doing: "summing an owner's file bytes")
+            partials = try readPair(fileStatements.ownerPartialUsage, [except, .text(owner)], doing: "summing an owner's partial uploads")
+        case .address(let address):
+            stored = try readInteger(fileStatements.bytesFromAddress, [.text(address)], doing: "summing an address's file bytes")
+            partials = try readPair(fileStatements.addressPartialUsage, [except, .text(address)],
+                                    doing: "summing an address's partial uploads")
+        }
+        return FileUsage(fileBytes: stored, partialBytes: partials.bytes, partials: Int(partials.count))
     }
 
-    public func oldestFile() throws -> StoredFile? {
-        try readFile(fileStatements.oldestFile, [])
+    public func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile? {
+        let statement = fileStatements.largestParty
+        statement.bind([.text(uploaderParty), .integer(adding)])
+        let party: String?
+        do {
+            party = try statement.step(doing: "finding the largest holder of files") ? statement.text(at: 0) : nil
+        } catch {
+            statement.reset()
+            throw error
+        }
+        statement.reset()
+        guard let party else { return nil }
+        return try readFile(fileStatements.oldestOfParty, [.text(party)])
     }
 
     public func removeFile(id: String) throws -> Bool {
@@ -67,7 +89,7 @@ extension SQLiteHistoryStore: FileCatalog {
             [
                 .text(partial.key), .text(partial.peer), .text(partial.id), .text(partial.owner), .optionalText(partial.room),
                 .optionalText(partial.recipient), .text(partial.name), .integer(partial.size), .text(partial.sha256),
-                .integer(partial.updated),
+                .integer(partial.updated), .text(partial.address), .integer(partial.charged),
             ], doing: "saving a partial upload")
     }
 
@@ -83,11 +105,6 @@ extension SQLiteHistoryStore: FileCatalog {
         try readPartials(fileStatements.stalePartials, [.integer(ts)])
     }
 
-    public func partialBytes(owner: String?, exceptKey: String?) throws -> Int64 {
-        try readInteger(fileStatements.partialBytes, [.optionalText(owner), .optionalText(exceptKey)],
-                        doing: "summing partial upload bytes")
-    }
-
     // MARK: Rows
 
     private func readFile(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws -> StoredFile? {
@@ -99,8 +116,8 @@ extension SQLiteHistoryStore: FileCatalog {
             name: statement.text(at: 3) ?? "", room: statement.optionalText(at: 4), seq: statement.optionalInteger(at: 5),
             ts: statement.integer(at: 6), sender: statement.text(at: 7) ?? "", senderAccount: statement.optionalText(at: 8),
             uploaderPeer: statement.text(at: 9) ?? "", uploadID: statement.text(at: 10) ?? "", owner: statement.text(at: 11) ?? "",
-            recipient: statement.optionalText(at: 12), recipientAccount: statement.optionalText(at: 13),
-            recipientPeer: statement.optionalText(at: 14))
+            address: statement.text(at: 15) ?? "", recipient: statement.optionalText(at: 12),
+            recipientAccount: statement.optionalText(at: 13), recipientPeer: statement.optionalText(at: 14))
     }
 
     private func readPartials(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws -> [PartialUpload] {
@@ -110,9 +127,9 @@ extension SQLiteHistoryStore: FileCatalog {
         while try statement.step(doing: "reading partial uploads") {
             partials.append(PartialUpload(
                 key: statement.text(at: 0) ?? "", peer: statement.text(at: 1) ?? "", id: statement.text(at: 2) ?? "",
-                owner: statement.text(at: 3) ?? "", room: statement.optionalText(at: 4), recipient: statement.optionalText(at: 5),
-                name: statement.text(at: 6) ?? "", size: statement.integer(at: 7), sha256: statement.text(at: 8) ?? "",
-                updated: statement.integer(at: 9)))
+                owner: statement.text(at: 3) ?? "", address: statement.text(at: 10) ?? "", room: statement.optionalText(at: 4),
+                recipient: statement.optionalText(at: 5), name: statement.text(at: 6) ?? "", size: statement.integer(at: 7),
+                sha256: statement.text(at: 8) ?? "", updated: statement.integer(at: 9), charged: statement.integer(at: 11)))
         }
         return partials
     }
@@ -122,5 +139,12 @@ extension SQLiteHistoryStore: FileCatalog {
         defer { statement.reset() }
         guard try statement.step(doing: what) else { return 0 }
         return statement.integer(at: 0)
+    }
+
+    private func readPair(_ statement: SQLiteStatement, _ values: [SQLiteValue], doing what: String) throws -> (Int64, Int64) {
+        statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step(doing: what) else { return (0, 0) }
+        return (statement.integer(at: 0), statement.integer(at: 1))
     }
 }

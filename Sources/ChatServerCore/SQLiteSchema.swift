@@ -8,8 +8,10 @@
 ///   every event and receipt; its old events have no account.
 /// - Version 3: `events` gains `file`, `file_size` and `file_sha256` (the `file` room event);
 ///   `files` and `partial_uploads` (PROTOCOL.md section 9).
+/// - Version 4: `files` and `partial_uploads` gain the uploader's `address` (per-address quotas,
+///   eviction by party), `partial_uploads` the bytes it is `charged` (its size until interrupted).
 enum SQLiteSchema {
-    static let version = 3
+    static let version = 4
 
     static func migrate(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         // IMMEDIATE: the version is read and raised under the write lock, so two stores opening
@@ -23,6 +25,7 @@ enum SQLiteSchema {
             if found < 1 { try database.execute(versionOne, doing: "creating the history tables") }
             if found < 2 { try database.execute(versionTwo, doing: "adding the account and moderation tables") }
             if found < 3 { try database.execute(versionThree, doing: "adding the file tables") }
+            if found < 4 { try database.execute(versionFour, doing: "adding the uploaders' addresses") }
             if found < version { try database.execute("PRAGMA user_version = \(version)", doing: "raising the schema version") }
             try database.execute("COMMIT", doing: "committing the schema migration")
         } catch {
@@ -87,5 +90,19 @@ enum SQLiteSchema {
             recipient TEXT, name TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, updated INTEGER NOT NULL,
             UNIQUE (peer, upload_id)
         ) WITHOUT ROWID;
+        """
+
+    /// The party expression is ``FileOwner/party(owner:address:)``'s, indexed for eviction.
+    static let party = "(CASE WHEN address != '' THEN 'address:' || address WHEN substr(owner, 1, 5) = 'peer:' THEN 'guests' ELSE owner END)"
+
+    private static let versionFour = """
+        ALTER TABLE files ADD COLUMN address TEXT NOT NULL DEFAULT '';
+        ALTER TABLE partial_uploads ADD COLUMN address TEXT NOT NULL DEFAULT '';
+        ALTER TABLE partial_uploads ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;
+        UPDATE partial_uploads SET charged = size;
+        CREATE INDEX files_by_address ON files (address);
+        CREATE INDEX files_by_party ON files (\(party), ts);
+        CREATE INDEX partial_uploads_by_owner ON partial_uploads (owner);
+        CREATE INDEX partial_uploads_by_address ON partial_uploads (address);
         """
 }

@@ -48,15 +48,18 @@ public enum ServerAction: Sendable {
     /// With a shared store: store a change that no room event announces (an invite, a server
     /// ban or its lifting); a server ban is also told to the other nodes.
     case writePolicy(PolicyChange)
-    /// With a shared store: take the peer id's lease for this connection (whoever held it) and
-    /// answer the previous holder through ``ChatServerState/peerClaimed(_:_:now:)``.
-    case claimPeer(UInt64, peer: String, client: ClientID)
+    /// With a shared store: take the peer id's lease for this connection and answer the previous
+    /// holder through ``ChatServerState/peerClaimed(_:_:now:)``; a holder logged in to an account
+    /// other than `account` (the key of the account this connection proved, nil for none) keeps
+    /// it (docs/PROTOCOL.md sections 7-8, item 11).
+    case claimPeer(UInt64, peer: String, client: ClientID, account: String?)
     /// With a shared store: take the first nick of `candidates` that no other device holds (one
     /// held by the same peer id through another node is taken over); the answer comes back
     /// through ``ChatServerState/nickClaimed(_:_:now:)``.
     case claimNick(UInt64, candidates: [String], peer: String)
     /// With a shared store: the peer id's lease now names this connection, its nick, its account
-    /// (nil for a guest) and its address (empty when exempt), for other nodes to find.
+    /// key (nil for a guest) and its address (empty when exempt), for other nodes to find and for
+    /// a takeover to check the account it must prove.
     case recordPeer(peer: String, client: ClientID, nick: String, account: String?, address: String)
     /// With a shared store: give up a nick's lease, and with `andPeer` the peer id's, if this
     /// node still holds them for `peer`.
@@ -87,18 +90,28 @@ public enum ServerAction: Sendable {
     /// With a shared store: a typing indicator (a datagram's JSON) for the room's members on other
     /// nodes; published, never stored.
     case publishTyping(room: String, SharedPayload)
-    /// With a shared store: a wrong password (or a name that is no account) for `account` (a key)
-    /// from `address`, for the other nodes' counts (``ChatServerState/loginFailedElsewhere``);
-    /// published, never stored.
-    case publishLoginFailure(account: String?, address: String)
-    /// With a shared store: read file records (by id, by upload, bytes per owner) for a file
-    /// stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
+    /// With a shared store: count a password attempt for its account and its address before its
+    /// hash runs, in one step on the store, unless either has had `limit` counted within the
+    /// window (PROTOCOL.md section 7, across every node); the answer comes back through
+    /// ``ChatServerState/loginAttemptReserved(_:_:now:)``.
+    case reserveLoginAttempt(LoginAttempt, limit: Int, windowMilliseconds: Int64)
+    /// With a shared store: take back a counted attempt (its password was right, its check could
+    /// not be made, or it was never checked); nobody waits for it.
+    case releaseLoginAttempt(LoginAttempt)
+    /// With a shared store: read file records (by id, by upload, what each scope holds) for a
+    /// file stream header; through ``ChatServerState/filesLoaded(_:_:now:)``.
     case loadFiles(UInt64, FileQuery)
-    /// With a shared store: write interrupted-upload records (behind: nobody waits for them).
-    case writePartialUploads([PartialUploadWrite])
-    /// With a shared store: store a file's record, evicting the oldest files past `maxBytes`
-    /// of distinct content; through ``ChatServerState/fileRecordStored(_:_:now:)``.
+    /// With a shared store: write interrupted-upload records (behind: nobody waits for them),
+    /// then evict stored files while distinct content and every upload's charge pass `maxBytes`;
+    /// content no record uses any more comes back through ``ChatServerState/contentEvicted(_:)``.
+    case writePartialUploads([PartialUploadWrite], maxBytes: Int64)
+    /// With a shared store: store a file's record, evicting stored files while distinct content
+    /// and every upload's charge pass `maxBytes` (the party holding the most first, PROTOCOL.md
+    /// section 9 notes); through ``ChatServerState/fileRecordStored(_:_:now:)``.
     case storeFileRecord(UInt64, StoredFile, maxBytes: Int64)
+    /// A line for the operator console: the answer to a command whose outcome came later (a
+    /// console `register` stored through the shared store, say).
+    case consoleLine(String)
     /// One log line: an event name and its details.
     case log(LogLevel, String, [String: String])
 }

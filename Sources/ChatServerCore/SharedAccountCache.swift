@@ -97,6 +97,9 @@ public final class SharedAccountCache: AccountStore {
             entries[ChatValidation.nickKey(name)] = entry
         case .unbind(let name, let certificate):
             entries[ChatValidation.nickKey(name)]?.certificates.removeAll { $0 == certificate }
+        case .retire(let name):
+            entries[ChatValidation.nickKey(name)]?.account?.passwordHash = nil
+            entries[ChatValidation.nickKey(name)]?.certificates = []
         }
     }
 }
@@ -108,11 +111,13 @@ public enum AccountWrite: Sendable, Equatable {
     case setPasswordHash(account: String, hash: String?)
     case bind(account: String, certificate: String)
     case unbind(account: String, certificate: String)
+    /// The operator console's `unregister`: the password and every certificate go, the name stays.
+    case retire(account: String)
 
     public var account: String {
         switch self {
         case .create(let account, _): account.name
-        case .setPasswordHash(let name, _), .bind(let name, _), .unbind(let name, _): name
+        case .setPasswordHash(let name, _), .bind(let name, _), .unbind(let name, _), .retire(let name): name
         }
     }
 }
@@ -126,4 +131,19 @@ enum PendingAccounts {
     case register(ClientID, ChatMessage, nick: String)
     case passwordChange(ClientID, ChatMessage)
     case certificate(ClientID, ChatMessage, adding: Bool)
+    /// A change made on the operator console, answered there.
+    case console(answer: String)
+    /// Another node changed an account this node's connections are logged in to: if it has no
+    /// credential any more (unregistered), they are closed.
+    case recheck(String)
+    /// Nick candidates read before one is chosen: then the choice is made again.
+    case nickCandidates(NickChoice)
+}
+
+/// A choice of nick that waits for its candidates to be read from the shared store.
+enum NickChoice {
+    /// A hello's nick (``ChatServerState/claimHelloNick``).
+    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
+    /// The nick a login takes (``ChatServerState/claimLoginNick``).
+    case loginNick(ClientID, request: ChatMessage, account: String)
 }

@@ -11,10 +11,9 @@ public final class SharedFileCatalog: FileCatalog {
     private var records: [String: StoredFile] = [:]
     /// `PEER\nID` → the file of that upload (nil: known to have none).
     private var uploads: [String: String?] = [:]
-    private var owners: [String: Int64] = [:]
-    /// `PEER\nID` → its interrupted upload, if any; bytes of interrupted uploads per owner.
+    private var usages: [FileScope: FileUsage] = [:]
+    /// `PEER\nID` → its interrupted upload, if any.
     private var partialsByUpload: [String: PartialUpload?] = [:]
-    private var partialOwners: [String: Int64] = [:]
     /// Interrupted-upload records to write, in order.
     private var writes: [PartialUploadWrite] = []
 
@@ -30,18 +29,16 @@ public final class SharedFileCatalog: FileCatalog {
         for file in loaded.files { records[file.id] = file }
         for id in loaded.missingFiles { records[id] = nil }
         for (upload, file) in loaded.uploads { uploads[upload] = file }
-        for (owner, bytes) in loaded.ownedBytes { owners[owner] = bytes }
+        for (scope, usage) in loaded.usages { usages[scope] = usage }
         for (upload, partial) in loaded.partials { partialsByUpload[upload] = partial }
-        for (owner, bytes) in loaded.partialBytes { partialOwners[owner] = bytes }
     }
 
     /// Forgets what the last request needed: the next one reads again (other nodes change it).
     func clear() {
         records = [:]
         uploads = [:]
-        owners = [:]
+        usages = [:]
         partialsByUpload = [:]
-        partialOwners = [:]
     }
 
     public static func uploadKey(peer: String, id: String) -> String { peer + "\n" + id }
@@ -57,16 +54,21 @@ public final class SharedFileCatalog: FileCatalog {
         return known.flatMap { records[$0] }
     }
 
-    public func bytesOwned(by owner: String) throws -> Int64 {
-        guard let bytes = owners[owner] else { throw Self.notLoaded }
-        return bytes
+    /// What was loaded for `scope`, less the interrupted upload `exceptPartial` when it was loaded too.
+    public func usage(of scope: FileScope, exceptPartial: String?) throws -> FileUsage {
+        guard var usage = usages[scope] else { throw Self.notLoaded }
+        let excepted = partialsByUpload.values.lazy.compactMap { $0 }.first { $0.key == exceptPartial }
+        if let excepted, excepted.belongs(to: scope) {
+            usage.partialBytes -= excepted.charged
+            usage.partials -= 1
+        }
+        return usage
     }
 
-    /// Records and eviction are the store's own (``ServerAction/storeFileRecord(_:_:)``).
+    /// Records and eviction are the store's own (``ServerAction/storeFileRecord(_:_:maxBytes:)``).
     public func storeFile(_ file: StoredFile, event: StoredEvent?, retainPerRoom: Int) throws { throw Self.notLoaded }
-    public func storedBytes() throws -> Int64 { throw Self.notLoaded }
     public func hasContent(_ sha256: String) throws -> Bool { throw Self.notLoaded }
-    public func oldestFile() throws -> StoredFile? { throw Self.notLoaded }
+    public func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile? { throw Self.notLoaded }
     public func removeFile(id: String) throws -> Bool { throw Self.notLoaded }
 
     public func savePartial(_ partial: PartialUpload) throws { writes.append(.save(partial)) }
@@ -81,11 +83,6 @@ public final class SharedFileCatalog: FileCatalog {
     /// The glue expires interrupted uploads in the store itself.
     public func partials(updatedBefore ts: Int64) throws -> [PartialUpload] { [] }
 
-    public func partialBytes(owner: String?, exceptKey: String?) throws -> Int64 {
-        guard let owner, let bytes = partialOwners[owner] else { throw Self.notLoaded }
-        let excepted = partialsByUpload.values.compactMap { $0 }.first { $0.key == exceptKey && $0.owner == owner }
-        return bytes - (excepted?.size ?? 0)
-    }
 }
 
 /// File records read from the shared store for one request.
@@ -95,19 +92,18 @@ public struct LoadedFiles: Sendable, Equatable {
     public var missingFiles: [String] = []
     /// Uploads asked for (``SharedFileCatalog/uploadKey(peer:id:)``) → the file they made, or nil.
     public var uploads: [String: String?] = [:]
-    public var ownedBytes: [String: Int64] = [:]
-    /// Uploads asked for → their interrupted upload, or nil; bytes of interrupted uploads per owner.
+    /// What each scope asked for holds.
+    public var usages: [FileScope: FileUsage] = [:]
+    /// Uploads asked for → their interrupted upload, or nil.
     public var partials: [String: PartialUpload?] = [:]
-    public var partialBytes: [String: Int64] = [:]
 
-    public init(files: [StoredFile] = [], missingFiles: [String] = [], uploads: [String: String?] = [:], ownedBytes: [String: Int64] = [:],
-                partials: [String: PartialUpload?] = [:], partialBytes: [String: Int64] = [:]) {
+    public init(files: [StoredFile] = [], missingFiles: [String] = [], uploads: [String: String?] = [:],
+                usages: [FileScope: FileUsage] = [:], partials: [String: PartialUpload?] = [:]) {
         self.files = files
         self.missingFiles = missingFiles
         self.uploads = uploads
-        self.ownedBytes = ownedBytes
+        self.usages = usages
         self.partials = partials
-        self.partialBytes = partialBytes
     }
 }
 
@@ -122,10 +118,11 @@ public struct FileQuery: Sendable, Equatable {
     public var files: [String] = []
     /// (peer, upload id) pairs: their stored file and their interrupted upload.
     public var uploads: [(peer: String, id: String)] = []
-    public var owners: [String] = []
+    /// Whose usage a header is checked against (``FileUsage``).
+    public var scopes: [FileScope] = []
 
     public static func == (lhs: FileQuery, rhs: FileQuery) -> Bool {
-        lhs.files == rhs.files && lhs.owners == rhs.owners && lhs.uploads.map { "\($0.peer)\n\($0.id)" } == rhs.uploads.map { "\($0.peer)\n\($0.id)" }
+        lhs.files == rhs.files && lhs.scopes == rhs.scopes && lhs.uploads.map { "\($0.peer)\n\($0.id)" } == rhs.uploads.map { "\($0.peer)\n\($0.id)" }
     }
 }
 

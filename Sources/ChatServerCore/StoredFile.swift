@@ -20,6 +20,9 @@ public struct StoredFile: Sendable, Equatable, Hashable {
     public var uploadID: String
     /// Whose quota the file counts against (``FileOwner``).
     public var owner: String
+    /// The uploader's address as limits count it; empty for an exempt one. Its files count against
+    /// the address's quota, and eviction treats them as one party's (``FileOwner/party(owner:address:)``).
+    public var address: String
     /// A private file's recipient: its nick then, account and peer; or, for a recipient that was
     /// connected through another node of several, its device (the digest of its peer id) instead.
     public var recipient: String?
@@ -28,7 +31,7 @@ public struct StoredFile: Sendable, Equatable, Hashable {
     public var recipientDevice: String?
 
     public init(id: String, sha256: String, size: Int64, name: String, room: String?, seq: Int64?, ts: Int64, sender: String,
-                senderAccount: String?, uploaderPeer: String, uploadID: String, owner: String, recipient: String? = nil,
+                senderAccount: String?, uploaderPeer: String, uploadID: String, owner: String, address: String = "", recipient: String? = nil,
                 recipientAccount: String? = nil, recipientPeer: String? = nil, recipientDevice: String? = nil) {
         self.id = id
         self.sha256 = sha256
@@ -42,6 +45,7 @@ public struct StoredFile: Sendable, Equatable, Hashable {
         self.uploaderPeer = uploaderPeer
         self.uploadID = uploadID
         self.owner = owner
+        self.address = address
         self.recipient = recipient
         self.recipientAccount = recipientAccount
         self.recipientPeer = recipientPeer
@@ -50,9 +54,20 @@ public struct StoredFile: Sendable, Equatable, Hashable {
 }
 
 /// Quota keys: a logged-in uploader's account, a guest's peer id.
-enum FileOwner {
-    static func key(account: String?, peer: String) -> String {
+public enum FileOwner {
+    public static func key(account: String?, peer: String) -> String {
         if let account { return "account:" + account.lowercased() }
         return "peer:" + peer
     }
+
+    /// Whose files eviction weighs together (PROTOCOL.md section 9 notes): everyone uploading from
+    /// one address; from an exempt address (empty), an account alone and every guest together
+    /// (peer ids cost nothing to make, and such an address cannot tell their holders apart).
+    public static func party(owner: String, address: String) -> String {
+        if !address.isEmpty { return FileScope.address(address).key }
+        return owner.hasPrefix("peer:") ? exemptGuests : owner
+    }
+
+    /// The party of the guests of exempt addresses.
+    public static let exemptGuests = "guests"
 }

@@ -31,6 +31,12 @@ struct StrikeWindow {
         return now - oldest < windowMilliseconds
     }
 
+    /// Takes back one strike recorded at `time` (a reserved attempt that turned out right); does
+    /// nothing when it has already left the window's record.
+    mutating func remove(at time: Int64) {
+        if let index = times.firstIndex(of: time) { times.remove(at: index) }
+    }
+
     /// The time of the latest strike, if any.
     var latest: Int64? { times.last }
 }

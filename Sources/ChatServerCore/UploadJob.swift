@@ -13,12 +13,16 @@ public struct UploadJob: Sendable, Equatable {
     /// of those bytes is read back from it); false for a new upload, which starts the partial
     /// file empty.
     public let resumes: Bool
+    /// Free disk the writing leaves for chat, history and accounts (`--disk-reserve`): it stops
+    /// with ``UploadOutcome/lowOnDisk(held:)`` rather than take the disk below this.
+    public let keepFree: Int64
 
-    public init(partialKey: String, size: Int64, sha256: String, offset: Int64, resumes: Bool) {
+    public init(partialKey: String, size: Int64, sha256: String, offset: Int64, resumes: Bool, keepFree: Int64 = 0) {
         self.partialKey = partialKey
         self.size = size
         self.sha256 = sha256
         self.offset = offset
         self.resumes = resumes
+        self.keepFree = keepFree
     }
 }

@@ -16,4 +16,8 @@ public enum UploadOutcome: Sendable, Equatable {
     case interrupted(held: Int64)
     /// The disk refused (full, an I/O error); what was written is gone. `reason` is for the log.
     case failed(reason: String)
+    /// Writing on would leave less free disk than ``UploadJob/keepFree`` (where the files or the
+    /// database are): the writing stopped before that, with `held` bytes in the partial file,
+    /// which stay for a resume when there are any.
+    case lowOnDisk(held: Int64)
 }

@@ -20,6 +20,8 @@ public struct ChatLine: Sendable, Equatable {
         case history
         /// The read marker: where new lines began while the person was in another room.
         case readMarker
+        /// A rule between lines of two days, `text` the new day (`2026-12-08`).
+        case dayChange
 
         /// True for the three states of our own messages.
         public var isOwn: Bool {
@@ -56,4 +58,7 @@ public struct ChatLine: Sendable, Equatable {
 
     /// True for what counts as unread in a room not shown: others' messages, private or not.
     public var isUnreadable: Bool { kind == .message || kind == .directMessage }
+
+    /// A rule across the pane (the read marker, a day change), not a line of the conversation.
+    public var isRule: Bool { kind == .readMarker || kind == .dayChange }
 }

@@ -37,6 +37,11 @@ public struct ChatRoom: Sendable, Equatable {
     /// A private conversation rather than a room.
     public var isQuery: Bool { name.hasPrefix(Self.queryPrefix) }
 
+    /// A view of lines gathered from elsewhere (`/lastlog`), named `=` and what it shows, which
+    /// no room or conversation can be: nothing is sent from it.
+    public static let viewPrefix = "="
+    public var isView: Bool { name.hasPrefix(Self.viewPrefix) }
+
     /// The other side's nick of a private conversation.
     public var queryNick: String? { isQuery ? String(name.dropFirst(Self.queryPrefix.count)) : nil }
 
@@ -46,7 +51,7 @@ public struct ChatRoom: Sendable, Equatable {
     /// Lines below the bottom of a scrolled-back pane, the read marker not counted (0 when following).
     public var linesBelow: Int {
         guard let anchor = scrollAnchor, anchor.lineIndex + 1 < lines.count else { return 0 }
-        return lines[(max(0, anchor.lineIndex) + 1)...].filter { $0.kind != .readMarker }.count
+        return lines[(max(0, anchor.lineIndex) + 1)...].filter { !$0.isRule }.count
     }
 
     func memberIndex(of nick: String) -> Int? {

@@ -12,6 +12,7 @@ extension ChatViewModel {
             rooms[index].unreadCount += 1
             if line.isHighlight { rooms[index].highlightCount += 1 }
         }
+        if needsDayChange(before: line, in: index) { rooms[index].lines.append(dayChange(to: line)) }
         rooms[index].lines.append(line)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
@@ -29,6 +30,7 @@ extension ChatViewModel {
         if let match = rooms[index].searchMatch {
             rooms[index].searchMatch = (match.lineIndex + older.count, match.term)
         }
+        placeDayChanges(in: index, ruleOnTop: true)
         rooms[index].trimLines(to: maximumLinesPerRoom)
     }
 
@@ -58,5 +60,27 @@ extension ChatViewModel {
     /// Unread lines and highlights in every room but the current one, for the terminal title.
     public var totalHighlights: Int {
         rooms.enumerated().filter { $0.offset != currentRoomIndex }.reduce(0) { $0 + $1.element.highlightCount }
+    }
+}
+
+extension ChatViewModel {
+    /// A replayed line (a join's replay, what a reconnect missed): after the last line that is not
+    /// later, so it reads in time order before the notes of the reconnect that brought it. A
+    /// scrolled view stays on the lines it showed.
+    public mutating func insertInTimeOrder(_ line: ChatLine, to roomName: String) {
+        let index = openRoom(roomName)
+        let lines = rooms[index].lines
+        var position = lines.count
+        while position > 0, lines[position - 1].timestamp > line.timestamp { position -= 1 }
+        guard position < lines.count else { return append(line, to: roomName) }
+        rooms[index].lines.insert(line, at: position)
+        if let anchor = rooms[index].scrollAnchor, anchor.lineIndex >= position {
+            rooms[index].scrollAnchor = ScrollAnchor(lineIndex: anchor.lineIndex + 1, hiddenRows: anchor.hiddenRows)
+        }
+        if let match = rooms[index].searchMatch, match.lineIndex >= position {
+            rooms[index].searchMatch = (match.lineIndex + 1, match.term)
+        }
+        placeDayChanges(in: index, ruleOnTop: false)
+        rooms[index].trimLines(to: maximumLinesPerRoom)
     }
 }

@@ -90,3 +90,27 @@ extension ChatViewModel {
         rooms[index].highlightCount = 0
     }
 }
+
+extension ChatViewModel {
+    /// `/buffer NAME`: the buffer named so (a leading `#` or `@` optional), else the first whose
+    /// name contains it; case ignored. Nil when none does.
+    public func bufferIndex(matching typed: String) -> Int? {
+        let wanted = (typed.hasPrefix("#") ? String(typed.dropFirst()) : typed).lowercased()
+        guard !wanted.isEmpty else { return nil }
+        let names = rooms.map { $0.name.lowercased() }
+        return names.firstIndex { $0 == wanted || $0 == ChatRoom.queryPrefix + wanted }
+            ?? names.firstIndex { $0.contains(wanted) }
+    }
+
+    /// `/buffer` alone: every buffer with its number and counts, the one shown in brackets:
+    /// `buffers: [1:lobby] 2:dev(3) 3:@bob(1,1!)`.
+    public func bufferList() -> String {
+        "buffers: " + rooms.enumerated().map { index, room in
+            var label = "\(index + 1):\(room.name)"
+            if room.unreadCount > 0 || room.highlightCount > 0 {
+                label += room.highlightCount > 0 ? "(\(room.unreadCount),\(room.highlightCount)!)" : "(\(room.unreadCount))"
+            }
+            return index == currentRoomIndex ? "[\(label)]" : label
+        }.joined(separator: " ")
+    }
+}

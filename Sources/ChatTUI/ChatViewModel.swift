@@ -21,6 +21,16 @@ public struct ChatViewModel: Sendable, Equatable {
     /// While a password is asked for: the prompt the input line shows instead of the room, and
     /// nothing of what is typed (no echo).
     public var secretPrompt: String?
+    /// Set while the person is away (`/away REASON`; empty: no reason): the status bar says so.
+    public var awayReason: String?
+    /// A short answer shown on the typing line until the next key (`/search` finding nothing,
+    /// `/history`): not a line of the room's scrollback.
+    public var notice: String?
+    /// The local zone's offset from UTC, for the day of a line: a rule marks where the day
+    /// changes between two lines (`── 2026-12-08 ──`).
+    public var utcOffsetSeconds = 0
+    /// `/nicklist` hides the member list of rooms (so that text and URLs take the whole width).
+    public var showsMemberList = true
 
     public init(serverName: String = "", nick: String = "", maximumLinesPerRoom: Int = 5000) {
         self.serverName = serverName

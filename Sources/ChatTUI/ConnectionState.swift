@@ -6,4 +6,6 @@ public enum ConnectionState: Sendable, Equatable {
     case reconnecting(attempt: Int)
     /// Given up, or closed by the server; `reason` is shown (neutralised).
     case disconnected(reason: String)
+    /// Not connected because the client waits for the person (a nick to choose): `what` alone is shown.
+    case waiting(String)
 }

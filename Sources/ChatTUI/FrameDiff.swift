@@ -4,8 +4,9 @@
 /// drawn whole. Output starts from no assumption about the terminal's style and ends with the
 /// style reset, the cursor placed and shown, or hidden.
 ///
-/// The only sequences it emits: CUP, SGR (0, 1, 7, 30-37, 90-97, 38;5;n), ED 2, and the cursor
-/// show/hide modes.
+/// The only sequences it emits: CUP, SGR (0, 1, 7, 30-37, 90-97, 38;5;n), ED 2, the cursor
+/// show/hide modes, and OSC 8 hyperlinks around the cells of a web address (closed before the
+/// output ends).
 public enum FrameDiff {
     public static func bytes(from previous: Frame?, to next: Frame) -> [UInt8] {
         var output = TerminalOutput(columns: next.columns)

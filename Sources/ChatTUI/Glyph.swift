@@ -25,4 +25,19 @@ struct Glyph: Sendable, Equatable {
     }
 
     var isLineBreak: Bool { character == "\n" }
+
+    /// At most `width` columns of `glyphs`; when some are cut, the last column shows `…`, so a
+    /// long nick or topic never reads as a shorter one.
+    static func fitted(_ glyphs: [Glyph], width: Int) -> [Glyph] {
+        guard glyphs.reduce(0, { $0 + $1.width }) > width else { return glyphs }
+        guard width > 0 else { return [] }
+        var kept: [Glyph] = []
+        var used = 0
+        for glyph in glyphs {
+            guard used + glyph.width <= width - 1 else { break }
+            kept.append(glyph)
+            used += glyph.width
+        }
+        return kept + [Glyph(character: "…", width: 1, style: glyphs[kept.count].style)]
+    }
 }

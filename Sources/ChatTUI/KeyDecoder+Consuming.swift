@@ -48,6 +48,9 @@ extension KeyDecoder {
             // Alt-Tab, as terminals that do not take it for themselves send it.
             emit(.alt("\t"))
             state = .ground
+        case 0x7F, 0x08:
+            emit(.altBackspace)
+            state = .ground
         default:
             emit(.escape)
             state = .ground

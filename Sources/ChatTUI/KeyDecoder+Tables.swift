@@ -43,6 +43,8 @@ extension KeyDecoder {
         UInt8(ascii: "C"): .right, UInt8(ascii: "D"): .left,
         UInt8(ascii: "H"): .home, UInt8(ascii: "F"): .end,
         UInt8(ascii: "M"): .enter,
+        // rxvt's Ctrl-Left/Ctrl-Right.
+        UInt8(ascii: "d"): .wordLeft, UInt8(ascii: "c"): .wordRight,
     ]
 
     /// ESC `]` (OSC), `P` (DCS), `X` (SOS), `^` (PM), `_` (APC): strings ended by BEL or ST.
@@ -59,7 +61,17 @@ extension KeyDecoder {
         if final == UInt8(ascii: "~") {
             return firstParameter(of: parameters).flatMap { tildeSequences[$0] }
         }
+        // `CSI 1;5C` (Ctrl) and `CSI 1;3C` (Alt) move by word; other modifiers are ignored.
+        if final == UInt8(ascii: "C") || final == UInt8(ascii: "D"), let modifier = modifierParameter(of: parameters), modifier == 5 || modifier == 3 {
+            return .key(final == UInt8(ascii: "C") ? .wordRight : .wordLeft)
+        }
         return controlSequenceFinals[final].map { .key($0) }
+    }
+
+    /// The second parameter (`1;5` → 5), the modifier of an xterm key.
+    static func modifierParameter(of parameters: [UInt8]) -> Int? {
+        guard let separator = parameters.firstIndex(of: UInt8(ascii: ";")) else { return nil }
+        return firstParameter(of: Array(parameters[(separator + 1)...]))
     }
 
     static func firstParameter(of parameters: [UInt8]) -> Int? {

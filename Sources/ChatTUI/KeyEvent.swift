@@ -14,6 +14,10 @@ public enum KeyEvent: Sendable, Hashable {
     /// ESC alone, known only after ``KeyDecoder/flushPending()``.
     case escape
     case up, down, left, right
+    /// Ctrl-Left/Ctrl-Right (and Alt-Left/Alt-Right): a word at a time.
+    case wordLeft, wordRight
+    /// Alt-Backspace (ESC then DEL or BS).
+    case altBackspace
     case home, end, insert, delete, pageUp, pageDown
     /// Ctrl plus a letter (lower case, `a`...`z`) or `@`, `\`, `]`, `^`, `_`. Ctrl-H, Ctrl-I,
     /// Ctrl-J and Ctrl-M arrive as ``backspace``, ``tab`` and ``enter`` instead.

@@ -47,6 +47,24 @@ extension LineEditor {
         }
     }
 
+    /// The history of an earlier run (oldest first), before anything is typed: Up reaches it.
+    public mutating func restoreHistory(_ lines: [String]) {
+        history = Array((lines + history).suffix(historyLimit))
+        historyPosition = nil
+    }
+
+    /// What is being typed, to keep as a buffer's draft when another is shown (the draft under a
+    /// history entry being browsed, not the entry).
+    public var unsentText: String { historyPosition == nil ? text : draft }
+
+    /// Shows another buffer's draft (empty for none), the cursor at its end.
+    public mutating func showDraft(_ text: String) {
+        completion = nil
+        historyPosition = nil
+        draft = ""
+        load(text)
+    }
+
     /// True while Up/Down shows a history entry rather than the draft.
     public var isBrowsingHistory: Bool { historyPosition != nil }
 

@@ -36,6 +36,16 @@ extension LineEditor {
             deleteWordBeforeCursor()
         case .control("y"):
             yank()
+        case .alt("b"), .wordLeft:
+            moveWordLeft()
+        case .alt("f"), .wordRight:
+            moveWordRight()
+        case .alt("d"):
+            deleteWordAfterCursor()
+        case .altBackspace:
+            deleteWordBeforeCursorByLetters()
+        case .control("t"):
+            transposeCharacters()
         default:
             return .ignored
         }

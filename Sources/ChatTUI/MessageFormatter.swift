@@ -17,21 +17,37 @@ struct MessageFormatter: Sendable {
     /// `emphasized` marks the line a search found.
     func rows(for line: ChatLine, width: Int, emphasized: Bool = false) -> [WrappedRow] {
         if line.kind == .readMarker { return [readMarkerRow(width: width)] }
-        let (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
-        return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount)
+        if line.kind == .dayChange {
+            return [ruleRow(" " + TextNeutralizer.singleLine.neutralize(line.text) + " ", width: width, color: Palette.dim)]
+        }
+        var (glyphs, prefixCount) = glyphs(for: line, emphasized: emphasized)
+        let body = String(glyphs[prefixCount...].map(\.character))
+        let urls = URLFinder.ranges(in: body).map { ($0.lowerBound + prefixCount)..<($0.upperBound + prefixCount) }
+        // Each address's cells link to it (OSC 8), so the terminal opens it whole, however cut.
+        for range in urls {
+            let url = String(glyphs[range].map(\.character))
+            guard url.utf8.count <= CellStyle.linkLimit else { continue }
+            for index in range { glyphs[index].style.link = url }
+        }
+        return TextWrapper(width: width, indent: timestampWidth).wrap(glyphs, unbreakablePrefix: prefixCount, urls: urls)
     }
 
     func rowCount(for line: ChatLine, width: Int) -> Int {
-        line.kind == .readMarker ? 1 : rows(for: line, width: width).count
+        line.isRule ? 1 : rows(for: line, width: width).count
     }
 
     /// `───── new ─────` across the pane.
     func readMarkerRow(width: Int) -> WrappedRow {
-        let label = Self.readMarkerLabel.count + 2 <= width ? Self.readMarkerLabel : ""
+        ruleRow(Self.readMarkerLabel, width: width, color: Palette.marker)
+    }
+
+    /// `───── label ─────` across the pane (the label left out when it does not fit).
+    func ruleRow(_ text: String, width: Int, color: UInt8) -> WrappedRow {
+        let label = text.count + 2 <= width ? text : ""
         let left = max(0, (width - label.count) / 2)
         let right = max(0, width - label.count - left)
-        let text = String(repeating: "─", count: left) + label + String(repeating: "─", count: right)
-        return WrappedRow(indent: 0, glyphs: Glyph.glyphs(text, style: CellStyle(foreground: colorIndex(Palette.marker), bold: true)))
+        let rule = String(repeating: "─", count: left) + label + String(repeating: "─", count: right)
+        return WrappedRow(indent: 0, glyphs: Glyph.glyphs(rule, style: CellStyle(foreground: colorIndex(color), bold: true)))
     }
 
     /// The line's glyphs, and how many of them come before the body (no word breaks there).
@@ -72,7 +88,7 @@ struct MessageFormatter: Sendable {
             glyphs += Glyph.glyphs("-- " + subject + text, style: style)
         case .error:
             glyphs += Glyph.glyphs("!! " + text, style: CellStyle(foreground: colorIndex(Palette.error), bold: true, reverse: emphasized))
-        case .readMarker:
+        case .readMarker, .dayChange:
             break
         }
         return (glyphs, prefixCount)

@@ -1,15 +1,20 @@
 extension Renderer {
-    /// Who is typing, and `-- 12 more below --` at the right while the room is scrolled back
-    /// (`End` on an empty input line, or sending, jumps back down).
-    func drawTypingLine(_ model: ChatViewModel, row: Int, into frame: inout Frame) {
-        var limit = frame.columns
+    /// Who is typing (or a notice, until the next key), and `-- 12 more below --` at the right of
+    /// the message pane, under it, while the room is scrolled back (`End` on an empty input line,
+    /// or sending, jumps back down).
+    func drawTypingLine(_ model: ChatViewModel, row: Int, width: Int, into frame: inout Frame) {
+        var limit = min(width, frame.columns)
         if let room = model.currentRoom, room.isScrolledBack {
             let below = room.linesBelow
             let marker = Glyph.glyphs(below > 0 ? "-- \(below) more below --" : "-- more below --", style: style(bold: true))
-            if marker.count < frame.columns {
-                frame.write(marker, row: row, column: frame.columns - marker.count, limit: frame.columns)
-                limit = frame.columns - marker.count - 1
+            if marker.count < limit {
+                frame.write(marker, row: row, column: limit - marker.count, limit: limit)
+                limit -= marker.count + 1
             }
+        }
+        if let notice = model.notice {
+            frame.write(Glyph.fitted(Glyph.singleLine(notice, style: style(bold: true)), width: limit), row: row, column: 0, limit: limit)
+            return
         }
         guard let text = model.typingText(in: model.currentRoomIndex, now: options.now) else { return }
         frame.write(Glyph.singleLine(text, style: style(foreground: Palette.dim)), row: row, column: 0, limit: limit)

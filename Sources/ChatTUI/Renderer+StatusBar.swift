@@ -11,7 +11,15 @@ extension Renderer {
         // A transfer in progress first, its fullest form (with the connection when both fit), then
         // ever shorter forms of it alone, then the connection alone.
         var choices = [connectionText(model, withRoundTrip: true), connectionText(model, withRoundTrip: false)]
-        if let forms = model.transfer?.forms() { choices = choices.map { forms[0] + " | " + $0 } + forms + choices }
+        if let forms = model.transfer?.forms() {
+            if model.connection == .connected {
+                choices = choices.map { forms[0] + " | " + $0 } + forms + choices
+            } else {
+                // A transfer stalled by a lost connection never hides that the connection is lost.
+                let state = connectionText(model, withRoundTrip: false)
+                choices = forms.map { $0 + " | " + state } + [state]
+            }
+        }
         if let right = choices.lazy.map({ Glyph.singleLine($0 + " ", style: bar) })
             .first(where: { $0.reduce(0) { $0 + $1.width } * 2 <= frame.columns }) {
             let rightWidth = right.reduce(0) { $0 + $1.width }
@@ -27,7 +35,7 @@ extension Renderer {
     /// shows the most rooms around the current one.
     func statusLeftGlyphs(_ model: ChatViewModel, style bar: CellStyle, width: Int = .max) -> [Glyph] {
         // No nick yet (the client is asking for one): no empty field for it.
-        let nick = model.nick.isEmpty ? "" : "\(model.nick) | "
+        let nick = model.nick.isEmpty ? "" : "\(model.nick)\(model.awayReason == nil ? "" : " (away)") | "
         let heads = [" \(model.serverName) | \(nick)", " \(nick)", " "].map { Glyph.singleLine($0, style: bar) }
         let choices = [(0, false), (1, false), (0, true), (1, true), (2, false), (2, true)]
         var best: (glyphs: [Glyph], shown: Int)?
@@ -97,6 +105,7 @@ extension Renderer {
         case .connected: text = "connected"
         case .reconnecting(let attempt): text = "reconnecting (attempt \(attempt))"
         case .disconnected(let reason): text = reason.isEmpty ? "disconnected" : "disconnected: \(reason)"
+        case .waiting(let what): text = what
         }
         if withRoundTrip, let rtt = model.roundTripMilliseconds {
             text += " | rtt \(rtt) ms"

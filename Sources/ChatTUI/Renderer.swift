@@ -16,7 +16,8 @@ public struct Renderer: Sendable {
 
     /// The layout for a model shown at a size: the current room's topic takes a row when it has one.
     public func layout(for size: TerminalSize, model: ChatViewModel) -> ScreenLayout {
-        ScreenLayout(size: size, memberListMinimumColumns: options.memberListMinimumColumns, showsTopic: model.currentRoom?.topic != nil)
+        ScreenLayout(size: size, memberListMinimumColumns: options.memberListMinimumColumns, showsTopic: model.currentRoom?.topic != nil,
+                     showsMembers: model.showsMemberList && (model.currentRoom.map { !$0.isQuery && !$0.isView } ?? true))
     }
 
     public func render(_ model: ChatViewModel, editor: LineEditor, size: TerminalSize) -> Frame {
@@ -34,7 +35,7 @@ public struct Renderer: Sendable {
             drawMemberList(model, rows: layout.memberRows, columns: columns, into: &frame)
         }
         if let row = layout.typingRow {
-            drawTypingLine(model, row: row, into: &frame)
+            drawTypingLine(model, row: row, width: layout.messageWidth, into: &frame)
         }
         if let row = layout.inputRow {
             drawInputLine(model, editor: editor, row: row, into: &frame)

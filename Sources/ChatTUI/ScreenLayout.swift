@@ -16,7 +16,8 @@ public struct ScreenLayout: Sendable, Equatable {
     public let typingRow: Int?
     public let inputRow: Int?
 
-    public init(size: TerminalSize, memberListMinimumColumns: Int = 60, showsTopic: Bool = false) {
+    /// `showsMembers` false (a private conversation): the message pane takes the whole width.
+    public init(size: TerminalSize, memberListMinimumColumns: Int = 60, showsTopic: Bool = false, showsMembers: Bool = true) {
         self.size = size
         let rows = size.rows
         statusRow = rows >= 2 ? 0 : nil
@@ -31,7 +32,7 @@ public struct ScreenLayout: Sendable, Equatable {
             topicRow = nil
             messageRows = pane
         }
-        if size.columns >= memberListMinimumColumns, !pane.isEmpty, size.columns >= 30 {
+        if showsMembers, size.columns >= memberListMinimumColumns, !pane.isEmpty, size.columns >= 30 {
             let memberWidth = min(24, max(12, size.columns / 5))
             memberColumns = (size.columns - memberWidth)..<size.columns
             messageWidth = size.columns - memberWidth - 1

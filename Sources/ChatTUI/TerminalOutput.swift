@@ -5,8 +5,10 @@ struct TerminalOutput {
     /// nil when unknown: after a glyph whose width terminals may disagree on, after writing in
     /// the last column (the cursor then waits to wrap), and at the start.
     private(set) var cursor: CursorPosition?
-    /// nil when unknown, at the start.
+    /// nil when unknown, at the start (kept without its link: SGR does not say it).
     private(set) var style: CellStyle?
+    /// The hyperlink open (OSC 8); output never ends with one open, so none at the start.
+    private(set) var link: String?
     let columns: Int
 
     init(columns: Int) {
@@ -26,6 +28,7 @@ struct TerminalOutput {
 
     /// SGR from a reset, so no attribute of the previous style can linger.
     mutating func setStyle(_ next: CellStyle) {
+        let next = next.withoutLink
         guard style != next else { return }
         var sequence = "\u{1B}[0"
         if next.bold { sequence += ";1" }
@@ -41,9 +44,17 @@ struct TerminalOutput {
         style = next
     }
 
+    /// OSC 8: `ESC ] 8 ; ; URL ESC \` opens a hyperlink, with no URL closes it.
+    mutating func setLink(_ next: String?) {
+        guard link != next else { return }
+        bytes += Array("\u{1B}]8;;\(next ?? "")\u{1B}\\".utf8)
+        link = next
+    }
+
     /// Writes a cell's glyph at a position.
     mutating func write(_ cell: Cell, at position: CursorPosition) {
         moveCursor(to: position)
+        setLink(cell.style.link)
         setStyle(cell.style)
         bytes += Array(String(cell.character).utf8)
         let next = position.column + cell.width
@@ -53,6 +64,7 @@ struct TerminalOutput {
     }
 
     mutating func resetStyleIfNeeded() {
+        setLink(nil)
         if let style, style != .plain {
             bytes += TerminalControl.resetStyle
             self.style = .plain

@@ -4,7 +4,9 @@
 /// row. A space that does not fit hangs at the end of its row instead of starting the next.
 ///
 /// Rows after the first, and rows after an explicit line break, start with `indent` blank
-/// columns, unless the indent would take more than half the width. A glyph wider than the whole
+/// columns, unless the indent would take more than half the width, or the row continues a URL
+/// cut across rows: that row starts at the first column, so a URL selected with the mouse has no
+/// blanks inside (issue 24, URLs). A glyph wider than the whole
 /// width becomes `?`.
 struct TextWrapper: Sendable {
     var width: Int
@@ -15,18 +17,21 @@ struct TextWrapper: Sendable {
         self.indent = indent * 2 <= width ? max(0, indent) : 0
     }
 
-    /// `unbreakablePrefix` glyphs at the start (timestamp and nick) offer no word breaks.
-    func wrap(_ glyphs: [Glyph], unbreakablePrefix: Int = 0) -> [WrappedRow] {
+    /// `unbreakablePrefix` glyphs at the start (timestamp and nick) offer no word breaks; `urls`
+    /// are the glyph ranges of URLs.
+    func wrap(_ glyphs: [Glyph], unbreakablePrefix: Int = 0, urls: [Range<Int>] = []) -> [WrappedRow] {
         var rows: [WrappedRow] = []
         var current = WrappedRow(indent: 0, glyphs: [])
         var used = 0
         // Index in `current.glyphs` where the row may break: glyphs from here on can move down.
         var breakIndex: Int?
 
-        func startRow(carrying carried: [Glyph] = []) {
+        func startRow(carrying carried: [Glyph] = [], at position: Int? = nil) {
             rows.append(current)
-            current = WrappedRow(indent: indent, glyphs: carried)
-            used = indent + carried.reduce(0) { $0 + $1.width }
+            let continuesURL = position.map { position in urls.contains { $0.contains(position) && $0.lowerBound < position } } ?? false
+            let rowIndent = continuesURL ? 0 : indent
+            current = WrappedRow(indent: rowIndent, glyphs: carried)
+            used = rowIndent + carried.reduce(0) { $0 + $1.width }
             breakIndex = nil
         }
 
@@ -49,10 +54,10 @@ struct TextWrapper: Sendable {
                         current.glyphs.removeSubrange(index...)
                         startRow(carrying: carried)
                     } else {
-                        startRow()
+                        startRow(at: position)
                     }
                 } else {
-                    startRow()
+                    startRow(at: position)
                 }
             }
             current.glyphs.append(glyph)

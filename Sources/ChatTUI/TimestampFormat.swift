@@ -14,6 +14,14 @@ public struct TimestampFormat: Sendable, Equatable {
 
     public static let minutes = TimestampFormat("%H:%M")
     public static let seconds = TimestampFormat("%H:%M:%S")
+    /// The day of a day rule, of line mode's day line and of a log's lines.
+    public static let date = TimestampFormat("%Y-%m-%d")
+
+    /// The local day of a Unix time in milliseconds (days since 1970-01-01 in the zone), which
+    /// tells whether two lines were written on the same day.
+    public static func day(of milliseconds: Int64, utcOffsetSeconds: Int) -> Int64 {
+        floorDivision(floorDivision(milliseconds, 1000) + Int64(utcOffsetSeconds), 86_400)
+    }
 
     public var isEmpty: Bool { pattern.isEmpty }
 

@@ -76,34 +76,49 @@ public final class Leases {
         }
     }
 
-    /// Takes `key` for `holder` whoever held it; answers the previous holder (nil when free),
-    /// whose node is then told to close that client (REPLACED).
-    public func takeOver(_ key: String, holder: String, node: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("SET", key, holder, "GET"), key: key, durable: true) { [client] result in
+    /// KEYS[1] a device's lease, `node/connection/nick/account-key/address` (`-` for a guest's
+    /// account). ARGV[1] the new holder, ARGV[2] the account key the new connection proved (''
+    /// for none). Taken over unless the session holding it is logged in to another account: then
+    /// {0, current}, nothing changed.
+    static let takeOverDeviceScript = """
+        local current = redis.call('GET', KEYS[1])
+        if current then
+          local held = string.match(current, '^[^/]*/[^/]*/[^/]*/([^/]*)')
+          if held and held ~= '' and held ~= '-' and held ~= ARGV[2] then return {0, current} end
+        end
+        redis.call('SET', KEYS[1], ARGV[1])
+        return {1, current or ''}
+        """
+
+    /// Takes a device's lease (`takeOverDeviceScript`) for `holder` unless the session holding it
+    /// is logged in to an account other than `provenAccount`; answers whether it did and the
+    /// previous (or keeping) holder (nil when free).
+    public func takeOverDevice(_ key: String, holder: String, node: String, provenAccount: String?,
+                               _ completion: @escaping (Result<(taken: Bool, holder: String?), RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.takeOverDeviceScript, "1", key, holder, provenAccount ?? ""), key: key, durable: true) {
+            [client] result in
             switch RoomEventLog.storeResult(result) {
             case .failure(let failure):
                 completion(.failure(failure))
             case .success(let reply):
+                guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
+                    return completion(.failure(.rejected("take over answered \(reply)")))
+                }
+                let previous = current.isEmpty ? nil : current
+                guard flag == 1 else { return completion(.success((false, previous))) }
                 client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
                     if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
-                    completion(.success(reply == .null ? nil : reply.text))
+                    completion(.success((true, previous)))
                 }
             }
         }
     }
 
-    /// Frees `key` if `holder` still holds it; answers whether it did.
-    public func release(_ key: String, holder: String, node: String, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holder, "exact"), key: key) { [client] result in
-            let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
-            client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
-        }
-    }
-
-    /// Frees `key` if its holder still starts with `holderPrefix` (a lease whose value says more
-    /// than who holds it); answers whether it did.
-    public func release(_ key: String, holderPrefix: String, node: String, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holderPrefix, "prefix"), key: key) { [client] result in
+    /// Frees `key` if `holder` still holds it (with `prefix`, a holder starting with it); answers
+    /// whether it did.
+    public func release(_ key: String, holder: String, node: String, prefix: Bool = false,
+                        _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
+        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holder, prefix ? "prefix" : "exact"), key: key) { [client] result in
             let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
             client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
         }

@@ -9,16 +9,22 @@ import Testing
 struct FileTransferTextTests {
     /// `/send PATH`, `/send NICK PATH` (the path may hold spaces then), `/get N [FOLDER]`, `/cancel N`.
     @Test func fileCommandsParse() {
-        #expect(ClientCommand(parsing: "/send notes.txt") == .send(to: nil, path: "notes.txt"))
-        #expect(ClientCommand(parsing: "/send bob my notes.txt") == .send(to: "bob", path: "my notes.txt"))
-        #expect(ClientCommand(parsing: "/send") == .usage("send"))
-        #expect(ClientCommand(parsing: "/get 3") == .get(3, path: nil))
-        #expect(ClientCommand(parsing: "/get 3 /tmp/x y") == .get(3, path: "/tmp/x y"))
-        #expect(ClientCommand(parsing: "/get x") == .usage("get"))
-        #expect(ClientCommand(parsing: "/get 0") == .usage("get"))
-        #expect(ClientCommand(parsing: "/cancel 2") == .cancel(2))
-        #expect(ClientCommand(parsing: "/cancel") == .usage("cancel"))
-        #expect(ClientCommand.description(of: "send") != nil && ClientCommand.description(of: "get") != nil)
+        let context = RecordingScreenContext()
+        #expect(context.run("/send notes.txt") == ["send notes.txt to -"])
+        #expect(context.run("/send bob my notes.txt") == ["send my notes.txt to bob"])
+        #expect(context.run("/send") == ["complain usage: /send [NICK] PATH"])
+        #expect(context.run("/get 3") == ["get 3 into -"])
+        #expect(context.run("/get 3 /tmp/x y") == ["get 3 into /tmp/x y"])
+        #expect(context.run("/get x") == ["complain usage: /get N [FOLDER]"])
+        #expect(context.run("/get 0") == ["complain usage: /get N [FOLDER]"])
+        #expect(context.run("/cancel 2") == ["cancel 2"])
+        #expect(context.run("/cancel") == ["complain usage: /cancel N"])
+    }
+
+    /// Issue 24, defect 16: a count of bytes in a server's reason reads for people.
+    @Test func byteCountsInReasons() {
+        #expect(FileTransfer.humanizingByteCounts("too-large: files are at most 52428800 bytes here") == "too-large: files are at most 50.0 MiB here")
+        #expect(FileTransfer.humanizingByteCounts("a topic is at most 512 bytes") == "a topic is at most 512 bytes")
     }
 
     /// A name from the network never leaves the folder and never replaces a file: `name (1).ext`,
@@ -33,6 +39,8 @@ struct FileTransferTextTests {
         ("bad\u{1B}]0;title\u{07}name", [], "/d/bad_]0;title_name"),
         ("archive.tar.gz", ["/d/archive.tar.gz"], "/d/archive.tar (1).gz"),
         ("README", ["/d/README"], "/d/README (1)"),
+        ("invoice\u{202E}fdp.exe", [], "/d/invoice_fdp.exe"),
+        ("a\u{2066}b\u{200B}c\u{2028}d", [], "/d/a_b_c_d"),
     ])
     func downloadNames(_ name: String, _ taken: [String], _ expected: String) {
         #expect(DownloadName.path(in: "/d", for: name, taken: { taken.contains($0) }) == expected)

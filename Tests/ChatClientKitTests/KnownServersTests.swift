@@ -24,6 +24,21 @@ struct KnownServersTests {
         #expect(try KnownServers(text: text, name: "ks").entry(host: "host", port: 1)?.fingerprint == Self.one)
     }
 
+    /// A server chosen by its advertised name is listed under that name too (issue 24, defect 18),
+    /// any bytes of it percent-encoded; a name listed twice, or a damaged name line, is an error.
+    @Test func namesReadBack() throws {
+        let name = "team chat ü\u{202E}"
+        let text = KnownServers.header + KnownServers.line(host: "10.0.0.5", port: 4433, fingerprint: Self.one)
+            + KnownServers.line(name: name, fingerprint: Self.one)
+        let known = try KnownServers(text: text, name: "ks")
+        #expect(known.entry(name: name)?.fingerprint == Self.one && known.entry(name: name)?.line == 4)
+        #expect(known.entry(name: "team chat") == nil)
+        #expect(KnownServers.line(name: name, fingerprint: Self.one).hasPrefix("name:team%20chat%20%C3%BC%E2%80%AE sha256:"))
+        for bad in ["name:a sha256:\(Self.one)\nname:a sha256:\(Self.two)\n", "name:a\n", "name:%G1 sha256:\(Self.one)\n", "name: sha256:\(Self.one)\n"] {
+            #expect(throws: KnownServersError.self) { try KnownServers(text: bad, name: "ks") }
+        }
+    }
+
     /// A damaged file is an error naming the file and line, never a list without that server:
     /// a missing field, a bad port, a bad fingerprint, a server listed twice.
     @Test func damagedFilesAreErrors() {

@@ -116,10 +116,11 @@ struct AccountsClientTests {
         #expect(owner.waitFor { Self.markedMembers($0) == ["@alice", "+bob"] }, "\(owner.dump)")
         #expect(guest.waitForEvent("#dev * carol was kicked by alice (not registered)"))
         guest.write("/join dev\n")
-        #expect(guest.waitForLine(timeout: 10) { $0.contains("! account-required: Only logged-in users may do that here") } != nil)
-        // bob's list followed the kick too.
+        // The server's words once, with what to do (issue 24, defect 12).
+        #expect(guest.waitForLine(timeout: 10) { $0.contains("! account-required: room 'dev' takes logged-in users only: /register or /login") } != nil)
+        // bob's list followed the kick too: the operator first, marked as the full-screen client marks (issue 24).
         member.write("/who\n")
-        #expect(member.waitForLine(timeout: 10) { $0.hasSuffix("#dev members: bob alice") } != nil)
+        #expect(member.waitForLine(timeout: 10) { $0.hasSuffix("#dev members: @alice +bob") } != nil, "\(member.outputLines)")
         for client in [member, guest] {
             client.closeInput()
             _ = client.finish(timeout: 10)
@@ -160,7 +161,7 @@ struct AccountsClientTests {
     /// Line mode: /login reads the password from the next line and never prints it; --json carries the account answers and the
     /// moderation events; a wrong password is explained.
     @Test func lineModeLoginAndJSON() throws {
-        let server = try ChatServerProcess(["--operator", "alice"])
+        let server = try ChatServerProcess()
         defer { server.stop() }
         let first = try ClientHome()
         defer { first.remove() }
@@ -188,5 +189,27 @@ struct AccountsClientTests {
         #expect(finished.status == 0)
         #expect(!finished.output.contains("alice-password") && !finished.errors.contains("alice-password"))
         #expect(!finished.output.contains("wrong-password"))
+    }
+
+    /// Operators first in the member list (issue 24, habits), whatever their names: zoe, who
+    /// claimed the room, heads bob's member pane and his /who, in full screen and in line mode.
+    @Test func operatorsFirstInTheMemberList() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let zoeHome = try ClientHome(), bobHome = try ClientHome()
+        defer {
+            zoeHome.remove()
+            bobHome.remove()
+        }
+        let zoe = try zoeHome.lineClient(port: server.port, nick: "zoe", ["--room", "dev"])
+        defer { zoe.terminate() }
+        zoe.write("/register\ncorrect-horse-zoe\n/claim\n")
+        #expect(zoe.waitForLine(timeout: 10) { $0.contains("zoe claimed the room") } != nil, "\(zoe.outputLines)")
+        let bob = try Self.fullScreen(bobHome, port: server.port, nick: "bob", ["--room", "dev"])
+        #expect(bob.waitFor { Self.markedMembers($0) == ["@zoe", " bob"] }, "\(bob.dump)")
+        try DailyDriverTests.enter(bob, "/who")
+        #expect(bob.waitFor { $0.joined().contains("2 here: @zoe bob") }, "\(bob.dump)")
+        zoe.write("/who\n")
+        #expect(zoe.waitForLine(timeout: 10) { $0.hasSuffix("#dev members: @zoe bob") } != nil, "\(zoe.outputLines)")
     }
 }

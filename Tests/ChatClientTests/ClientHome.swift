@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// A user's home for chat-client in a test: its own `XDG_CONFIG_HOME` and `XDG_STATE_HOME`
 /// (configuration file, private-message store, logs), so no test reads or writes the developer's
@@ -8,7 +9,11 @@ struct ClientHome {
     let path: String
     var configDirectory: String { path + "/config" }
     var stateDirectory: String { path + "/state" }
-    var environment: [String: String] { ["XDG_CONFIG_HOME": configDirectory, "XDG_STATE_HOME": stateDirectory] }
+    /// The client's time zone (`TZ`), when a test is about local days.
+    var timeZone: String?
+    var environment: [String: String] {
+        ["XDG_CONFIG_HOME": configDirectory, "XDG_STATE_HOME": stateDirectory].merging(timeZone.map { ["TZ": $0] } ?? [:]) { $1 }
+    }
 
     init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-home-\(UUID().uuidString.prefix(8))").path
@@ -54,6 +59,15 @@ func runBotScript(_ script: String, port: UInt16) throws -> ChildProcess {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-\(UUID().uuidString.prefix(8)).bot").path
     try script.write(toFile: path, atomically: true, encoding: .utf8)
     return try ChildProcess(BuildPaths.product("chat-bot"), ["script", path, "--port", String(port), "--ca", TestCertificates.ca])
+}
+
+/// Runs SQL on a server's history database (written by hand: what the server replays as it stands).
+func runSQLite(_ database: String, _ sql: String) throws {
+    let sqlite = try ChildProcess("/usr/bin/sqlite3", [database])
+    sqlite.write(sql)
+    sqlite.closeInput()
+    let finished = sqlite.finish(timeout: 20)
+    #expect(finished.status == 0, "\(finished.errors)")
 }
 
 func shellQuoted(_ text: String) -> String {

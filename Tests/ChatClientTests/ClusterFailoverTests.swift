@@ -15,8 +15,11 @@ struct ClusterFailoverTests {
         let redis = try RedisServerProcess()
         defer { redis.stop() }
         let url = "redis://127.0.0.1:\(redis.port)"
-        let zero = try ChatServerProcess(["--cluster", url, "--node", "n0"])
-        let one = try ChatServerProcess(["--cluster", url, "--node", "n1"])
+        // The nodes of one chat system share one files folder (a node on its own is refused).
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-files-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: files) }
+        let zero = try ChatServerProcess(["--cluster", url, "--node", "n0", "--files", files])
+        let one = try ChatServerProcess(["--cluster", url, "--node", "n1", "--files", files])
         defer { one.stop() }
         for node in [zero, one] {
             #expect(node.process.waitForLine(timeout: 20) { $0.contains("cluster node ready") } != nil)

@@ -24,5 +24,27 @@ extension DailyDriverTests {
             try bob.press("C-c")
             #expect(bob.waitFor { $0.contains { $0.contains("EXITED 1") } }, "\(bob.dump)")
         }
+
+        /// `/quit MESSAGE` (issue 24, habits): the others read `bob left (quit: MESSAGE)`, in full
+        /// screen and in line mode, and the client ends with status 0.
+        @Test func quitWithAMessage() throws {
+            let server = try ChatServerProcess()
+            defer { server.stop() }
+            let home = try ClientHome()
+            defer { home.remove() }
+            let dave = try home.lineClient(port: server.port, nick: "dave")
+            defer { dave.terminate() }
+            #expect(dave.waitForEvent("#lobby * dave joined"))
+            let bob = try DailyDriverTests.fullScreen(home, port: server.port, nick: "bob")
+            #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
+            let carol = try home.lineClient(port: server.port, nick: "carol")
+            #expect(carol.waitForEvent("#lobby * carol joined"))
+            try DailyDriverTests.enter(bob, "/quit off to lunch, back at 2")
+            #expect(dave.waitForEvent("#lobby * bob left (quit: off to lunch, back at 2)"), "\(dave.outputLines)")
+            #expect(bob.waitFor { $0.contains { $0.contains("EXITED 0") } }, "\(bob.dump)")
+            carol.write("/quit see you\n")
+            #expect(dave.waitForEvent("#lobby * carol left (quit: see you)"), "\(dave.outputLines)")
+            #expect(carol.finish(timeout: 10).status == 0)
+        }
     }
 }

@@ -115,12 +115,4 @@ struct EscapeCorpusTests {
         expectIntact(bob, baseline, showing: dev)
         expectShown(["<U+009B>2J", "^H^H^Hback^Mreturn^Kvt^Lff^Gbell^?del^@nul", "^[Ptmux;^[^[]0;pwned"])
     }
-
-    private func runSQLite(_ database: String, _ sql: String) throws {
-        let sqlite = try ChildProcess("/usr/bin/sqlite3", [database])
-        sqlite.write(sql)
-        sqlite.closeInput()
-        let finished = sqlite.finish(timeout: 20)
-        #expect(finished.status == 0, "\(finished.errors)")
-    }
 }

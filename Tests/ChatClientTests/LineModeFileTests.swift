@@ -177,3 +177,94 @@ extension LineModeFileTests {
         return String(run.finish(timeout: 30).output.prefix(64))
     }
 }
+
+extension LineModeFileTests {
+    /// Issue 24, defect 5: a shared file and its download have one number (`/get 2` starts
+    /// transfer 2, `/cancel 2` stops it), and an upload's number is never a file's.
+    @Test func filesAndTransfersShareTheirNumbers() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: folder + "/one.bin"))
+        try Data(repeating: 8, count: 2000).write(to: URL(fileURLWithPath: folder + "/two.bin"))
+        try Data(repeating: 9, count: 3000).write(to: URL(fileURLWithPath: folder + "/mine.bin"))
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("bob joined") } != nil)
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        alice.write("/send \(folder)/one.bin\n/send \(folder)/two.bin\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("shared two.bin") && $0.contains("[file 2]") } != nil, "\(bob.outputLines)")
+        bob.write("/send \(folder)/mine.bin\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("[transfer 3] sent mine.bin") } != nil, "\(bob.errorOutput)")
+        bob.write("/get 2 \(folder)/out\n")
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("saved \(folder)/out/two.bin") }.map { $0.contains("[transfer 2]") } == true,
+                "\(bob.errorOutput)")
+        bob.write("/cancel 2\n")
+        #expect(bob.waitForLine(timeout: 10) { $0.contains("there is no transfer 2") } != nil, "\(bob.errorOutput)")
+        alice.closeInput()
+        _ = alice.finish(timeout: 30)
+        bob.closeInput()
+        _ = bob.finish(timeout: 30)
+    }
+}
+
+extension LineModeFileTests {
+    /// Issue 24, defect 8: the memory an upload used is given back once it is done (17.6 MB grew to
+    /// 62.6 MB after one 57 MiB file, and stayed). Resident memory measured after joining, and
+    /// again once the upload is acknowledged; the client keeps running.
+    @Test func memoryIsGivenBackAfterAnUpload() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SystemRandomNumberGenerator()
+        let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes: [UInt8] = []
+        for index in 0..<57 { bytes += block.map { $0 &+ UInt8(truncatingIfNeeded: index) } }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/big.bin"))
+        bytes = []
+        let server = try ChatServerProcess(["--max-file-size", "\(100 << 20)"])
+        defer { server.stop() }
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        defer { alice.terminate() }
+        #expect(alice.waitForEvent("#lobby * alice joined"))
+        alice.write("/who\n")
+        #expect(alice.waitForLine(timeout: 10) { untimed($0).hasPrefix("#lobby members:") } != nil)
+        let before = try #require(alice.residentMemoryBytes())
+        alice.write("/send \(folder)/big.bin\n")
+        #expect(alice.waitForLine(timeout: 120) { $0.contains("[transfer 1] sent big.bin") } != nil, "\(alice.errorOutput.suffix(5))")
+        // Given back once the transfer's stream has closed, which follows the ack by a round trip:
+        // waited for, up to 10 s.
+        let bound = TestMemory.scaled(12 << 20)
+        var after = try #require(alice.residentMemoryBytes())
+        let deadline = Date().addingTimeInterval(TestTime.scaled(10))
+        while after - before >= bound, Date() < deadline {
+            usleep(100_000)
+            after = try #require(alice.residentMemoryBytes())
+        }
+        print("chat-client resident memory: \(before >> 10) KiB before a 57 MiB upload, \(after >> 10) KiB after")
+        #expect(after - before < bound, "\(before >> 10) KiB before, \(after >> 10) KiB after")
+    }
+}
+
+extension LineModeFileTests {
+    /// Issue 24, defect 4: a file whose path has spaces is sent to the room, in quotes, with
+    /// backslashes, or typed as it is (the first word was taken as a nick).
+    @Test func pathsWithSpaces() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: folder + "/my notes.txt"))
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let bob = try LineModeTests.client(port: server.port, nick: "bob")
+        defer { bob.terminate() }
+        #expect(bob.waitForEvent("#lobby * bob joined"))
+        let alice = try LineModeTests.client(port: server.port, nick: "alice")
+        alice.write("/send \"\(folder)/my notes.txt\"\n/send \(folder.replacingOccurrences(of: " ", with: "\\ "))/my\\ notes.txt\n"
+                    + "/send \(folder)/my notes.txt\n")
+        for number in 1...3 {
+            #expect(alice.waitForLine(timeout: 30) { $0.contains("[transfer \(number)] sent my notes.txt") } != nil, "\(alice.errorOutput)")
+        }
+        #expect(bob.waitForLine(timeout: 30) { $0.contains("* alice shared my notes.txt (100 B) [file 3]") } != nil, "\(bob.outputLines)")
+        alice.closeInput()
+        #expect(alice.finish(timeout: 30).status == 0)
+    }
+}

@@ -128,3 +128,30 @@ struct LineModeScriptTests {
         _ = watcher.finish(timeout: 10)
     }
 }
+
+extension LineModeScriptTests {
+    /// Issue 24, defect 13: `/who` right after `/join` (before the client is even connected)
+    /// prints the room's members once the server's list is in, not an empty list; a replayed nick
+    /// change keeps its `(history)` tag.
+    @Test func whoAfterJoinAndReplayedNickChanges() throws {
+        let server = try ChatServerProcess()
+        defer { server.stop() }
+        let home = try ClientHome()
+        defer { home.remove() }
+        let carol = try home.lineClient(port: server.port, nick: "carol", ["--room", "dev"])
+        defer { carol.terminate() }
+        #expect(carol.waitForEvent("#dev * carol joined"))
+        carol.write("/nick caroline\n")
+        #expect(carol.waitForEvent("#dev * carol is now caroline"))
+        let input = try Self.inputFile("/join dev\n/who\n")
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        let bob = try home.lineClient(port: server.port, nick: "bob", standardInput: input)
+        let result = bob.finish(timeout: 30)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n").map { untimed(String($0)) }
+        let members = lines.filter { $0.hasPrefix("#dev members:") }
+        // The roster's line and the answer to /who: both the whole list, none empty.
+        #expect(members.count == 2 && members.allSatisfy { $0 == "#dev members: bob caroline" }, "\(lines) \(result.errors)")
+        #expect(lines.contains("#dev * carol is now caroline (history)"), "\(lines)")
+    }
+}

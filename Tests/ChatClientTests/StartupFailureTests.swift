@@ -66,6 +66,37 @@ struct StartupFailureTests {
         #expect(lines.count == 1 && lines[0].contains("could not reach"), "\(lines)")
     }
 
+    /// Issue 24, defect 7: line mode with `--wait 0` waits for a server that is down at start
+    /// (without --wait it ends, as above), and delivers what it was given once the server is up.
+    @Test func lineModeWaitsForAServerDownAtStart() throws {
+        let home = try ClientHome()
+        defer { home.remove() }
+        let port = ReconnectTests.freePort()
+        let client = try home.lineClient(port: port, nick: "bob", ["--wait", "0"])
+        client.write("said before the server was up\n")
+        #expect(client.waitForLine(timeout: 10) { $0.contains("; trying") } != nil, "\(client.errorOutput)")
+        #expect(!client.waitForExit(timeout: 2), "ended: \(client.errorOutput)")
+        let server = try ChatServerProcess(["--port", "\(port)"])
+        defer { server.stop() }
+        #expect(client.waitForEvent("#lobby <bob> said before the server was up", timeout: 30), "\(client.errorOutput)")
+        client.closeInput()
+        #expect(client.finish(timeout: 20).status == 0)
+    }
+
+    /// Issue 24, defect 7: the full-screen UI started while the server is down waits for it, as
+    /// it does after a loss, and joins once it is up.
+    @Test func fullScreenWaitsForAServerDownAtStart() throws {
+        let home = try ClientHome()
+        defer { home.remove() }
+        let port = ReconnectTests.freePort()
+        let bob = try DailyDriverTests.fullScreen(home, port: port, nick: "bob")
+        #expect(bob.waitFor { ($0.first ?? "").contains("reconnecting") }, "\(bob.dump)")
+        let server = try ChatServerProcess(["--port", "\(port)"])
+        defer { server.stop() }
+        #expect(bob.waitFor(timeout: 30) { $0.joined().contains("bob joined") }, "\(bob.dump)")
+        #expect(!bob.dump.contains("EXITED"))
+    }
+
     /// In the full-screen UI a bad nick is not fatal: the person is asked for another and the
     /// client connects with it.
     @Test func fullScreenAsksForAnotherNick() throws {

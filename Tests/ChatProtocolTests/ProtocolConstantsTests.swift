@@ -26,7 +26,7 @@ struct ProtocolConstantsTests {
         #expect(CloseCode.allCases.map(\.name) == expected.map(\.1))
     }
 
-    /// Every message type of section 3 and of sections 7 to 9, spelled as on the wire.
+    /// Every message type of section 3 and of sections 7 to 9, spelled as on the wire, and ours.
     @Test func messageTypesMatchProtocol() {
         #expect(Set(MessageType.allCases.map(\.rawValue)) == [
             "join", "msg", "dm", "nick", "part", "history", "welcome", "ack", "joined", "left", "history-end", "error",
@@ -34,6 +34,8 @@ struct ProtocolConstantsTests {
             "register", "login", "password", "certificate", "account",
             "claim", "topic", "kick", "kicked", "ban", "banned", "unban", "unbanned", "op", "deop", "mode", "invite", "rooms", "whois",
             "upload", "download", "file",
+            // Ours (docs/PROTOCOL.md section 3, item 22).
+            "quit",
         ])
         #expect(ChatMessage(type: "history-end").messageType == .historyEnd)
         #expect(ChatMessage(type: "files").messageType == nil)

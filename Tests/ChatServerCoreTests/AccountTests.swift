@@ -175,7 +175,8 @@ import Testing
         harness.hello(2, nick: "bob")
         #expect(harness.finishPasswordWork(harness.send(.login(account: "alice", password: "wrong-one"), from: 2))
             .errorCodes(to: 2) == ["bad-login"])
-        #expect(harness.send(.login(account: "nobody", password: "secret-one"), from: 2).errorCodes(to: 2) == ["bad-login"])
+        #expect(harness.finishPasswordWork(harness.send(.login(account: "nobody", password: "secret-one"), from: 2))
+            .errorCodes(to: 2) == ["bad-login"])
         #expect(harness.send(.login(account: "alice", password: "secret-one"), from: 1).errorCodes(to: 1) == ["account-exists"])
     }
 
@@ -193,15 +194,16 @@ import Testing
 
     // MARK: Several connections, reserved nicks, relayed account
 
-    /// A second connection of the account gets alice_2; both carry the same account; a peer takeover keeps the login.
+    /// A second connection of the account gets alice_2; both carry the same account; a peer takeover that proves the account (its
+    /// certificate) keeps the session's nick and login.
     @Test func severalConnectionsPerAccount() throws {
         let harness = try Harness()
         harness.registered(1, nick: "alice", certificate: Harness.fingerprint(1))
         let second = try #require(harness.hello(2, nick: "alice", certificate: Harness.fingerprint(1)).chat(to: 2).first)
         #expect(second.sender == "alice_2")
         #expect(second.account == "alice")
-        // The same device (peer) reconnecting without credentials keeps its session's login.
-        let takeover = harness.hello(3, nick: "whatever", peer: Harness.peer(2))
+        // The same device (peer) reconnecting with its certificate keeps its session's nick and login.
+        let takeover = harness.hello(3, nick: "whatever", certificate: Harness.fingerprint(1), peer: Harness.peer(2))
         #expect(takeover.closes.map(\.code) == [.replaced])
         #expect(takeover.chat(to: 3).first?.sender == "alice_2")
         #expect(takeover.chat(to: 3).first?.account == "alice")
@@ -261,7 +263,7 @@ import Testing
     @Test func changePassword() throws {
         let harness = try Harness()
         harness.registered(1, nick: "alice", password: "old-password")
-        let out = harness.finishPasswordWork(harness.send(.changePassword("new-password"), from: 1))
+        let out = harness.finishPasswordWork(harness.send(.changePassword("new-password", old: "old-password"), from: 1))
         #expect(out.accountNotices(to: 1).map(\.text) == ["password-changed"])
         #expect(harness.send(.changePassword("short"), from: 1).errorCodes(to: 1) == ["weak-password"])
         harness.hello(2, nick: "bob")

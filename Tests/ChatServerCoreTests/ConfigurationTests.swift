@@ -30,6 +30,12 @@ import Testing
             ChatServerConfiguration(maxFileSize: -1),
             ChatServerConfiguration(filesMaxBytes: -1),
             ChatServerConfiguration(partialUploadMilliseconds: 3_599_999),
+            ChatServerConfiguration(fileQuotaPerAddressBytes: -1),
+            ChatServerConfiguration(diskReserveBytes: -1),
+            ChatServerConfiguration(maxPartialUploads: 0),
+            ChatServerConfiguration(maxPartialUploadsTotal: 0),
+            ChatServerConfiguration(maxUploads: 0),
+            ChatServerConfiguration(fileStallMilliseconds: 999),
         ]
         for configuration in broken {
             #expect(throws: ChatServerConfigurationError.self) {

@@ -88,6 +88,7 @@ import Testing
         let store = InMemoryAccountStore()
         var configuration = ChatServerConfiguration()
         configuration.maxCertificatesPerAccount = 1
+        configuration.lobbyClaimable = true
         guard let harness = try? Harness(configuration: configuration, accounts: store) else { return Outbox([]) }
         harness.hello(1, nick: "alice", certificate: Harness.fingerprint(1))
         var out = harness.register(1, password: "short")

@@ -159,7 +159,8 @@ struct FileStreamTests {
         harness.disconnect(1)
         harness.login(5, nick: "alice", peer: Harness.peer(1), presence: false)
         let resumed = try #require(harness.upload("u1", size: 100, offset: 40, on: Harness.fileStream(5)).uploadJobs.first?.job)
-        #expect(resumed == UploadJob(partialKey: job.partialKey, size: 100, sha256: Harness.digest, offset: 40, resumes: true))
+        #expect(resumed == UploadJob(partialKey: job.partialKey, size: 100, sha256: Harness.digest, offset: 40, resumes: true,
+                                     keepFree: ChatServerConfiguration().diskReserveBytes))
         let wrong = harness.uploadEnded(Harness.fileStream(5), .badOffset(held: 37)).fileStreamEnds.first?.message
         #expect(wrong?.code == "bad-offset" && wrong?.offset == 37)
         let again = try #require(harness.upload("u1", size: 100, offset: 37, on: Harness.fileStream(5, 1)).uploadJobs.first?.job)
@@ -205,6 +206,15 @@ struct FileStreamTests {
         #expect(harness.header(.download(file: fileID), on: Harness.fileStream(3, 1)).downloads.count == 1)
     }
 
+    /// The glue found a download's stored bytes missing: `unavailable` on the stream (FIN,
+    /// STOP_SENDING), logged; the header never went.
+    @Test func missingBytesAreUnavailable() throws {
+        let harness = try Self.threeClients()
+        let out = Outbox(harness.state.downloadFailed(Harness.fileStream(2), reason: "the stored file is missing"))
+        #expect(out.fileErrorCodes == ["unavailable"])
+        #expect(out.fileStreamEnds.first?.stopSending == true && out.fileStreamEnds.first?.key == Harness.fileStream(2))
+    }
+
     /// A private file is for its two parties only, by peer (also after a reconnect).
     @Test func privateFileIsForTheTwoParties() throws {
         let harness = try Self.threeClients()
@@ -231,26 +241,29 @@ struct FileStreamTests {
         #expect(harness.uploadEnded(Harness.fileStream(1, 1), .stored).chat(to: 6).map(\.type) == ["file"])
     }
 
-    /// `--files-max-bytes` evicts the oldest files first; the same bytes are kept once and cost nothing more.
+    /// `--files-max-bytes` evicts the oldest files first (one uploader here); the same bytes are
+    /// kept once and cost nothing more once stored; room is made when an upload begins.
     @Test func oldestFilesAreEvicted() throws {
         var configuration = ChatServerConfiguration()
-        configuration.filesMaxBytes = 250
+        configuration.filesMaxBytes = 300
         let harness = try Self.threeClients(configuration)
         let first = try #require(harness.shared("a", size: 100, sha256: String(repeating: "1", count: 64), on: Harness.fileStream(1))?.file)
         harness.advance(1)
         let second = try #require(harness.shared("b", size: 100, sha256: String(repeating: "2", count: 64), on: Harness.fileStream(1, 1))?.file)
         harness.advance(1)
         let same = harness.upload("c", size: 100, sha256: String(repeating: "2", count: 64), on: Harness.fileStream(1, 2))
-        #expect(same.uploadJobs.count == 1)
+        #expect(same.uploadJobs.count == 1 && same.discarded.isEmpty)
         #expect(harness.uploadEnded(Harness.fileStream(1, 2), .stored).discarded.allSatisfy { if case .partial = $0 { true } else { false } })
         harness.advance(1)
-        harness.upload("d", size: 100, sha256: String(repeating: "3", count: 64), on: Harness.fileStream(1, 3))
-        let evicting = harness.uploadEnded(Harness.fileStream(1, 3), .stored)
-        #expect(evicting.discarded.contains(.content(String(repeating: "1", count: 64))))
+        #expect(harness.shared("d", size: 100, sha256: String(repeating: "3", count: 64), on: Harness.fileStream(1, 3))?.type == "ack")
+        harness.advance(1)
+        // Full: the next upload's header makes room for what it may write, before its body.
+        let evicting = harness.upload("e", size: 100, sha256: String(repeating: "4", count: 64), on: Harness.fileStream(1, 4))
+        #expect(evicting.discarded == [.content(String(repeating: "1", count: 64))])
         #expect(harness.header(.download(file: first), on: Harness.fileStream(2)).fileErrorCodes == ["no-such-file"])
         #expect(harness.header(.download(file: second), on: Harness.fileStream(2, 1)).downloads.count == 1)
         // A file larger than the whole store is refused before its body.
-        #expect(harness.upload("e", size: 251, on: Harness.fileStream(1, 4)).fileErrorCodes == ["too-large"])
+        #expect(harness.upload("f", size: 301, on: Harness.fileStream(1, 5)).fileErrorCodes == ["too-large"])
     }
 
     /// Interrupted uploads wait at least an hour for their resume, then their bytes go.
@@ -283,7 +296,7 @@ struct FileStreamTests {
         let harness = try Self.threeClients(history: try SQLiteHistoryStore(path: path))
         let resumed = harness.upload("u1", size: 100, offset: 64, on: Harness.fileStream(1))
         #expect(resumed.uploadJobs.first?.job == UploadJob(partialKey: partialKey, size: 100, sha256: Harness.digest, offset: 64,
-                                                           resumes: true))
+                                                           resumes: true, keepFree: ChatServerConfiguration().diskReserveBytes))
         #expect(harness.header(.download(file: fileID), on: Harness.fileStream(2)).downloads.count == 1)
         #expect(harness.send(.history(room: "lobby"), from: 2).chat(to: 2).contains { $0.type == "file" && $0.file == fileID })
     }

@@ -32,8 +32,8 @@ final class Harness {
     }
 
     @discardableResult
-    func connect(_ client: ClientID, legacy: Bool = false, datagrams: Bool = true) -> Outbox {
-        Outbox(state.connected(client, legacy: legacy, datagrams: datagrams, now: now))
+    func connect(_ client: ClientID, legacy: Bool = false, datagrams: Bool = true, address: String = "") -> Outbox {
+        Outbox(state.connected(client, legacy: legacy, datagrams: datagrams, address: address, now: now))
     }
 
     /// A well-formed message arriving on a stream.
@@ -82,9 +82,9 @@ final class Harness {
     @discardableResult
     func login(
         _ client: ClientID, nick: String, room: String = "lobby", peer: String? = nil, since: Int64? = nil,
-        datagrams: Bool = true, presence: Bool = true, legacy: Bool = false
+        datagrams: Bool = true, presence: Bool = true, legacy: Bool = false, address: String = ""
     ) -> Outbox {
-        connect(client, legacy: legacy, datagrams: datagrams)
+        connect(client, legacy: legacy, datagrams: datagrams, address: address)
         let hello = send(.join(nick: nick, peer: peer ?? Harness.peer(client), room: room, since: since), from: client)
         if presence {
             send(.status("online"), from: client, on: .presence)

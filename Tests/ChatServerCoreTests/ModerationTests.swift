@@ -31,7 +31,9 @@ import Testing
 
     /// The first logged-in user to claim a room owns it: an `op` event (text `owner`, with `ops`) to every member; a second claim is room-owned.
     @Test func claimMakesTheOwner() throws {
-        let harness = try Harness()
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.hello(2, nick: "bob")
         let out = harness.send(.claim(room: "lobby"), from: 1)
@@ -211,17 +213,19 @@ import Testing
         #expect(harness.send(.ban(room: "dev", target: "ghost"), from: 1).errorCodes(to: 1) == ["no-such-user"])
     }
 
-    /// A guest ban takes its peer and address: the same peer, or another guest at its address, is refused; a logged-in user at that address is not.
+    /// A guest ban takes its peer and address: the same peer, or another guest at its address, is refused; a logged-in user at that
+    /// address whose account is older than the ban is not (one registered since is: GuestBanAfterLoginTests).
     @Test func banOfAGuest() throws {
         let harness = try Self.world()
+        harness.registered(42, nick: "neighbour")
+        harness.disconnect(42)
+        harness.advance(1)
         harness.send(.ban(room: "dev", target: "target"), from: 1)
         harness.disconnect(6)
         harness.hello(40, nick: "target", address: "10.0.0.6", peer: Harness.peer(6))
         #expect(harness.send(.join(room: "dev"), from: 40).errorCodes(to: 40) == ["banned"])
         harness.hello(41, nick: "sibling", address: "10.0.0.6")
         #expect(harness.send(.join(room: "dev"), from: 41).errorCodes(to: 41) == ["banned"])
-        harness.registered(42, nick: "neighbour")
-        harness.disconnect(42)
         harness.hello(43, nick: "neighbour", password: "password1", address: "10.0.0.6")
         #expect(harness.send(.join(room: "dev"), from: 43).errorCodes(to: 43).isEmpty)
         #expect(harness.send(.unban(room: "dev", target: "target"), from: 1).errorCodes(to: 1).isEmpty)
@@ -393,9 +397,11 @@ import Testing
         #expect(harness.hello(23, nick: "member", password: "password1").chat(to: 23).first?.account == "member")
     }
 
-    /// A server ban of a guest bans its peer and address: another guest there is refused at hello, a logged-in user there is not.
+    /// A server ban of a guest bans its peer and address: another guest there is refused at hello, a logged-in user there whose
+    /// account is older than the ban is not.
     @Test func serverBanOfAGuest() throws {
         let harness = try Self.world()
+        harness.advance(1)
         harness.send(.ban(room: nil, target: "target"), from: 3)
         let sibling = harness.hello(30, nick: "sibling", address: "10.0.0.6")
         #expect(sibling.errorCodes(to: 30) == ["banned"])
@@ -468,7 +474,9 @@ import Testing
     /// A room whose settings cannot be read is not joined (unavailable), never assumed open; a failed change answers unavailable and changes nothing.
     @Test func storeFailuresRefuse() throws {
         let store = InMemoryAccountStore()
-        let harness = try Harness(accounts: store)
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        let harness = try Harness(configuration: configuration, accounts: store)
         harness.registered(1, nick: "alice")
         store.failure = "disk on fire"
         #expect(harness.send(.join(room: "newroom"), from: 1).errorCodes(to: 1) == ["unavailable"])

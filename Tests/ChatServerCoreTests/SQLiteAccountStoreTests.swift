@@ -1,5 +1,5 @@
 import ChatProtocol
-import ChatServerCore
+@testable import ChatServerCore
 import Foundation
 import Testing
 
@@ -85,7 +85,7 @@ import Testing
         #expect(try history.events(inRoom: "dev", after: 7, before: nil, limit: 1).first?.target == "robert")
         try accounts.create(StoredAccount(name: "alice", passwordHash: "h", created: 1), certificate: nil)
         #expect(try accounts.account(named: "alice") != nil)
-        #expect(Self.userVersion(path) == 3)
+        #expect(Self.userVersion(path) == SQLiteSchema.version)
     }
 
     /// Opening the migrated file again changes nothing; a file from a newer schema is refused, untouched.
@@ -99,9 +99,9 @@ import Testing
         #expect(try SQLiteHistoryStore(path: path).events(inRoom: "lobby", after: nil, before: nil, limit: 100).count == 6)
         let future = directory.file("future.db")
         _ = try SQLiteHistoryStore(path: future)
-        Self.sqlite(future, "PRAGMA user_version = 4")
+        Self.sqlite(future, "PRAGMA user_version = \(SQLiteSchema.version + 1)")
         #expect(throws: HistoryStoreError.self) { try SQLiteAccountStore(path: future) }
-        #expect(Self.userVersion(future) == 4)
+        #expect(Self.userVersion(future) == SQLiteSchema.version + 1)
     }
 
     /// The core on SQLite stores: an account, its certificate, a room's owner, topic, modes, operator, ban and invite, and a

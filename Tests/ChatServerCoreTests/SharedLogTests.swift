@@ -452,7 +452,11 @@ import Testing
     /// login there works with its password, and a ban of the account in a room claimed through
     /// one node takes its member of the other node out, and keeps it out.
     @Test func accountsAndBansCrossNodes() throws {
-        let world = try twoNodes()
+        let world = SharedLogWorld()
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        try world.node("a", configuration: configuration)
+        try world.node("b", configuration: configuration)
         world.login(1, nick: "alice", on: "a")
         world.send(.register(password: "correct horse"), from: 1, on: "a")
         world.settle()

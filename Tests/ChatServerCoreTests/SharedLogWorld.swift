@@ -47,7 +47,8 @@ final class SharedLogWorld {
         case accountChanged(node: String, String)
         case password(node: String, ticket: UInt64, PasswordOutcome)
         case typing(node: String, room: String, [UInt8])
-        case loginFailure(node: String, account: String?, address: String)
+        /// The store counts a password attempt (when the step runs: the order the store takes them in).
+        case reserveAttempt(node: String, LoginAttempt, limit: Int, window: Int64)
         case peerClaimed(node: String, token: UInt64, PeerHolder?)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
@@ -171,11 +172,12 @@ final class SharedLogWorld {
         case .accountWritten(let name, let token, let outcome, let write):
             take(nodes[name]!.state.accountWritten(token, outcome, write, now: now), on: name)
         case .accountChanged(let name, let account):
-            nodes[name]!.state.accountChanged(account)
+            take(nodes[name]!.state.accountChanged(account), on: name)
         case .typing(let name, let room, let payload):
             take(nodes[name]!.state.remoteTyping(room: room, payload: payload, now: now), on: name)
-        case .loginFailure(let name, let account, let address):
-            nodes[name]!.state.loginFailedElsewhere(account: account, address: address, now: now)
+        case .reserveAttempt(let name, let attempt, let limit, let window):
+            take(nodes[name]!.state.loginAttemptReserved(attempt, reserve(attempt, from: name, limit: limit, window: window), now: now),
+                 on: name)
         case .password(let name, let ticket, let outcome):
             take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
         case .peerClaimed(let name, let token, let previous):
@@ -215,6 +217,29 @@ final class SharedLogWorld {
 
     private var readRooms: [UInt64: String] = [:]
 
+    // MARK: Password attempts
+
+    /// Counted password attempts per key, as the store keeps them (member, time).
+    private(set) var attempts: [String: [(member: String, time: Int64)]] = [:]
+    /// The store answers `unavailable` to reservations while true.
+    var attemptsUnavailable = false
+
+    private static func attemptKeys(_ attempt: LoginAttempt) -> [String] {
+        (attempt.account.map { ["account:" + $0] } ?? []) + (attempt.address.isEmpty ? [] : ["address:" + attempt.address])
+    }
+
+    /// What the store's script does: counts the attempt in every key unless one is full.
+    private func reserve(_ attempt: LoginAttempt, from node: String, limit: Int, window: Int64) -> LoginAttemptReservation {
+        if attemptsUnavailable { return .unavailable }
+        let keys = Self.attemptKeys(attempt)
+        for key in keys {
+            attempts[key]?.removeAll { $0.time <= now - window }
+            if attempts[key, default: []].count >= limit { return .locked }
+        }
+        for key in keys { attempts[key, default: []].append(("\(node):\(attempt.ticket)", now)) }
+        return .reserved
+    }
+
     private func event(_ entry: Entry, room: String, for node: Node) -> SharedRoomEvent {
         SharedRoomEvent(room: room, seq: entry.seq, kind: entry.kind, origin: entry.node == node.name ? entry.origin : nil,
                         append: entry.node == node.name ? entry.append : nil, payload: entry.payload, memberStatus: entry.memberStatus)
@@ -243,11 +268,14 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
-            case .claimPeer(let token, let peer, let client):
+            case .claimPeer(let token, let peer, let client, let account):
                 let previous = peerLeases[peer]
-                peerLeases[peer] = (name, client, previous?.nick ?? "", nil, nil)
+                // As the store's script: a session logged in to another account keeps its device's lease.
+                if previous?.account == nil || previous?.account == account {
+                    peerLeases[peer] = (name, client, previous?.nick ?? "", nil, nil)
+                }
                 queue.append(.peerClaimed(node: name, token: token, previous.map {
-                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, isThisNode: $0.node == name)
+                    PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, account: $0.account, isThisNode: $0.node == name)
                 }))
             case .claimNick(let token, let candidates, let peer):
                 let taken = candidates.first { candidate in
@@ -295,10 +323,10 @@ final class SharedLogWorld {
                 for other in nodes.values.sorted(by: { $0.name < $1.name }) where other.name != name && other.follows[room] != nil {
                     queue.append(.typing(node: other.name, room: room, payload.bytes))
                 }
-            case .publishLoginFailure(let account, let address):
-                for other in nodes.values.sorted(by: { $0.name < $1.name }) where other.name != name {
-                    queue.append(.loginFailure(node: other.name, account: account, address: address))
-                }
+            case .reserveLoginAttempt(let attempt, let limit, let window):
+                queue.append(.reserveAttempt(node: name, attempt, limit: limit, window: window))
+            case .releaseLoginAttempt(let attempt):
+                for key in Self.attemptKeys(attempt) { attempts[key]?.removeAll { $0.member == "\(name):\(attempt.ticket)" } }
             case .loadAccounts(let token, let names):
                 var loaded: [String: LoadedAccount?] = [:]
                 for name in names { loaded[name] = .some(accounts[ChatValidation.nickKey(name)]) }
@@ -316,6 +344,9 @@ final class SharedLogWorld {
                 case .setPasswordHash(_, let hash): accounts[key]?.account.passwordHash = hash
                 case .bind(_, let certificate): accounts[key]?.certificates.append(certificate)
                 case .unbind(_, let certificate): accounts[key]?.certificates.removeAll { $0 == certificate }
+                case .retire:
+                    accounts[key]?.account.passwordHash = nil
+                    accounts[key]?.certificates = []
                 }
                 queue.append(.accountWritten(node: name, token: token, outcome, write))
                 for other in nodes.keys.sorted() where other != name { queue.append(.accountChanged(node: other, key)) }
@@ -324,6 +355,7 @@ final class SharedLogWorld {
                 switch task.work {
                 case .hash: queue.append(.password(node: name, ticket: task.ticket, .hashed("H:" + task.password)))
                 case .verify(let stored): queue.append(.password(node: name, ticket: task.ticket, .verified(stored == "H:" + task.password)))
+                case .decoy: queue.append(.password(node: name, ticket: task.ticket, .verified(false)))
                 }
             case .writePolicy(let change):
                 if let room = change.room {

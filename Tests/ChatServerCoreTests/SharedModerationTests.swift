@@ -6,11 +6,13 @@ import Testing
 /// and a ban of a guest connected through another node.
 @Suite struct SharedModerationTests {
     /// Two nodes, `alice` (client 1) on the first and `bob` (client 2) on the second, both
-    /// registered and in lobby.
+    /// registered and in lobby, which a member may claim here (`--lobby-claimable`).
     private func twoAccounts() throws -> SharedLogWorld {
         let world = SharedLogWorld()
-        try world.node("a")
-        try world.node("b")
+        var configuration = ChatServerConfiguration()
+        configuration.lobbyClaimable = true
+        try world.node("a", configuration: configuration)
+        try world.node("b", configuration: configuration)
         for (client, nick, node) in [(ClientID(1), "alice", "a"), (ClientID(2), "bob", "b")] {
             world.login(client, nick: nick, on: node)
             world.send(.register(password: "password of \(nick)"), from: client, on: node)
@@ -141,9 +143,17 @@ import Testing
         configuration.operators = ["admin"]
         try world.node("a", configuration: configuration)
         try world.node("b", configuration: configuration)
-        world.login(1, nick: "admin", on: "a")
-        world.send(.register(password: "password of admin"), from: 1, on: "a")
+        // An operator's name is made on the console (issue 23, finding 4: read from the store
+        // first, as the console does), then logged in to.
+        world.take(world.nodes["a"]!.state.readAccountForConsole("admin"), on: "a")
         world.settle()
+        world.take(world.nodes["a"]!.state.operatorRegister("admin", passwordHash: "H:password of admin", certificate: nil,
+                                                            now: world.now), on: "a")
+        world.settle()
+        world.connect(1, on: "a")
+        world.send(.join(nick: "admin", peer: SharedLogWorld.peer(1), room: "lobby", password: "password of admin"), from: 1, on: "a")
+        world.settle()
+        #expect(world.nodes["a"]!.state.account(of: 1) == "admin")
         world.login(3, nick: "troll", on: "b", address: "198.51.100.7")
         world.send(.ban(room: nil, target: "troll", reason: "go"), from: 1, on: "a")
         world.settle()

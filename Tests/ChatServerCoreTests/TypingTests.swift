@@ -36,6 +36,24 @@ import Testing
         #expect(out.datagrams(to: 3).map(\.text) == ["stop"])
     }
 
+    /// Typing in a private conversation (`room` `@NICK`, issue 24): to NICK alone, as `@SENDER`
+    /// (how every chat-client names that conversation), by datagram or on the presence stream; to
+    /// nobody for an unknown nick, oneself, or a bad text; within the typing rate.
+    @Test func privateTypingGoesToTheOtherSideAlone() throws {
+        let harness = try Harness()
+        harness.login(1, nick: "alice")
+        harness.login(2, nick: "Bob")
+        harness.login(3, nick: "carol", datagrams: false)
+        let out = harness.datagram(.typing(room: "@bob", isTyping: true), from: 1)
+        #expect(out.recipients == [2], "\(out.recipients)")
+        #expect(out.datagrams(to: 2).map { [$0.room, $0.sender, $0.text] } == [["@alice", "alice", "start"]])
+        #expect(harness.datagram(.typing(room: "@alice", isTyping: false), from: 3).datagrams(to: 1).map(\.room) == ["@carol"])
+        #expect(harness.datagram(.typing(room: "@Carol", isTyping: false), from: 2).presence(to: 3).map(\.room) == ["@Bob"])
+        #expect(harness.datagram(.typing(room: "@nobody", isTyping: true), from: 1).effects.isEmpty)
+        #expect(harness.datagram(.typing(room: "@alice", isTyping: true), from: 1).effects.isEmpty)
+        #expect(harness.datagram(ChatMessage(.typing, text: "maybe", room: "@bob"), from: 1).effects.isEmpty)
+    }
+
     /// Typing is not queued for a member whose presence stream does not exist yet.
     @Test func typingIsNotQueued() throws {
         let harness = try Harness()

@@ -125,9 +125,10 @@ struct AccountsEndToEndTests {
 
     /// A server ban closes the banned connection with BANNED, and its next hello gets error banned and BANNED.
     @Test func serverBanClosesWithBanned() async throws {
-        let outcome = try await scenario(server: ["--operator", "admin"]) { world, _ in
-            let admin = try Self.connect(world, "admin")
-            Self.request(world, admin, .register(password: "admin-pass"), answer: "account")
+        let outcome = try await scenario(server: ["--operator", "admin"]) { world, server in
+            // An operator's name is made on the console.
+            try AccountAttackTests.console(server, "register admin admin-pass", answer: "registered admin")
+            let admin = try Self.connect(world, "admin", password: "admin-pass")
             let troll = try Self.connect(world, "troll")
             Self.request(world, troll, .register(password: "troll-pass"), answer: "account")
             Self.request(world, admin, .ban(room: nil, target: "troll", reason: "spam"), answer: "banned")
@@ -173,7 +174,9 @@ struct AccountsEndToEndTests {
         let database = temporaryDatabasePath()
         defer { removeDatabase(database) }
         let answeredTopic = try await onDedicatedThread { () throws -> Int in
-            let server = try ChatServerProcess(["--db", database, "--operator", "owner", "--flood-burst", "1000", "--flood-rate", "1000"])
+            // The operator's certificate may register the operator's name over the wire.
+            let server = try ChatServerProcess(["--db", database, "--operator", "owner=sha256:\(identity.fingerprint)",
+                                                "--flood-burst", "1000", "--flood-rate", "1000"])
             defer { server.stop() }
             let world = try ChatTestWorld(port: server.port)
             let owner = try Self.connect(world, "owner", identity: identity, room: "club")

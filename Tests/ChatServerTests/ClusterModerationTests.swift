@@ -96,12 +96,13 @@ struct ClusterModerationTests {
     }
 
     /// The owner of lobby through the first node bans a guest connected through the second (with
-    /// `--exempt none`, so loopback is an address that bans can name): the guest gets `banned` and
+    /// `--exempt none`, so loopback is an address that bans can name, and `--lobby-claimable`, so
+    /// a member may own lobby): the guest gets `banned` and
     /// is out of the room on its node; its device coming back through the first node, and another
     /// guest from its address through the second, are refused `banned`. Before the fix the owner
     /// got `no-such-user` and the guest kept speaking.
     @Test func guestOfAnotherNodeIsBanned() async throws {
-        let server = try ChatServerProcess(["--exempt", "none"] + ClusterFaultTests.unlimited, nodes: 2)
+        let server = try ChatServerProcess(["--exempt", "none", "--lobby-claimable"] + ClusterFaultTests.unlimited, nodes: 2)
         defer { server.stop() }
         let result = try await onDedicatedThread { () throws -> BanOutcome in
             var outcome = BanOutcome()

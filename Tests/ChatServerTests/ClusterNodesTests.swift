@@ -286,4 +286,54 @@ struct ClusterNodesTests {
         #expect(metrics["qchat_cluster_append_duration_seconds_count"] == 4)
         #expect(metrics["qchat_cluster_appends_total{outcome=\"failed\"}"] == 0)
     }
+
+    /// The nodes of one chat system share one `--files` folder (issue 23, item 21: a node on a
+    /// folder of its own answered a download of another node's file with its header and then a
+    /// reset). A node started on another folder than the running node's stops before it is ready,
+    /// status 1, saying why on stderr; one more node on the shared folder starts and serves.
+    @Test func nodeOnAFolderOfItsOwnRefusesToStart() throws {
+        let nodes = try Nodes(1)
+        let own = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-own-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: own) }
+        let cluster = ["--cluster", "redis://127.0.0.1:\(nodes.redis.port)"]
+        let stray = try ChildProcess(BuildPaths.product("chat-server"), ["--port", "0", "--cert", TestCertificates.serverCertificate,
+                                                                         "--key", TestCertificates.serverKey, "--node", "stray",
+                                                                         "--files", own] + cluster)
+        let stopped = stray.waitForExit(timeout: 30)
+        let run = stray.finish(timeout: 5)
+        #expect(stopped, "a node on a folder of its own kept running")
+        #expect(run.status == 1)
+        #expect(run.errors.contains("chat-server: the --files folder \(own) is not the one the other nodes use"), "\(run.errors.suffix(800))")
+        #expect(!run.errors.contains("cluster node ready"))
+        let second = try ChatServerProcess(cluster + ["--node", "second", "--files", nodes.files])
+        defer { second.stop() }
+        #expect(second.process.waitForLine(timeout: 20, where: { $0.contains("cluster node ready") }) != nil)
+    }
+
+    /// A store written before parties (version 1.1: records of 17 fields, interrupted uploads of
+    /// 11) is given what eviction and the upload limits count when the first node joins: the
+    /// guests' party holds the file, everyone's uploads their bytes and count.
+    @Test func storeWrittenBeforePartiesIsGivenThem() throws {
+        let nodes = try Nodes(0)
+        let sha = String(repeating: "ab", count: 32)
+        let record = ["f1", sha, "1000", "old.bin", "lobby", "3", "1700000000000", "alice", "", "PEER", "u1", "peer:PEER", "", "", "",
+                      "d1:u1", ""].joined(separator: "\t")
+        let partial = ["k1", "PEER", "u2", "peer:PEER", "lobby", "", "half.bin", "500", sha, "1700000000001", "d1:u2"].joined(separator: "\t")
+        for command in [["HSET", "{files}:records", "f1", record], ["HSET", "{files}:uploads", "d1:u1", "f1"],
+                        ["HSET", "{files}:content", sha, "1"], ["SET", "{files}:bytes", "1000"], ["HSET", "{files}:owners", "peer:PEER", "1000"],
+                        ["ZADD", "{files}:order", "1700000000000", "f1"], ["HSET", "{files}:partials", "k1", partial],
+                        ["HSET", "{files}:partial-of", "d1:u2", "k1"], ["HSET", "{files}:partial-owners", "peer:PEER", "500"],
+                        ["ZADD", "{files}:partial-age", "1700000000001", "k1"]] {
+            _ = try RedisServerProcess.run(port: nodes.redis.port, command)
+        }
+        let node = try ChatServerProcess(["--cluster", "redis://127.0.0.1:\(nodes.redis.port)", "--node", "n0", "--files", nodes.files])
+        defer { node.stop() }
+        #expect(node.process.waitForLine(timeout: 20, where: { $0.contains("cluster node ready") }) != nil)
+        #expect(try nodes.redis.cli("ZSCORE", "{files}:parties", "guests") == "1000")
+        #expect(try nodes.redis.cli("ZRANGE", "{files}:party:guests", "0", "-1") == "f1")
+        #expect(try nodes.redis.cli("HGET", "{files}:partial-owners", "*") == "500")
+        #expect(try nodes.redis.cli("HGET", "{files}:partial-counts", "*") == "1")
+        #expect(try nodes.redis.cli("HGET", "{files}:partial-counts", "peer:PEER") == "1")
+        #expect(try nodes.redis.cli("GET", "{files}:parties-built") == "1")
+    }
 }

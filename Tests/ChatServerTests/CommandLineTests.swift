@@ -21,6 +21,8 @@ struct CommandLineTests {
         (["--max-rooms-per-client", "0"], "--max-rooms-per-client must be"),
         (["--idle-rooms", "-1"], "--idle-rooms must be"),
         (["--log-level", "loud"], "--log-level must be debug, info, warning or error"),
+        (["--operator", "admin=sha256:12ab"], "--operator takes NAME=sha256: and a certificate's 64 hex digits"),
+        (["--operator", "admin=" + String(repeating: "a", count: 64)], "--operator takes NAME=sha256:"),
         (["--cluster-wait-replicas", "1"], "--cluster-wait-replicas is for a node of a cluster: give --cluster too"),
         (["--cluster", "redis://127.0.0.1:1", "--cluster-wait-replicas", "6"], "--cluster-wait-replicas must be a whole number in 0...5, not '6'"),
         (["--bogus"], "bogus"),

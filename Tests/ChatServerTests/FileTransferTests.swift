@@ -135,4 +135,33 @@ struct FileTransferTests {
         #expect(result.fifthStreamRefused)
         #expect(result.chatStillWorks)
     }
+
+    /// A record whose bytes are gone from the folder (restored apart from its database, or a node
+    /// of several on a folder of its own; issue 23, item 21) is answered `unavailable` before any
+    /// header, never the header and then a reset.
+    @Test(.standaloneOnly("removes a stored file from the folder it names"))
+    func missingBytesAreUnavailableBeforeAnyHeader() async throws {
+        let database = temporaryDatabasePath()
+        let folder = database + ".files"
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: database)
+        }
+        let body = FileStreamPump.Body(Self.bytes(70_000, seed: 71))
+        let answer = try await scenario(server: ["--db", database, "--files", folder]) { world, _ -> (ChatMessage?, Int, Bool) in
+            let alice = try Self.joined(world, "alice")
+            let pump = FileStreamPump()
+            let upload = try pump.send(.upload(id: "gone-1", room: "lobby", name: "gone.bin", size: Int64(body.count), sha256: body.sha256),
+                                       body: body, on: alice)
+            _ = world.run(seconds: 60) { alice.finished.contains(upload) }
+            guard let file = alice.messages(on: upload).first?.file else { return (nil, 0, false) }
+            try FileManager.default.removeItem(atPath: folder + "/content/" + body.sha256)
+            let download = try pump.send(.download(file: file), on: alice)
+            _ = world.run(seconds: 30) { alice.finished.contains(download) || alice.resets.contains { $0.stream == download } }
+            return (alice.messages(on: download).first, alice.bytes[download]?.count ?? 0,
+                    alice.resets.contains { $0.stream == download })
+        }
+        #expect(answer.0?.type == "error" && answer.0?.code == "unavailable", "\(String(describing: answer.0))")
+        #expect(!answer.2, "the download was reset after \(answer.1) bytes")
+    }
 }

@@ -71,19 +71,16 @@ struct FileVolumeTests {
         var replayed: [String] = []
     }
 
-    /// `--files` on a 1 MiB tmpfs (the suite runs as root): a 4 MiB upload fails with `unavailable`
-    /// on its stream; chat sent meanwhile is delivered and stored; a small upload works after.
-    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    /// `--files` on a 1 MiB tmpfs (the suite runs as root) and no `--disk-reserve` (the disk fills
+    /// as something else would fill it): a 4 MiB upload fails with `unavailable` on its stream;
+    /// chat sent meanwhile is delivered and stored; a small upload works after.
+    @Test(.enabled(if: TmpfsMount.isPossible, "mounting a tmpfs needs root"))
     func fullDiskLosesNoChat() async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-tmpfs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mounted = try ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]).finish(timeout: 10)
-        try #require(mounted.status == 0, "mount failed: \(mounted.errors)")
-        defer {
-            _ = try? ChildProcess("/bin/umount", [mountPoint]).finish(timeout: 10)
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
-        let server = try ChatServerProcess(["--files", mountPoint + "/files", "--db", temporaryDatabasePath(), "--max-file-size", "8388608"])
+        let disk = try TmpfsMount(size: "1m")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
+        let server = try ChatServerProcess(["--files", mountPoint + "/files", "--db", temporaryDatabasePath(), "--max-file-size", "8388608",
+                                            "--disk-reserve", "0"])
         defer { server.stop() }
         let port = server.port
         let result = try await onDedicatedThread { () -> DiskFull in

@@ -33,7 +33,7 @@ let keySamples: [KeySample] = [
     KeySample("\u{00}\u{1C}\u{1F}", [.control("@"), .control("\\"), .control("_")]),
     KeySample("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D", [.up, .down, .right, .left]),
     KeySample("\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD", [.up, .down, .right, .left]),
-    KeySample("\u{1B}[1;5C\u{1B}[1;2A", [.right, .up]),
+    KeySample("\u{1B}[1;5C\u{1B}[1;2A", [.wordRight, .up]),
     KeySample("\u{1B}[H\u{1B}[F", [.home, .end]),
     KeySample("\u{1B}[1~\u{1B}[4~", [.home, .end]),
     KeySample("\u{1B}OH\u{1B}OF", [.home, .end]),

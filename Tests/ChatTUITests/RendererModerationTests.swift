@@ -20,7 +20,8 @@ struct RendererModerationTests {
         #expect(!text(of: other.frame, row: 1, columns: 0..<63).hasPrefix("Topic:"))
     }
 
-    /// `@` marks operators (also when away), `+` logged-in users, `~` away guests; plain guests get a blank.
+    /// `@` marks operators, `+` logged-in users, `~` follows for the away (issue 24, defect 11: an
+    /// away operator showed `@` alone, never `~`); plain guests get a blank.
     @Test func memberMarks() {
         var model = sampleModel()
         model.setMembers(["alice", "bob", "carol", "dave", "erin"], in: "lobby")
@@ -28,7 +29,8 @@ struct RendererModerationTests {
         model.setRoomInfo(topic: nil, modes: [], operators: ["Alice", "erin"], identified: ["alice", "bob"], in: "lobby")
         let (_, screen, _) = renderOnScreen(model, editor: LineEditor(), size: TerminalSize(columns: 80, rows: 24))
         let rows = (2...6).map { text(of: screen.frame, row: $0, columns: 64..<80) }
-        #expect(rows == ["@alice", "+bob", "~carol", " dave", "@erin"])
+        // Operators first, then those logged in (issue 24).
+        #expect(rows == ["@alice", "@~erin", "+bob", "~carol", " dave"])
     }
 
     /// While a password is asked for, the input line shows the prompt and nothing typed, the cursor right after the prompt.

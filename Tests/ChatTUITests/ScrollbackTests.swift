@@ -59,8 +59,9 @@ struct ScrollbackTests {
         let anchor = model.currentRoom?.scrollAnchor
         let older = (0..<5).map { ChatLine(timestamp: 0, nick: "o", text: "old \($0)", kind: .history) }
         model.prependHistory(older, to: "lobby")
-        #expect(model.currentRoom?.scrollAnchor?.lineIndex == anchor.map { $0.lineIndex + 5 })
-        #expect(model.currentRoom?.lines.first?.text == "old 0")
+        // Five lines and the rule of their day above them.
+        #expect(model.currentRoom?.scrollAnchor?.lineIndex == anchor.map { $0.lineIndex + 6 })
+        #expect(model.currentRoom?.lines.prefix(2).map(\.text) == ["1970-01-01", "old 0"])
         #expect(model.scrollUp(rows: 5, paneRows: 8, rowCount: oneRow) == .scrolled)
     }
 

@@ -95,6 +95,14 @@ func escapeSequences(in bytes: [UInt8]) -> [String] {
     var index = 0
     while index < bytes.count {
         guard bytes[index] == 0x1B else { index += 1; continue }
+        // OSC: up to its ST (`ESC \`), the ST not included.
+        if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "]") {
+            var end = index + 2
+            while end + 1 < bytes.count, !(bytes[end] == 0x1B && bytes[end + 1] == UInt8(ascii: "\\")) { end += 1 }
+            sequences.append(String(decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self))
+            index = end + 2
+            continue
+        }
         var end = index + 1
         while end < bytes.count, !(0x40...0x7E).contains(bytes[end]) || end == index + 1 { end += 1 }
         sequences.append(String(decoding: bytes[(index + 1)...min(end, bytes.count - 1)], as: UTF8.self))
@@ -105,6 +113,8 @@ func escapeSequences(in bytes: [UInt8]) -> [String] {
 
 /// True for the sequences FrameDiff and TerminalControl may emit: CUP, SGR, ED 2, ?25, ?1049, ?2004.
 func isWriterSequence(_ sequence: String) -> Bool {
+    // OSC 8 hyperlinks around web addresses: a URL of printable ASCII, or none (closing).
+    if sequence.hasPrefix("]8;;") { return sequence.dropFirst(4).unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) } }
     let body = sequence.dropFirst()
     guard sequence.hasPrefix("["), let final = body.last else { return false }
     let parameters = body.dropLast()

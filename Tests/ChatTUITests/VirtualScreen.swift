@@ -13,6 +13,8 @@ struct VirtualScreen {
     private(set) var isCursorVisible = true
     private(set) var isBracketedPasteEnabled = false
     private(set) var style = CellStyle.plain
+    /// The hyperlink open (OSC 8), given to the cells printed under it.
+    private(set) var link: String?
     private(set) var isWrapPending = false
     private(set) var violations: [String] = []
     /// How many SGR colour parameters (30-37, 90-97, 38;5;n) were applied.
@@ -44,6 +46,32 @@ struct VirtualScreen {
         isWrapPending = false
     }
 
+    private var linkedStyle: CellStyle {
+        var linked = style
+        linked.link = link
+        return linked
+    }
+
+    /// OSC 8 only (`ESC ] 8 ; ; URL ESC \`, an empty URL closing the link), its URL printable
+    /// ASCII; any other OSC, or one not ended by ST, is a violation.
+    private mutating func applyHyperlink(_ bytes: [UInt8], from start: Int) -> Int {
+        var end = start + 2
+        while end + 1 < bytes.count, !(bytes[end] == 0x1B && bytes[end + 1] == UInt8(ascii: "\\")) { end += 1 }
+        guard end + 1 < bytes.count else {
+            violations.append("unterminated OSC")
+            return bytes.count
+        }
+        let payload = bytes[(start + 2)..<end]
+        let prefix = Array("8;;".utf8)
+        guard payload.starts(with: prefix), payload.dropFirst(prefix.count).allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            violations.append("unexpected OSC \(String(decoding: payload, as: UTF8.self))")
+            return end + 2
+        }
+        let url = String(decoding: payload.dropFirst(prefix.count), as: UTF8.self)
+        link = url.isEmpty ? nil : url
+        return end + 2
+    }
+
     mutating func apply(_ bytes: [UInt8]) {
         var index = 0
         while index < bytes.count {
@@ -63,6 +91,7 @@ struct VirtualScreen {
     }
 
     private mutating func applyEscape(_ bytes: [UInt8], from start: Int) -> Int {
+        if start + 1 < bytes.count, bytes[start + 1] == UInt8(ascii: "]") { return applyHyperlink(bytes, from: start) }
         guard start + 1 < bytes.count, bytes[start + 1] == UInt8(ascii: "[") else {
             violations.append("escape that is not CSI")
             return start + 1
@@ -160,9 +189,9 @@ struct VirtualScreen {
                 continue
             }
             if isAlternateScreenActive {
-                alternateScreen.put(character, width: width, style: style, row: cursor.row, column: cursor.column)
+                alternateScreen.put(character, width: width, style: linkedStyle, row: cursor.row, column: cursor.column)
             } else {
-                mainScreen.put(character, width: width, style: style, row: cursor.row, column: cursor.column)
+                mainScreen.put(character, width: width, style: linkedStyle, row: cursor.row, column: cursor.column)
             }
             let advance = cursorAdvance(character)
             if cursor.column + advance >= frame.columns {

@@ -105,8 +105,9 @@ import Testing
     }
 
     /// A lease is taken once; a second holder is told who has it; a takeover answers the
-    /// previous holder; a stale holder's release frees nothing; the reaper frees what a lost
-    /// node still held, and only that.
+    /// previous holder, and a device's lease naming an account goes only to a holder that proved
+    /// it; a stale holder's release frees nothing; the reaper frees what a lost node still held,
+    /// and only that.
     @Test func leases() async throws {
         try await RedisHarness.withServer { harness, server in
             let leases = Leases(client: try harness.client(RedisHarness.standalone(server)))
@@ -115,16 +116,23 @@ import Testing
             #expect(try wait(harness) { leases.take(nick, holder: "a/1", node: "a", $0) } == .taken)
             #expect(try wait(harness) { leases.take(nick, holder: "b/7", node: "b", $0) } == .heldBy("a/1"))
             let peer = Leases.peer("p-123")
-            #expect(try wait(harness) { leases.takeOver(peer, holder: "a/1", node: "a", $0) } == nil)
-            #expect(try wait(harness) { leases.takeOver(peer, holder: "b/7", node: "b", $0) } == "a/1")
-            #expect(try wait(harness) { leases.release(peer, holder: "a/1", node: "a", $0) } == false)
-            #expect(try server.cli("GET", peer) == "b/7")
+            func takeOver(_ holder: String, node: String, proving account: String? = nil) throws -> String {
+                let outcome = try wait(harness) { leases.takeOverDevice(peer, holder: holder, node: node, provenAccount: account, $0) }
+                return "\(outcome.taken) \(outcome.holder ?? "-")"
+            }
+            #expect(try takeOver("a/1/", node: "a") == "true -")
+            _ = try server.cli("SET", peer, "a/1/alice/alice")
+            #expect(try takeOver("b/7/", node: "b") == "false a/1/alice/alice")
+            #expect(try takeOver("b/7/", node: "b", proving: "mallory") == "false a/1/alice/alice")
+            #expect(try takeOver("b/7/", node: "b", proving: "alice") == "true a/1/alice/alice")
+            #expect(try wait(harness) { leases.release(peer, holder: "a/1/", node: "a", prefix: true, $0) } == false)
+            #expect(try server.cli("GET", peer) == "b/7/")
             let other = Leases.nick("bob")
             #expect(try wait(harness) { leases.take(other, holder: "a/2", node: "a", $0) } == .taken)
             // Node a is lost: its reaper frees alice and bob, not the peer id b took over.
             #expect(try wait(harness) { leases.releaseAll(node: "a", $0) } == [other, nick].sorted())
             #expect(try server.cli("EXISTS", nick) == "0")
-            #expect(try server.cli("GET", peer) == "b/7")
+            #expect(try server.cli("GET", peer) == "b/7/")
             #expect(try server.cli("EXISTS", Leases.holds(node: "a")) == "0")
             #expect(try wait(harness) { leases.take(nick, holder: "b/8", node: "b", $0) } == .taken)
             #expect(try wait(harness) { leases.release(nick, holder: "b/8", node: "b", $0) } == true)

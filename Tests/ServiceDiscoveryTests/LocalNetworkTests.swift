@@ -43,6 +43,12 @@ struct LocalNetworkTests {
         #expect(first.errors.contains("trusting \(lab.server.address):\(port) (sha256:\(firstPrint))"), "\(first.errors)")
         let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
         #expect(known.contains("\(lab.server.address) \(port) sha256:\(firstPrint)\n"), "\(known)")
+        // known_servers keeps the strict format every earlier client reads (one unknown line would
+        // make the whole file damaged to it): the name is kept in known_names.
+        #expect(known.split(separator: "\n").allSatisfy { $0.hasPrefix("#") || $0.split(separator: " ").count == 3 && !$0.hasPrefix("name:") },
+                "\(known)")
+        let names = try String(contentsOfFile: config + "/qchat/known_names", encoding: .utf8)
+        #expect(names.hasSuffix("\nname:\(Self.name.replacingOccurrences(of: " ", with: "%20")) sha256:\(firstPrint)\n"), "\(names)")
 
         // The server goes: its service leaves the listing.
         server.stop()
@@ -63,7 +69,8 @@ struct LocalNetworkTests {
         #expect(refused.status == 1)
         #expect(refused.errors.contains("HAS CHANGED"), "\(refused.errors)")
         #expect(refused.errors.contains("sha256:\(firstPrint)") && refused.errors.contains("sha256:\(secondPrint)"))
-        #expect(refused.errors.contains("line 3 of \(config)/qchat/known_servers"), "\(refused.errors)")
+        // Its address's line and its name's (issue 24: trust follows the name the server was chosen by).
+        #expect(refused.errors.contains("line 3 of \(config)/qchat/known_servers and line 3 of \(config)/qchat/known_names"), "\(refused.errors)")
         #expect(!refused.output.contains("must not be sent"))
     }
 
@@ -108,8 +115,11 @@ struct LocalNetworkTests {
         try lab.restartDaemon(on: lab.server)
         #expect(first.process.waitForLine(timeout: 10) { $0.contains("avahi-daemon went away") } != nil)
         #expect(first.process.waitForLine(timeout: 15, skipping: 1) { $0.contains(" advertised ") } != nil, "\(first.process.errorOutput)")
+        // Its own home: it trusts and keeps the server it finds (before, it wrote root's known_servers).
+        let config = lab.client.directory.appendingPathComponent("config").path
         let after = try lab.start(on: lab.client, BuildPaths.product("chat-client"), ["--server", Self.name, "--plain", "--nick", "dave",
-                                                                                       "--trust-on-first-use"])
+                                                                                       "--trust-on-first-use"],
+                                  environment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": lab.client.directory.path])
         after.write("back after the restart\n")
         #expect(after.waitForLine(timeout: 10) { $0.hasSuffix("<dave> back after the restart") } != nil, "\(after.errorOutput)")
         after.closeInput()
@@ -155,7 +165,8 @@ struct LocalNetworkTests {
         try tui.press("Enter")
         #expect(tui.waitFor { $0.joined().contains("Type yes to trust it") }, "\(tui.screen())")
         #expect(tui.screen().joined().contains("fingerprint is sha256:\(print)"))
-        #expect(tui.screen().joined().contains("It matches the fingerprint the server advertised on the local network."))
+        // A match is shown as what it is: no reassurance (whoever answers can advertise any).
+        #expect(tui.screen().joined().contains("which proves nothing"), "\(tui.screen())")
         try tui.type("yes")
         try tui.press("Enter")
         #expect(tui.waitFor { $0.joined().contains("carol joined") }, "\(tui.screen())")
@@ -187,6 +198,43 @@ struct LocalNetworkTests {
         #expect(discover.lineCount { $0.hasPrefix("+\tflood ") } == 256)
         #expect(discover.lineCount { $0.contains("more than 256") } == 1)
         #expect(discover.isRunning)
+    }
+
+    /// Issue 24, defect 18: on the same network, while the trusted server is away, another machine
+    /// advertises its name with a certificate of its own (and, in its TXT record, that
+    /// certificate's fingerprint) at another address. `--server NAME --trust-on-first-use` must
+    /// refuse it as a changed certificate, not trust it as a new server.
+    @Test func anImpostorAdvertisingATrustedNameIsRefused() throws {
+        let lab = try LocalNetworkLab()
+        defer { lab.close() }
+        let config = lab.client.directory.appendingPathComponent("config").path
+        let environment = ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": lab.client.directory.path]
+        let trusted = try startServer(lab, state: lab.server.directory.appendingPathComponent("trusted").path, port: 0)
+        let trustedPrint = try #require(fingerprint(loggedBy: trusted))
+        #expect(trusted.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil, "\(lab.daemonLog(of: lab.server))")
+        let alice = try lab.start(on: lab.client, BuildPaths.product("chat-client"),
+                                  ["--server", Self.name, "--plain", "--nick", "alice", "--trust-on-first-use"], environment: environment)
+        alice.write("hello the real one\n")
+        alice.closeInput()
+        #expect(alice.finish(timeout: 20).status == 0)
+        trusted.stop()
+
+        let impostor = try startServer(lab, state: lab.server.directory.appendingPathComponent("impostor").path, port: 0)
+        defer { impostor.stop() }
+        let impostorPrint = try #require(fingerprint(loggedBy: impostor))
+        #expect(impostorPrint != trustedPrint && impostor.port != trusted.port)
+        #expect(impostor.process.waitForLine(timeout: 10) { $0.contains(" advertised ") } != nil, "\(lab.daemonLog(of: lab.server))")
+        let victim = try lab.start(on: lab.client, BuildPaths.product("chat-client"),
+                                   ["--server", Self.name, "--plain", "--nick", "alice", "--trust-on-first-use"], environment: environment)
+        victim.write("a secret for the real one\n")
+        let run = victim.finish(timeout: 20)
+        #expect(run.status == 1, "\(run.output) \(run.errors)")
+        #expect(run.errors.contains("HAS CHANGED") && run.errors.contains("sha256:\(trustedPrint)") && run.errors.contains("sha256:\(impostorPrint)"),
+                "\(run.errors)")
+        #expect(!run.output.contains("a secret for the real one"))
+        let known = try String(contentsOfFile: config + "/qchat/known_servers", encoding: .utf8)
+            + String(contentsOfFile: config + "/qchat/known_names", encoding: .utf8)
+        #expect(!known.contains(impostorPrint), "\(known)")
     }
 
     private func startServer(_ lab: LocalNetworkLab, state: String, port: UInt16) throws -> ChatServerProcess {

@@ -30,7 +30,8 @@ public final class ChildProcess: @unchecked Sendable {
     private var partialOutput: [UInt8] = []
     private var partialError: [UInt8] = []
 
-    /// `environment` is added to this process's environment; `standardInput` names a file to
+    /// `environment` is added to this process's environment, whose home is the test process's
+    /// ``IsolatedHome`` unless `environment` names another; `standardInput` names a file to
     /// read instead of a pipe the test writes to (a regular file or `/dev/null`).
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                 standardInput: String? = nil) throws {
@@ -44,9 +45,7 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             process.standardInput = input
         }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        process.environment = ProcessInfo.processInfo.environment.merging(IsolatedHome.environment) { $1 }.merging(environment) { $1 }
         // Our ends of the pipes must not leak into programs started later (tmux is started with
         // posix_spawn, which keeps every descriptor without FD_CLOEXEC): a leaked write end of
         // this child's stdin would keep closeInput() from ever reaching it as end of input.

@@ -113,7 +113,8 @@ public final class TmuxSession: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var environment = ProcessInfo.processInfo.environment
+        // Every pane's program has the test process's home, never the real one.
+        var environment = ProcessInfo.processInfo.environment.merging(IsolatedHome.environment) { $1 }
         environment["TERM"] = "xterm-256color"
         environment.removeValue(forKey: "TMUX")
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

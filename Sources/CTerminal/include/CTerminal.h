@@ -15,4 +15,8 @@ int cterminal_arm_crash_restore(int fd, const char *undo, unsigned long undo_len
 // Restores the remembered state now (normal exit paths) and disarms the crash handlers.
 void cterminal_restore(void);
 
+// What Swift's Glibc module leaves out (malloc.h): gives the free pages of every malloc arena
+// back to the system (malloc_trim(0)); returns 1 when some were.
+int cterminal_give_memory_back(void);
+
 #endif

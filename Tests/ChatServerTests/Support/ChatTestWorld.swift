@@ -78,10 +78,11 @@ final class ChatTestWorld {
         return session
     }
 
-    /// Connects a bare client on the same loop (to the next node in turn, like ``connect``); by
-    /// default with ALPN `qchat/1`, from the pool's address or from `host` (another loopback
-    /// address, such as 127.0.0.2). It sends nothing until told (see ``RawChatClient/onConnected``).
-    func connectRaw(alpn: [String] = ["qchat/1"], from host: String? = nil,
+    /// Connects a bare client on the same loop (to the next node in turn, like ``connect``, or to
+    /// node number `node`); by default with ALPN `qchat/1`, from the pool's address or from `host`
+    /// (another loopback address, such as 127.0.0.2). It sends nothing until told (see
+    /// ``RawChatClient/onConnected``).
+    func connectRaw(alpn: [String] = ["qchat/1"], from host: String? = nil, node: Int? = nil,
                     adjust: (inout QuicConfiguration) -> Void = { _ in }) throws -> RawChatClient {
         if !routesRawClients {
             routesRawClients = true
@@ -97,7 +98,8 @@ final class ChatTestWorld {
         configuration.tls.alpn = alpn
         adjust(&configuration)
         let local = try host.map { try localAddress($0) } ?? pool.local
-        let connection = try pool.driver.endpoint.connect(to: nextServer(), from: local, configuration: configuration, now: .now())
+        let server = node.map { servers[$0] } ?? nextServer()
+        let connection = try pool.driver.endpoint.connect(to: server, from: local, configuration: configuration, now: .now())
         let client = RawChatClient(connection: connection)
         rawClients[connection.id] = client
         return client

@@ -2,44 +2,9 @@ import ChatClientKit
 import ChatProtocol
 import ChatTUI
 
-/// Moderation in the full-screen client (PROTOCOL.md section 8): the commands act on the room
-/// shown; the events and answers are shown in the room they are about, as IRC clients show them.
+/// Moderation and account events in the full-screen client (PROTOCOL.md sections 7 and 8): shown
+/// in the room they are about, as IRC clients show them.
 extension TUIMode {
-    func moderate(_ command: ClientCommand) {
-        guard let room = currentChatRoom ?? serverWide(command) else {
-            return note("moderation commands act on a room: show one first", in: currentRoomName)
-        }
-        let info = session.members.info(of: room)
-        switch command {
-        case .certificate(let add): request(.certificate(add: add), doing: "/certificate")
-        case .claim: request(.claim(room: room), doing: "/claim")
-        case .topic(nil): note(info.topic.map { "topic of #\(room): \($0)" } ?? "#\(room) has no topic", in: room)
-        case .topic(let text?): request(.topic(room: room, text: text), doing: "/topic")
-        case .kick(let nick, let reason, let server): request(.kick(room: server ? nil : room, nick: nick, reason: reason), doing: "/kick \(nick)")
-        case .ban(let target, let reason, let server): request(.ban(room: server ? nil : room, target: target, reason: reason), doing: "/ban \(target)")
-        case .unban(let target, let server): request(.unban(room: server ? nil : room, target: target), doing: "/unban \(target)")
-        case .op(let name): request(.op(room: room, account: name), doing: "/op \(name)")
-        case .deop(let name): request(.deop(room: room, account: name), doing: "/deop \(name)")
-        case .mode(nil): note("modes of #\(room): " + (info.modes.isEmpty ? "none" : info.modes.map { "+" + $0 }.joined(separator: " ")), in: room)
-        case .mode(let change?):
-            guard RoomModeChange(change) != nil else { return note("a mode is +invite, -invite, +registered or -registered", in: room) }
-            request(.mode(room: room, change), doing: "/mode \(change)")
-        case .invite(let nick): request(.invite(room: room, nick: nick), doing: "/invite \(nick)")
-        case .rooms: request(.listRooms(), doing: "/rooms")
-        case .whois(let nick): request(.whois(nick), doing: "/whois \(nick)")
-        default: break
-        }
-    }
-
-    /// Commands that need no room when a private conversation is shown: the room stands for nothing.
-    private func serverWide(_ command: ClientCommand) -> String? {
-        switch command {
-        case .rooms, .whois, .certificate: ChatLimits.defaultRoom
-        case .kick(_, _, true), .ban(_, _, true), .unban(_, true): ChatLimits.defaultRoom
-        default: nil
-        }
-    }
-
     /// An account or moderation message: an event line in its room (or a note in the room shown).
     func receivedModeration(_ message: ChatMessage) {
         let time = message.ts ?? unixMilliseconds()
@@ -64,7 +29,8 @@ extension TUIMode {
             return
         case .rooms:
             let rooms = message.rooms ?? []
-            note(rooms.isEmpty ? "no public rooms" : "rooms: " + rooms.map(\.summary).joined(separator: ", "), in: currentRoomName)
+            listedRooms = rooms.map(\.room)
+            note(RoomListing.listing(rooms) { $0 }, in: currentRoomName)
             return
         case .whois:
             let rooms = (message.rooms ?? []).map { "#" + $0.room }.joined(separator: " ")

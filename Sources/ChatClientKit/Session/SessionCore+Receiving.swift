@@ -1,0 +1,136 @@
+import ChatProtocol
+import QuicEngine
+
+/// What the server says: answers to the outbox's requests, the rooms the session is in, the
+/// account, refusals of the hello.
+extension SessionCore {
+    /// A message from the current connection.
+    public mutating func received(_ message: ChatMessage, on channel: ChatSession.Channel, now: QuicTime) -> [Action] {
+        // An older server does not know `quit`: the session closes the connection itself.
+        if let id = quitRequestID, message.messageType == .error, message.id == id { return quit() }
+        if track(message, now: now) { actions.append(.deliver(message, channel)) }
+        return taken()
+    }
+
+    /// Follows what the server says; false for a message the session handled itself (a
+    /// `rate-limited` refusal of something it sends again).
+    private mutating func track(_ message: ChatMessage, now: QuicTime) -> Bool {
+        for room in members.apply(message, ownNick: nick) { actions.append(.membersChanged(room)) }
+        if let seq = message.resumeSeq, let room = message.room, let index = rooms.firstIndex(where: { $0.name == room }) {
+            rooms[index].lastSeq = max(rooms[index].lastSeq ?? seq, seq)
+        }
+        let isLive = message.replay != true
+        let room = message.roomOrDefault
+        switch message.messageType {
+        case .welcome:
+            welcomed(message, now: now)
+        case .joined where isLive && Self.same(message.sender, nick):
+            if !rooms.contains(where: { $0.name == room }) { rooms.append((room, message.seq)) }
+            removedAt[room] = nil
+            answered(now: now) { $0.type == MessageType.join.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .left where isLive && Self.same(message.sender, nick):
+            rooms.removeAll { $0.name == room }
+            members.forget(room)
+            answered(now: now) { $0.type == MessageType.part.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .nick where Self.same(message.sender, nick):
+            nick = message.text
+            answered(now: now) { $0.type == MessageType.nick.rawValue && Self.same($0.text, message.text) }
+        case .historyEnd:
+            answered(now: now) { $0.type == MessageType.history.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+        case .account:
+            account = message.account
+            for room in members.setIdentified(nick, message.account != nil) { actions.append(.membersChanged(room)) }
+            // A password that logged in (or registered, or changed) logs in again after a reconnect.
+            if let entry = outbox.answered(where: { Self.accountRequests.contains($0.type) }), let password = entry.message.password {
+                helloPassword = password
+            }
+            flush(now: now)
+        case .kicked where RoomMembers.removesOwnNick(message, nick), .banned where RoomMembers.removesOwnNick(message, nick):
+            // Out of the room for good: no re-join after a reconnect. A later /join of it asks
+            // only for what came after.
+            if let seen = rooms.first(where: { $0.name == room })?.lastSeq { removedAt[room] = seen }
+            rooms.removeAll { $0.name == room }
+            answerModeration(message, now: now)
+        case .topic, .mode, .op, .deop, .kicked, .banned, .unbanned, .invite, .rooms, .whois:
+            answerModeration(message, now: now)
+        case .ack:
+            if let id = message.id { outbox.answered(id: id) }
+            flush(now: now)
+        case .error:
+            return receivedError(message, now: now)
+        default:
+            break
+        }
+        return true
+    }
+
+    private mutating func receivedError(_ message: ChatMessage, now: QuicTime) -> Bool {
+        if message.code == ErrorCode.rateLimited.rawValue, let id = message.id, outbox.refused(id: id, now: now) {
+            flush(now: now)
+            return false
+        }
+        // The server could not store it now (a node that lost its store): sent again later, with
+        // the same id, unless given up after many tries (then it is shown).
+        if isConnected, message.code == ErrorCode.unavailable.rawValue, let id = message.id, outbox.unavailable(id: id, now: now).kept {
+            flush(now: now)
+            return false
+        }
+        if let id = message.id, outbox.answered(id: id) != nil {
+            flush(now: now)
+        } else if !isConnected, Self.helloRefusals.contains(message.code ?? "") {
+            setState(.refused(code: message.code ?? "error", text: message.text))
+            return false
+        } else if !isConnected, ChatSession.isRefusedForNow(message) {
+            // The server could not take the hello now (busy checking passwords): again shortly,
+            // as this session says it then (``retry(nick:password:now:)`` may change the nick).
+            helloAgainAt = now + .milliseconds(UInt64(Double.random(in: 500...1500, using: &random)))
+            return false
+        }
+        return true
+    }
+
+    /// Errors that answer a hello (PROTOCOL.md sections 3 and 7): the connection stays open for
+    /// another `join`. (`rate-limited` and `unavailable` before the welcome are a busy server:
+    /// the hello is sent again by itself.)
+    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required"]
+
+    /// Requests answered by `account`.
+    static let accountRequests: Set<String> = ["register", "login", "password", "certificate"]
+
+    /// The event (or notice) that answers each moderation request.
+    static let moderationAnswers: [String: String] = [
+        "claim": "op", "topic": "topic", "mode": "mode", "op": "op", "deop": "deop", "kick": "kicked", "ban": "banned",
+        "unban": "unbanned", "invite": "invite", "rooms": "rooms", "whois": "whois",
+    ]
+
+    /// A moderation event or answer of ours answers the oldest request of its kind in its room (no
+    /// room: a server-wide one); `rooms` and `whois` have no sender to check.
+    private mutating func answerModeration(_ message: ChatMessage, now: QuicTime) {
+        let isDirectory = message.messageType == .rooms || message.messageType == .whois
+        guard isDirectory || Self.same(message.sender, nick) else { return }
+        let room = message.room
+        answered(now: now) { request in
+            Self.moderationAnswers[request.type] == message.type
+                && (isDirectory || request.room.flatMap(ChatValidation.normalizeRoom) == room)
+        }
+    }
+
+    private mutating func welcomed(_ message: ChatMessage, now: QuicTime) {
+        nick = message.sender
+        account = message.account
+        serverName = message.text
+        rotation.connected()
+        everConnected = true
+        outbox.connected(now: now, spent: 2)
+        var first: [ChatMessage] = rooms.dropFirst().map { .join(room: $0.name, since: $0.lastSeq) }
+        if let room = unwantedHelloRoom { first.insert(.part(room: room), at: 0) }
+        outbox.enqueueFirst(first)
+        setState(.connected)
+        flush(now: now)
+    }
+
+    private mutating func answered(now: QuicTime, where matches: (ChatMessage) -> Bool) {
+        outbox.answered(where: matches)
+        flush(now: now)
+    }
+}

@@ -14,7 +14,8 @@
 # together every 2 ms (the ACKs reach the server in bursts, as chat-bot load's do: a diagnosis of
 # what the spread-out ACKs cost). Sizes can be overridden for a quick smoke run, e.g.
 #   CELLS="6/2/20" REPEATS=1 DURATION=1 WARMUP=0.5 scripts/bench-aioquic.sh
-# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND).
+# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND). SERVER and BOT run other builds (both given: none is
+# built), SERVER_FLAGS adds chat-server flags (e.g. "--coalesce-ms 0").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CELLS=${CELLS:-"50/1/20 50/1/40"}
@@ -28,7 +29,8 @@ METRICS_PORT=${METRICS_PORT:-9492}         # the server's metrics page: its UDP 
 AIOQUIC_FLAGS=${AIOQUIC_FLAGS:-}           # more flags for the driver, e.g. --hold-sends 2 (a diagnosis)
 source scripts/bench-lib.sh
 prepare_aioquic
-build_release_binaries
+# SERVER and BOT both given: those binaries as they are (an older build, say); else this tree's.
+if [ -z "${SERVER:-}" ] || [ -z "${BOT:-}" ]; then build_release_binaries; fi
 bench_workspace
 
 # The server's UDP datagrams received and sent, at the two moments run_bot measures between.

@@ -11,9 +11,19 @@
 # ratio of CPU per delivery, then the memory each server takes per idle client.
 # `make bench-irc` runs it (and `make bench`); it installs inspircd with apt when missing.
 #
+# Then the capacity of one server core (issue 25): for each shape of CAPACITY (CLIENTS/ROOMS), the
+# rate is raised step by step (CAPACITY_START msgs/s, times CAPACITY_STEP each step, a fresh server
+# per step, CAPACITY_DURATION s measured after 1 s of warm-up) until a step loses a message,
+# delivers under 95% of its schedule or has a p99 over ten times CAPACITY_P99 ms (25); the highest
+# rate with nothing lost and a p99 within CAPACITY_P99 is the server's capacity, with its p99 and
+# how busy its core was.
+#
 # Sizes can be overridden for a quick smoke run, e.g.
-#   CELLS="20/1/50 40/4/100" DURATION=1 WARMUP=0.5 IDLE=40 IDLE_ROOMS=4 scripts/bench-irc.sh
-# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND).
+#   CELLS="20/1/50 40/4/100" DURATION=1 WARMUP=0.5 IDLE=40 IDLE_ROOMS=4 CAPACITY=" " scripts/bench-irc.sh
+# (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND). SERVER and BOT run other chat-server and chat-bot
+# binaries (an older build, for a before-and-after in one sitting; then nothing is built),
+# SERVER_FLAGS adds chat-server flags (e.g. "--coalesce-ms 0"), SERVERS="chat" or "irc" runs one
+# side only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CELLS=${CELLS:-"50/1/20 50/1/200 50/1/1000 200/10/1000 500/10/200 1000/50/1000"}
@@ -25,6 +35,13 @@ IDLE=${IDLE:-1000}                         # idle clients for the memory row...
 IDLE_ROOMS=${IDLE_ROOMS:-10}               # ...in this many rooms
 IRC_PORT=${IRC_PORT:-6697}                 # InspIRCd's TLS port (the next free one from here)
 PORT=${BENCH_PORT:-4491}                   # chat-server's UDP port
+CAPACITY=${CAPACITY-"50/1 1000/50"}        # shapes of the capacity search (" ": none)
+CAPACITY_START=${CAPACITY_START:-"50/1:500 1000/50:500"}  # first rate per shape (default 500)
+CAPACITY_STEP=${CAPACITY_STEP:-1.4}
+CAPACITY_DURATION=${CAPACITY_DURATION:-4}
+CAPACITY_P99=${CAPACITY_P99:-25}
+CAPACITY_STEPS=${CAPACITY_STEPS:-14}       # at most this many steps per shape
+SERVERS=${SERVERS:-"irc chat"}
 
 # --- InspIRCd from Debian, installed once (it is root here, as on CI and the development machines).
 if ! dpkg-query -W -f='${Status}' inspircd 2>/dev/null | grep -q "install ok installed"; then
@@ -41,7 +58,8 @@ ROOT_FLAG=()
 [ "$(id -u)" -ne 0 ] || ROOT_FLAG=(--runasroot)
 
 source scripts/bench-lib.sh
-build_release_binaries
+# Both given: those binaries as they are; else this tree's, built first.
+if [ -z "${SERVER:-}" ] || [ -z "${BOT:-}" ]; then build_release_binaries; fi
 bench_workspace
 # stop_server (scripts/bench-lib.sh) does not check the server's status: InspIRCd with GnuTLS
 # loaded may crash on SIGTERM (status 139) once its clients are gone, and nothing is measured
@@ -74,7 +92,8 @@ start_chat_server() {
 # core the server used, latency, lost, driver CPU) and whether the driver's run passed.
 run_cell() {
     local kind=$1 clients=$2 rooms=$3 rate=$4
-    local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" --drain "$DRAIN")
+    local flags=(--clients "$clients" --rooms "$rooms" --rate "$rate" --duration "${CELL_DURATION:-$DURATION}"
+                 --warmup "${CELL_WARMUP:-$WARMUP}" --drain "$DRAIN")
     if [ "$kind" = irc ]; then
         start_inspircd
         # InspIRCd welcomes new clients on a once-a-second tick: all register at once, before
@@ -93,14 +112,17 @@ run_cell() {
 
 declare -A irc_row irc_cpu chat_row chat_cpu
 tls=""
-for cell in $CELLS; do
+runs() { [[ " $SERVERS " == *" $1 "* ]]; }
+runs irc || CELLS_IRC=" "
+for cell in ${CELLS_IRC:-$CELLS}; do
     IFS=/ read -r clients rooms rate <<< "$cell"
     echo "InspIRCd: $clients clients in $rooms rooms, $rate msgs/s..." >&2
     run_cell irc "$clients" "$rooms" "$rate"
     irc_row[$cell]="$figures"; irc_cpu[$cell]=$cpu
     [ "$passed" = true ] || irc_row[$cell]+=" (FAILED: $(grep -o 'result.*' "$work/bot.out" || true))"
 done
-for cell in $CELLS; do
+runs chat || CELLS_CHAT=" "
+for cell in ${CELLS_CHAT:-$CELLS}; do
     IFS=/ read -r clients rooms rate <<< "$cell"
     echo "chat-server: $clients clients in $rooms rooms, $rate msgs/s..." >&2
     run_cell qchat "$clients" "$rooms" "$rate"
@@ -108,14 +130,57 @@ for cell in $CELLS; do
     [ "$passed" = true ] || chat_row[$cell]+=" (FAILED)"
 done
 
+# Capacity: the highest rate of each shape that one server core carries with nothing lost, p99
+# within CAPACITY_P99 ms and at least 95% of the schedule delivered, raised step by step.
+declare -A capacity_row
+capacity_search() {
+    local kind=$1 shape=$2 clients rooms rate rate_then best="" why="" steps=0 start
+    IFS=/ read -r clients rooms <<< "$shape"
+    start=$(tr ' ' '\n' <<< "$CAPACITY_START" | awk -F: -v s="$shape" '$1 == s {print $2}')
+    rate=${start:-500}
+    while [ "$steps" -lt "$CAPACITY_STEPS" ]; do
+        steps=$((steps + 1))
+        echo "capacity, $kind: $clients clients in $rooms rooms, $rate msgs/s..." >&2
+        CELL_DURATION=$CAPACITY_DURATION CELL_WARMUP=1 run_cell "$kind" "$clients" "$rooms" "$rate"
+        local p99 lost per_second expected
+        p99=$(json "$report" deliveries.latency_ms.p99)
+        lost=$(json "$report" deliveries.lost)
+        per_second=$(json "$report" deliveries.per_second)
+        expected=$(awk -v r="$rate" -v c="$clients" -v n="$rooms" 'BEGIN {printf "%.0f", r * (c / n - 1)}')
+        if [ "$passed" != true ] || [ "$lost" != 0 ]; then why="$rate msgs/s: lost $lost"; break; fi
+        if awk -v d="$per_second" -v e="$expected" 'BEGIN {exit !(d < 0.95 * e)}'; then why="$rate msgs/s: $per_second of $expected deliveries/s"; break; fi
+        rate_then=$rate
+        rate=$(awk -v r="$rate" -v s="$CAPACITY_STEP" 'BEGIN {printf "%.0f", r * s}')
+        if awk -v p="$p99" -v l="$CAPACITY_P99" 'BEGIN {exit !(p > l)}'; then
+            # A tail can come and go with the rate (Nagle's algorithm holds InspIRCd's lines
+            # until an ACK, at low rates more than at high ones): the search goes on until the
+            # tail is ten times the bound, a queue that only grows.
+            why="$rate_then msgs/s: p99 $p99 ms"
+            awk -v p="$p99" -v l="$CAPACITY_P99" 'BEGIN {exit !(p > 10 * l)}' && break
+            continue
+        fi
+        best="$rate_then | $per_second | $p99 | $load_busy% | $(json "$report" bot_cpu_seconds)"
+    done
+    capacity_row[$kind,$shape]="${best:-none passed | | | | } | ${why:-every step passed}"
+}
+for shape in $CAPACITY; do
+    runs irc && capacity_search irc "$shape"
+    runs chat && capacity_search qchat "$shape"
+done
+
 # Memory: RSS per idle client, from a fresh server's RSS to its RSS with IDLE clients connected.
 echo "idle clients..." >&2
-start_inspircd
-irc_base=$(rss_kb "$server_pid")
-irc_idle=$(measure_idle_rss irc-load "$IRC_PORT" "$IDLE" "$IDLE_ROOMS" --connect-parallel "$IDLE" --connect-timeout 120)
-start_chat_server
-chat_base=$(rss_kb "$server_pid")
-chat_idle=$(measure_idle_rss load "$PORT" "$IDLE" "$IDLE_ROOMS")
+irc_base=0 irc_idle=0 chat_base=0 chat_idle=0
+if runs irc; then
+    start_inspircd
+    irc_base=$(rss_kb "$server_pid")
+    irc_idle=$(measure_idle_rss irc-load "$IRC_PORT" "$IDLE" "$IDLE_ROOMS" --connect-parallel "$IDLE" --connect-timeout 120)
+fi
+if runs chat; then
+    start_chat_server
+    chat_base=$(rss_kb "$server_pid")
+    chat_idle=$(measure_idle_rss load "$PORT" "$IDLE" "$IDLE_ROOMS")
+fi
 stop_server
 per_idle() { awk -v a="$1" -v b="$2" -v n="$IDLE" 'BEGIN {printf "%.1f KiB (%.1f KB)", (b - a) / n, (b - a) * 1.024 / n}'; }
 
@@ -132,11 +197,24 @@ echo "| cell (clients/rooms, msgs/s) | server | deliveries/s | server CPU µs pe
 echo "|---|---|---|---|---|---|---|---|---|"
 for cell in $CELLS; do
     IFS=/ read -r clients rooms rate <<< "$cell"
-    echo "| $clients/$rooms, $rate | InspIRCd | ${irc_row[$cell]} | |"
-    echo "| $clients/$rooms, $rate | chat-server | ${chat_row[$cell]} | $(ratio "${chat_cpu[$cell]}" "${irc_cpu[$cell]}") |"
+    runs irc && echo "| $clients/$rooms, $rate | InspIRCd | ${irc_row[$cell]} | |"
+    runs chat && echo "| $clients/$rooms, $rate | chat-server | ${chat_row[$cell]} | $(ratio "${chat_cpu[$cell]:-0}" "${irc_cpu[$cell]:-0}") |"
 done
 echo
+if [ -n "${CAPACITY// /}" ]; then
+    echo "Capacity of one server core: the rate raised from the first step by ${CAPACITY_STEP}x until a step lost a message,"
+    echo "delivered under 95% of its schedule or had a p99 over ten times ${CAPACITY_P99} ms; the highest step with nothing lost"
+    echo "and a p99 within ${CAPACITY_P99} ms (${CAPACITY_DURATION} s measured per step, a fresh server each)."
+    echo
+    echo "| shape (clients/rooms) | server | highest msgs/s that passed | its deliveries/s | its p99 ms | server core busy | driver CPU s | the last step that failed |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for shape in $CAPACITY; do
+        runs irc && echo "| $shape | InspIRCd | ${capacity_row[irc,$shape]} |"
+        runs chat && echo "| $shape | chat-server | ${capacity_row[qchat,$shape]} |"
+    done
+    echo
+fi
 echo "| idle memory ($IDLE idle clients in $IDLE_ROOMS rooms) | RSS fresh | RSS with the clients | per idle client |"
 echo "|---|---|---|---|"
-echo "| InspIRCd (TLS over TCP) | $irc_base KiB | $irc_idle KiB | $(per_idle "$irc_base" "$irc_idle") |"
-echo "| chat-server (QUIC) | $chat_base KiB | $chat_idle KiB | $(per_idle "$chat_base" "$chat_idle") |"
+runs irc && echo "| InspIRCd (TLS over TCP) | $irc_base KiB | $irc_idle KiB | $(per_idle "$irc_base" "$irc_idle") |"
+runs chat && echo "| chat-server (QUIC) | $chat_base KiB | $chat_idle KiB | $(per_idle "$chat_base" "$chat_idle") |"

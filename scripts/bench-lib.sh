@@ -101,11 +101,11 @@ measure_idle_rss() {
 
 # Starts chat-server on core 0 as the chat benchmarks run it: flood and typing limits raised, a
 # 64 MiB send queue, history in memory (loopback is exempt from --max-per-address); extra flags
-# follow. $SERVER_PREFIX (valgrind, say) runs it. Uses $SERVER, $PORT, the certificates in $C and
+# follow, then $SERVER_FLAGS (e.g. "--coalesce-ms 0"). $SERVER_PREFIX (valgrind, say) runs it. Uses $SERVER, $PORT, the certificates in $C and
 # $work; sets server_pid once the UDP port is bound.
 launch_chat_server() {
     taskset -c 0 ${SERVER_PREFIX:-} "$SERVER" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "$@" \
+        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 "$@" ${SERVER_FLAGS:-} \
         > "$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 600); do udp_port_bound "$PORT" && return 0; sleep 0.05; done

@@ -18,6 +18,7 @@
 # (independent clients that ACK every packet within 1 ms; not for storm), in the pinned aioquic
 # venv (scripts/bench-lib.sh's prepare_aioquic); DRIVER_FLAGS adds flags to the driver (e.g.
 # DRIVER_FLAGS="--hold-sends 2").
+# SERVER_FLAGS adds flags to the server (e.g. SERVER_FLAGS="--coalesce-ms 0").
 # SERVER and BOT choose other binaries (e.g. an older build, to compare); DURATION the measured
 # seconds (callgrind: 10; the others: 10 of a 20 s run). Instruction counts repeat within a few per
 # cent: the batching of packets depends on timing. valgrind 3.19 cannot read Swift 6's debug
@@ -62,7 +63,7 @@ start_callgrind_server() {
     objcopy --strip-debug "$SERVER" "$work/chat-server"
     taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" --dump-instr=no --instr-atstart=no \
         "$work/chat-server" --port "$PORT" --cert "$C/server.pem" --key "$C/server.key" --log-level warning \
-        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 \
+        --flood-burst 1000000 --flood-rate 1000000 --typing-rate 1000 --max-clients 50000 --sendq 67108864 ${SERVER_FLAGS:-} \
         > "$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 300); do udp_port_bound "$PORT" && return 0; sleep 0.1; done

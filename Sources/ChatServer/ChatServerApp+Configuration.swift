@@ -19,6 +19,9 @@ extension ChatServerApp {
         // Streams 0 and 4 and at most four file streams at once; the credit grows as streams close.
         connection.maxBidirectionalStreams = 2 + UInt64(ChatLimits.maxFileStreams)
         connection.streamSendBufferLimit = 256 << 10
+        // Several messages to a busy member share a packet (and its seal, its sendmmsg slot and
+        // the ACK that comes back); docs/PERFORMANCE.md "The coalescing window".
+        connection.coalescingWindow = QuicDuration(nanoseconds: UInt64((options.coalesceMilliseconds * 1e6).rounded()))
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
         server.maxConnectionsPerAddress = options.maxPerAddress
@@ -26,6 +29,14 @@ extension ChatServerApp {
         server.requireRetry = options.retry
         server.retryAboveHandshakes = options.retryAboveHandshakes
         return server
+    }
+
+    /// How long the loop waits after a wake-up that read only ACKs before it reads again: a
+    /// fifth of the coalescing window, at most 1 ms (the members' ACKs of one flight arrive over
+    /// about that long), and none without a window. A message arriving meanwhile waits as long.
+    static func acknowledgementReadPause(_ options: ServerOptions) -> QuicDuration {
+        let nanoseconds = UInt64((options.coalesceMilliseconds * 1e6 / 5).rounded())
+        return QuicDuration(nanoseconds: min(nanoseconds, 1_000_000))
     }
 
     /// SIGHUP: the command line is read again over the configuration file's current contents,
@@ -54,6 +65,7 @@ extension ChatServerApp {
         if let fingerprint = try? ServerCertificate.fingerprint(ofFile: applied.certificate) { advertiseCertificate(fingerprint: fingerprint) }
         logger = Logger(threshold: applied.logLevel, format: applied.logFormat, journalPriorities: logger.journalPriorities)
         metricsEndpoint?.limits = applied.metrics.limits
+        driver.acknowledgementReadPause = ChatServerApp.acknowledgementReadPause(applied)
         options = applied
         metrics.reloadsSucceeded += 1
         metrics.lastReloadTime = Double(unixMilliseconds()) / 1000

@@ -76,6 +76,7 @@ final class ChatServerApp {
         guard let address = SocketAddress.resolve(host: options.host, port: options.port) else {
             throw ServerStartError("cannot resolve --host \(options.host)")
         }
+        driver.acknowledgementReadPause = ChatServerApp.acknowledgementReadPause(options)
         let bound = try driver.bind(address)
         driver.onEvent = { [unowned self] connection, event in handle(connection, event) }
         let space = DiskSpace(files: directory.path, database: options.databasePath)
@@ -246,6 +247,7 @@ final class ChatServerApp {
                 "accepted": seen.connectionsAccepted,
                 "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
                 "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
+                "coalescing_holds": seen.coalescingHolds, "coalescing_holds_cut_short": seen.coalescingHoldsCutShort,
                 "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes,
                 "connection_page_bytes": ProcessMemory.connectionPageBytes]
     }

@@ -87,17 +87,24 @@ public final class SimulatedNetwork {
             if done() { return true }
             guard let next = nextInstant(), next <= end else {
                 now = max(now, end)
+                advanceClocks()
                 return done()
             }
             // A real clock never stands still between two looks at it. ngtcp2 0.12.1 sets some
             // timers to fire at exactly `t` but acts on them only after `t`, so a virtual clock
             // that stayed at `t` would spin.
             now = max(now + .microseconds(1), next)
+            advanceClocks()
             deliverDue()
             for endpoint in endpoints where !heldTimers.contains(ObjectIdentifier(endpoint)) {
                 if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }
             }
         }
+    }
+
+    /// Every endpoint sees the time move, as a driver's loop tells its endpoint on every turn.
+    private func advanceClocks() {
+        for endpoint in endpoints { endpoint.advance(to: now) }
     }
 
     private func drainEvents(_ onEvent: (QuicEndpoint, QuicConnection, QuicEvent) -> Void) {
@@ -168,12 +175,6 @@ public final class SimulatedNetwork {
             delivered += 1
             endpoint.receive(flight.bytes, from: flight.from, to: destination, now: now)
         }
-    }
-}
-
-extension QuicDuration {
-    static func + (lhs: QuicDuration, rhs: QuicDuration) -> QuicDuration {
-        QuicDuration(nanoseconds: lhs.nanoseconds + rhs.nanoseconds)
     }
 }
 

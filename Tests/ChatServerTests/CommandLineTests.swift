@@ -16,6 +16,8 @@ struct CommandLineTests {
         (["--exempt", "10.0.0.0/33"], "--exempt must be an address or CIDR block"),
         (["--exempt", "localhost"], "--exempt must be an address or CIDR block"),
         (["--replay-limit", "100"], "--replay-limit must be a whole number in 65536"),
+        (["--coalesce-ms", "26"], "--coalesce-ms must be a number in 0.0...25.0, not '26'"),
+        (["--coalesce-ms", "-1"], "--coalesce-ms must be a number in 0.0...25.0"),
         (["--max-rooms-per-client", "0"], "--max-rooms-per-client must be"),
         (["--idle-rooms", "-1"], "--idle-rooms must be"),
         (["--log-level", "loud"], "--log-level must be debug, info, warning or error"),

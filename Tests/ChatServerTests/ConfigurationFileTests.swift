@@ -1,5 +1,6 @@
 @testable import ChatServer
 import ChatServerCore
+import QuicEngine
 import RedisClient
 import Foundation
 import TestSupport
@@ -29,6 +30,7 @@ struct ConfigurationFileTests {
             max-clients = 300
             sendq = 65536
             replay-limit = 131072
+            coalesce-ms = 2.5
             max-per-address = 4
             exempt = 10.0.0.0/8, ::1/128
             max-rooms-per-client = 7
@@ -63,6 +65,8 @@ struct ConfigurationFileTests {
         #expect(options.clientCA == "/etc/qchat/clients.pem")
         #expect(options.core.historyPerRoom == 50 && options.databasePath == "/var/lib/qchat/history.db")
         #expect(options.maxClients == 300 && options.sendQueueLimit == 65536 && options.replayLimit == 131072)
+        #expect(options.coalesceMilliseconds == 2.5)
+        #expect(ChatServerApp.serverConfiguration(options).connection.coalescingWindow == .microseconds(2500))
         #expect(options.maxPerAddress == 4 && options.exemptAddresses.isEmpty)
         #expect(options.core.maxRoomsPerClient == 7 && options.core.idleRoomLimit == 9)
         #expect(options.core.floodBurst == 11 && options.core.floodPerSecond == 2.5 && options.core.typingPerSecond == 3)

@@ -65,6 +65,14 @@ public struct QuicConfiguration: Sendable {
     public var maxUDPPayloadSize = 1452
     /// How many connection IDs we accept from the peer (spares make migration possible).
     public var activeConnectionIDLimit: UInt64 = 4
+    /// The coalescing window (``QuicConnection/holdForCoalescing()``): interactive stream data
+    /// written less than half this after the previous write and less than this after the
+    /// connection's last packet waits until this long after that packet, and leaves with
+    /// whatever else was written meanwhile, several messages a packet. A connection written to
+    /// less often sends at once. Zero (the default) never holds.
+    /// Datagrams, control frames, bulk data and anything else that makes the connection send
+    /// take the held data with them: no byte waits longer than this.
+    public var coalescingWindow: QuicDuration = .zero
 
     public init(tls: QuicTLSConfiguration) { self.tls = tls }
 }

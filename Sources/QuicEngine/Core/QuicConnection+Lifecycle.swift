@@ -26,7 +26,11 @@ extension QuicConnection {
         if configuration.silenceTimeout != nil { awaitingAnswerSince = statistics.bytesInFlight > 0 ? now : nil }
     }
 
-    var nextDeadline: UInt64 {
+    /// The earliest of the protocol's deadlines (ngtcp2's timers, or the end of the closing or
+    /// draining period) and the coalescing window's.
+    var nextDeadline: UInt64 { min(protocolDeadline, heldUntil) }
+
+    var protocolDeadline: UInt64 {
         switch phase {
         case .closing(let until), .draining(let until): return until.nanoseconds
         case .closed: return .max

@@ -113,6 +113,9 @@ extension QuicConnection {
             stream.inSendQueue = true
             if stream.isBulk { bulkSendQueue.append(stream.id) } else { sendQueue.append(stream.id) }
         }
+        // Bulk data is never held: a file's next chunk written after the pipe drained would wait
+        // a window each time, and its throughput would be a chunk per window.
+        if !stream.isBulk && holdForCoalescing() { return }
         endpoint.markDirty(self)
     }
 }

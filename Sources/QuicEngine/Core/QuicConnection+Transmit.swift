@@ -13,6 +13,11 @@ public struct TransmitBatch: Equatable, Sendable {
 extension QuicConnection {
     /// Writes up to `maxSegments` packets for one path into `buffer`.
     func writeBatch(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int) -> TransmitBatch? {
+        // Whatever was held for the coalescing window leaves with this write.
+        if heldUntil != .max {
+            if heldUntil > now.nanoseconds { endpoint.statistics.coalescingHoldsCutShort += 1 }
+            heldUntil = .max
+        }
         switch phase {
         case .closing:
             guard closingPacketDue, closingPacket.count <= buffer.count else { return nil }
@@ -73,6 +78,7 @@ extension QuicConnection {
             }
         }
         if batch != nil {
+            lastPacketSentAt = now.nanoseconds
             ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds)
             if isDrained { dropIdlePacingDeadline(raw) }
             // Something now waits for the peer since this moment, unless something waited already.

@@ -82,6 +82,14 @@ public final class QuicConnection {
     var isDrained = false
     /// The peer confirmed the handshake (a client got HANDSHAKE_DONE; a server, once complete).
     var isHandshakeConfirmed = false
+    /// When the last packet left, in nanoseconds of ``QuicTime`` (the coalescing window's start).
+    var lastPacketSentAt: UInt64 = 0
+    /// When the application last queued interactive stream data (whether a hold may pay off);
+    /// `.max` before the first write, so that one is never judged recent.
+    var lastWriteAt: UInt64 = .max
+    /// Stream data written since the last packet waits until then (``holdForCoalescing()``);
+    /// `.max` when nothing is held.
+    var heldUntil: UInt64 = .max
 
     // Endpoint bookkeeping.
     var scheduledDeadline: UInt64 = .max

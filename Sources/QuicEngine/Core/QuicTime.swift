@@ -41,6 +41,10 @@ public struct QuicDuration: Comparable, Hashable, Sendable, CustomStringConverti
 
     public static func < (lhs: QuicDuration, rhs: QuicDuration) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
     public static func * (lhs: QuicDuration, rhs: UInt64) -> QuicDuration { QuicDuration(nanoseconds: lhs.nanoseconds &* rhs) }
+    public static func + (lhs: QuicDuration, rhs: QuicDuration) -> QuicDuration {
+        let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)
+        return QuicDuration(nanoseconds: overflow ? .max : sum)
+    }
 
     public var seconds: Double { Double(nanoseconds) / 1e9 }
     public var milliseconds: Double { Double(nanoseconds) / 1e6 }

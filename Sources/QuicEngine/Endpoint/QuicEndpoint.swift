@@ -27,6 +27,10 @@ public struct QuicEndpointStatistics: Sendable {
     /// Packets with STREAM frames declared lost, of connections already removed (see
     /// ``QuicEndpoint/streamPacketsLost``).
     public var streamPacketsLostByRemovedConnections = 0
+    /// Holds of the coalescing window begun, and those a write ended before the window did (a
+    /// datagram, a control frame, an ACK owed, bulk data: the held data left with it).
+    public var coalescingHolds = 0
+    public var coalescingHoldsCutShort = 0
 }
 
 /// Every connection of one process side, client or server, and the routing between them:
@@ -190,7 +194,12 @@ public final class QuicEndpoint {
         }
     }
 
-    /// Runs the timers that are due.
+    /// The time moved on with nothing to read and no timer due: what the application writes
+    /// next is judged against it (the coalescing window counts from the last packet sent).
+    public func advance(to now: QuicTime) {
+        self.now = max(self.now, now)
+    }
+
     /// An ICMP port unreachable said nothing listens at `remote` any more (the server's process
     /// died, its host lives): every client connection to it ends now, `.dropped`, instead of
     /// at its idle timeout or handshake timeout. Servers never ask for these reports.
@@ -202,6 +211,7 @@ public final class QuicEndpoint {
         }
     }
 
+    /// Runs the timers that are due.
     public func handleTimeout(now: QuicTime) {
         self.now = max(self.now, now)
         // Collect first: a connection whose deadline stays due until it writes must not be
@@ -214,8 +224,13 @@ public final class QuicEndpoint {
             due.append(connection)
         }
         for connection in due {
-            if connection.nextDeadline <= self.now.nanoseconds {
+            let now = self.now.nanoseconds
+            if connection.protocolDeadline <= now {
                 connection.handleExpiry()
+                afterCall(connection)
+            } else if connection.heldUntil <= now {
+                // The coalescing window ended: what it held leaves now.
+                connection.heldUntil = .max
                 afterCall(connection)
             } else {
                 // The deadline this entry was pushed for has moved later (an ACK stopped the
@@ -359,14 +374,23 @@ public final class QuicEndpoint {
     /// (``QuicConnection/mayOweFramesAfterRead(deadline:)``; callbacks that make it owe a frame
     /// mark the connection dirty themselves). Everything else is written as after any call:
     /// a control frame never waits for data or a timer.
+    ///
+    /// Data held for the coalescing window (``QuicConnection/holdForCoalescing()``) does not count
+    /// as queued here: it waits for its window, not for what the packet opened (a hold starts
+    /// only when nothing else was left unsent). A read that owes a frame sends it with them.
     private func afterReceive(_ connection: QuicConnection, onPath: Bool) {
-        guard onPath, connection.isEstablished, connection.hasNoQueuedData else {
+        guard onPath, connection.isEstablished, connection.hasNoQueuedData || connection.isHolding else {
             afterCall(connection)
             return
         }
-        let deadline = connection.nextDeadline
+        let deadline = connection.protocolDeadline
         if connection.mayOweFramesAfterRead(deadline: deadline) { markDirty(connection) }
-        reschedule(connection, to: deadline)
+        reschedule(connection, to: min(deadline, connection.heldUntil))
+    }
+
+    /// A connection began holding data for its coalescing window: its timer follows the hold.
+    func rescheduleForHold(_ connection: QuicConnection) {
+        reschedule(connection)
     }
 
     private func afterWrite(_ connection: QuicConnection) {

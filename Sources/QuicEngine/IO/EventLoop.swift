@@ -25,6 +25,8 @@ public final class EventLoop {
     private var signalDescriptor: Int32 = -1
     private var signalHandler: ((Int32) -> Void)?
     private var stopped = false
+    /// ``pauseInput(until:)``: the next wait starts no earlier than this.
+    private var inputPausedUntil: QuicTime?
 
     public init() throws {
         epoll = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
@@ -117,6 +119,15 @@ public final class EventLoop {
         try add(descriptor: signalDescriptor, events: EPOLLIN.rawValue)
     }
 
+    /// Looks at no descriptor before `until` (or the earliest deadline, if sooner): the next
+    /// wait first sleeps, then takes everything that became ready meanwhile in one go. For a
+    /// wake-up that brought only input asking nothing back (ACKs of what a server sent, a few at
+    /// a time from many peers): those that follow are read together instead of one wake-up each.
+    /// Everything else waits as long too, so `until` must be within what a reply may be late.
+    public func pauseInput(until: QuicTime) {
+        inputPausedUntil = max(inputPausedUntil ?? until, until)
+    }
+
     /// Makes `run()` return after the current iteration (loop thread; other threads use the waker).
     public func stop() { stopped = true }
 
@@ -127,6 +138,10 @@ public final class EventLoop {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         var deadline = runTicks()
         while !stopped && !waker.isStopRequested {
+            if let pause = inputPausedUntil {
+                inputPausedUntil = nil
+                sleep(until: min(pause, deadline ?? pause))
+            }
             let count = events.withUnsafeMutableBufferPointer { wait(into: $0, until: deadline) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -152,6 +167,12 @@ public final class EventLoop {
         }
         let milliseconds = (remaining.nanoseconds + 999_999) / 1_000_000
         return epoll_wait(epoll, events.baseAddress, Int32(events.count), Int32(clamping: milliseconds))
+    }
+
+    private func sleep(until end: QuicTime) {
+        var spec = timespec(tv_sec: Int(end.nanoseconds / 1_000_000_000), tv_nsec: Int(end.nanoseconds % 1_000_000_000))
+        // An interruption (a signal) ends the pause early: the wait that follows sees it.
+        _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil)
     }
 
     private func dispatch(_ event: epoll_event) {

@@ -8,6 +8,11 @@ public final class QuicDriver {
     /// Called on the loop thread for every event, in order.
     public var onEvent: (QuicConnection, QuicEvent) -> Void = { _, _ in }
     public private(set) var sendErrors = 0
+    /// After a wake-up whose datagrams asked nothing back (ACKs of what we sent: no event, no
+    /// packet to send), the loop looks at its descriptors again only this much later
+    /// (``EventLoop/pauseInput(until:)``), so that the ACKs of a fan-out's other members are read
+    /// in one `recvmmsg` instead of a wake-up each. Zero (the default): never.
+    public var acknowledgementReadPause = QuicDuration.zero
 
     private let loop: EventLoop
     private var sockets: [SocketAddress: UDPSocket] = [:]
@@ -77,19 +82,25 @@ public final class QuicDriver {
 
     private func readable(_ socket: UDPSocket) {
         // A bounded number of batches per wake-up keeps one busy socket from starving the rest.
+        var now = QuicTime.now()
+        var read = 0
         for _ in 0..<16 {
-            let now = QuicTime.now()
+            now = QuicTime.now()
             let local = socket.localAddress
             let count = (try? socket.receiveBatch { datagram, remote in
                 endpoint.receive(datagram, from: remote, to: local, now: now)
             }) ?? 0
+            read += count
             if count < UDPSocket.batchSize { break }
+        }
+        if acknowledgementReadPause.nanoseconds > 0, read > 0, !endpoint.hasPendingEvents, !endpoint.hasPendingTransmit {
+            loop.pauseInput(until: now + acknowledgementReadPause)
         }
     }
 
     private func tick() -> (deadline: QuicTime?, busy: Bool) {
         let now = QuicTime.now()
-        if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) }
+        if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) } else { endpoint.advance(to: now) }
         var delivered = 0
         while let (connection, event) = endpoint.pollEvent() {
             onEvent(connection, event)

@@ -10,6 +10,8 @@ final class EnginePair {
     let client: QuicEndpoint
     let connection: QuicConnection
     var echo = true
+    /// Runs between the simulation's steps (a test keeping a connection busy, say).
+    var eachStep: () -> Void = {}
     private(set) var serverEvents: [QuicEvent] = []
     private(set) var clientEvents: [QuicEvent] = []
     private(set) var serverConnections: [QuicConnection] = []
@@ -31,7 +33,7 @@ final class EnginePair {
     func run(for limit: QuicDuration = .seconds(60), until done: () -> Bool = { false },
              client onClient: (QuicConnection, QuicEvent) -> Void = { _, _ in },
              server onServer: (QuicConnection, QuicEvent) -> Void = { _, _ in }) -> Bool {
-        network.run(for: limit, until: done) { endpoint, connection, event in
+        network.run(for: limit, until: { eachStep(); return done() }) { endpoint, connection, event in
             if endpoint === server {
                 serverEvents.append(event)
                 if case .accepted = event { serverConnections.append(connection) }

@@ -498,7 +498,23 @@ struct AccountAttackTests {
         async throws -> Result {
         let server = try ChatServerProcess(arguments, nodes: nodes)
         defer { server.stop() }
-        return try await onDedicatedThread { try body(ChatTestWorld(port: server.port), server) }
+        return try await onDedicatedThread {
+            let world = try ChatTestWorld(port: server.port)
+            world.patience = Self.patience
+            return try body(world, server)
+        }
+    }
+
+    /// Every scenario here waits on password work at almost every step (registrations, logins,
+    /// guesses, changes), which a loaded machine slows to seconds a hash (a full run at load 13
+    /// timed out three of them at 10 s): its waits are patient.
+    static let patience: Double = 60
+
+    /// The module's ``scenario(server:patience:_:)`` with this suite's patience.
+    func scenario<Result: Sendable>(server arguments: [String] = [],
+                                    _ body: @escaping @Sendable (ChatTestWorld, ChatServerProcess) throws -> Result)
+        async throws -> Result {
+        try await ChatServerTests.scenario(server: arguments, patience: Self.patience, body)
     }
 
     static func expectLimitHeld(_ guesses: Guesses, total: Int, sourceLocation: SourceLocation = #_sourceLocation) {

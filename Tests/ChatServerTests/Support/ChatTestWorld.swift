@@ -113,10 +113,17 @@ final class ChatTestWorld {
         return bound
     }
 
+    /// How long ``run(seconds:until:)`` waits when not told: 10 s, or more in scenarios whose
+    /// every step waits for password work (argon2id on the server's lowest-priority workers,
+    /// which a loaded machine slows to seconds a hash: docs/RELIABILITY.md, "Worker priority").
+    /// A wait ends as soon as its event comes, so a patient one costs a passing test nothing.
+    var patience: Double = 10
+
     /// Runs the loop until `done` holds (checked after every message and close) or `seconds`
-    /// (scaled by `TestTime`) pass.
+    /// (``patience`` when nil; scaled by `TestTime`) pass.
     @discardableResult
-    func run(seconds: Double = 10, until done: @escaping () -> Bool) -> Bool {
+    func run(seconds: Double? = nil, until done: @escaping () -> Bool) -> Bool {
+        let seconds = seconds ?? patience
         if done() { return true }
         condition = done
         let timer = loop.schedule(at: .now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))) { [unowned self] in loop.stop() }
@@ -170,11 +177,14 @@ final class ChatTestWorld {
 }
 
 /// Runs a scenario against a fresh server on a dedicated thread and returns what it reports.
-func scenario<Result: Sendable>(server arguments: [String] = [], _ body: @escaping @Sendable (ChatTestWorld, ChatServerProcess) throws -> Result) async throws -> Result {
+/// `patience`: the world's ``ChatTestWorld/patience``.
+func scenario<Result: Sendable>(server arguments: [String] = [], patience: Double = 10,
+                                _ body: @escaping @Sendable (ChatTestWorld, ChatServerProcess) throws -> Result) async throws -> Result {
     let server = try ChatServerProcess(arguments)
     defer { server.stop() }
     return try await onDedicatedThread {
         let world = try ChatTestWorld(port: server.port)
+        world.patience = patience
         return try body(world, server)
     }
 }

@@ -54,7 +54,7 @@ struct AccountsClientTests {
         try alice.type(secret)
         #expect(!alice.dump.contains(secret))
         try alice.press("Enter")
-        #expect(alice.waitFor { $0.joined().contains("registered the account alice") }, "\(alice.dump)")
+        #expect(alice.waitFor(timeout: 60) { $0.joined().contains("registered the account alice") }, "\(alice.dump)")
         // The input history holds the command, not the password.
         try alice.press("Up")
         #expect(alice.waitFor { $0.last(where: { !$0.isEmpty })?.contains("/register") == true }, "\(alice.dump)")
@@ -88,7 +88,7 @@ struct AccountsClientTests {
         defer { guestHome.remove() }
         let member = try memberHome.lineClient(port: server.port, nick: "bob", ["--room", "dev"])
         member.write("/register\ncorrect-horse-bob\n")
-        #expect(member.waitForEvent("* registered the account bob; you are logged in"))
+        #expect(member.waitForEvent("* registered the account bob; you are logged in", timeout: 60))
         let guest = try guestHome.lineClient(port: server.port, nick: "carol", ["--room", "dev"])
         #expect(guest.waitForLine(timeout: 10) { $0.contains("carol joined") } != nil)
 
@@ -99,7 +99,7 @@ struct AccountsClientTests {
         try owner.press("Enter")
         try owner.type("alice-password")
         try owner.press("Enter")
-        #expect(owner.waitFor { $0.joined().contains("registered the account alice") }, "\(owner.dump)")
+        #expect(owner.waitFor(timeout: 60) { $0.joined().contains("registered the account alice") }, "\(owner.dump)")
         try DailyDriverTests.enter(owner, "/claim")
         #expect(owner.waitFor { $0.joined().contains("alice claimed the room") }, "\(owner.dump)")
         try DailyDriverTests.enter(owner, "/topic Friday release, no deploys")
@@ -136,7 +136,7 @@ struct AccountsClientTests {
         let chosen = home.path + "/keys/mine.pem"
         let first = try home.lineClient(port: server.port, nick: "alice", ["--identity", chosen])
         first.write("/register\nalice-password\n")
-        #expect(first.waitForEvent("* registered the account alice; you are logged in"))
+        #expect(first.waitForEvent("* registered the account alice; you are logged in", timeout: 60))
         first.closeInput()
         #expect(first.finish(timeout: 10).status == 0)
         let mode = (try FileManager.default.attributesOfItem(atPath: chosen)[.posixPermissions] as? NSNumber)?.intValue
@@ -169,7 +169,7 @@ struct AccountsClientTests {
         defer { other.remove() }
         let alice = try first.lineClient(port: server.port, nick: "alice")
         alice.write("/register\nalice-password\n")
-        #expect(alice.waitForEvent("* registered the account alice; you are logged in"))
+        #expect(alice.waitForEvent("* registered the account alice; you are logged in", timeout: 60))
         alice.closeInput()
         #expect(alice.finish(timeout: 10).status == 0)
 

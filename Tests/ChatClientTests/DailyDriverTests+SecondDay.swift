@@ -111,7 +111,7 @@ extension DailyDriverTests {
             try DailyDriverTests.enter(alice, "/register")
             try DailyDriverTests.enter(alice, "correct-horse-alice")
             try DailyDriverTests.enter(alice, "correct-horse-alice")
-            #expect(alice.waitFor(timeout: 30) { $0.joined().contains("registered the account alice") }, "\(alice.dump)")
+            #expect(alice.waitFor(timeout: 60) { $0.joined().contains("registered the account alice") }, "\(alice.dump)")
             #expect(alice.waitFor { $0.contains { $0.hasSuffix("|+alice") } }, "\(alice.dump)")
         }
 
@@ -125,7 +125,7 @@ extension DailyDriverTests {
             let alice = try owner.lineClient(port: server.port, nick: "alice")
             defer { alice.terminate() }
             alice.write("/register\nalice-password\n")
-            #expect(alice.waitForEvent("* registered the account alice; you are logged in"), "\(alice.errorOutput)")
+            #expect(alice.waitForEvent("* registered the account alice; you are logged in", timeout: 60), "\(alice.errorOutput)")
             alice.write((1...30).map { "filler \($0)" }.joined(separator: "\n") + "\n")
             #expect(alice.waitForEvent("#lobby <alice> filler 30", timeout: 30))
             let home = try ClientHome()

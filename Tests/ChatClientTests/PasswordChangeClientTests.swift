@@ -17,14 +17,14 @@ struct PasswordChangeClientTests {
         let welcome = alice.waitForLine(timeout: 10) { $0.contains("\"type\":\"welcome\"") }
         #expect(welcome != nil && welcome?.contains("\"peer\"") == false, "\(welcome ?? "")")
         alice.write("/register\nfirst-password\n")
-        #expect(alice.waitForLine(timeout: 10) { $0.contains("\"text\":\"registered\"") } != nil)
+        #expect(alice.waitForLine(timeout: 60) { $0.contains("\"text\":\"registered\"") } != nil)
         alice.write("/password\nsecond-password\n")
-        #expect(alice.waitForLine(timeout: 10) { $0.contains("\"text\":\"password-changed\"") } != nil)
+        #expect(alice.waitForLine(timeout: 60) { $0.contains("\"text\":\"password-changed\"") } != nil)
         alice.closeInput()
         #expect(alice.finish(timeout: 10).status == 0)
         let again = try home.lineClient(port: server.port, nick: "alice", ["--no-identity"])
         again.write("/login alice\nsecond-password\n")
-        #expect(again.waitForEvent("* logged in as alice"))
+        #expect(again.waitForEvent("* logged in as alice", timeout: 60))
         again.closeInput()
         _ = again.finish(timeout: 10)
     }
@@ -41,12 +41,12 @@ struct PasswordChangeClientTests {
                 expect account "password-changed" within 60s
             }
             """, port: server.port)
-        #expect(bot.finish(timeout: 30).status == 0)
+        #expect(bot.finish(timeout: 150).status == 0)
         let home = try ClientHome()
         defer { home.remove() }
         let client = try home.lineClient(port: server.port, nick: "alice", ["--no-identity"])
         client.write("/login alice\nsecond-password\n")
-        #expect(client.waitForEvent("* logged in as alice"))
+        #expect(client.waitForEvent("* logged in as alice", timeout: 60))
         client.closeInput()
         _ = client.finish(timeout: 10)
     }

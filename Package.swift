@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
-        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair"]),
+        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),

@@ -128,10 +128,17 @@ final class ClusterLink {
         loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() }
     }
 
+    /// The feed first: the client answers what waits with `.stopped`, and nothing of it may be
+    /// delivered any more.
     func stop() {
         heartbeats.stop()
+        feed.stop()
         client.stop()
     }
+
+    /// The feed's reads in flight hold it (``RoomFeed/stop()``), and its `deliver` holds this
+    /// link unowned.
+    deinit { stop() }
 
     private func handle(_ event: RedisClientEvent) {
         switch event {

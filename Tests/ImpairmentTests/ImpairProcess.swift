@@ -1,9 +1,12 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 
 /// The real `udp-impair` executable as a child process, driven through stdin and read through
-/// stdout the way the qchat test suites and people use it.
+/// stdout the way the qchat test suites and people use it. Its waits are deadlines for the child
+/// and stretch by `TestTime` like ChildProcess's (a sanitized proxy on a loaded machine, its exit
+/// seen through Foundation's termination handler in a busy test process: 5 s once ran out).
 final class ImpairProcess {
     /// Collects stdout lines from Foundation's reader thread; a separate Sendable object so the
     /// handler need not capture the (non-Sendable) process wrapper.
@@ -69,7 +72,7 @@ final class ImpairProcess {
         if process.isRunning {
             process.terminate()
             // A proxy that ignores SIGTERM is a failed test, not an orphan left running.
-            if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+            if exited.wait(timeout: .now() + TestTime.scaled(5)) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         }
         // Foundation frees a Process only once waited for (ChildProcess.finish says why).
         process.waitUntilExit()
@@ -77,9 +80,9 @@ final class ImpairProcess {
         errors.fileHandleForReading.readabilityHandler = nil
     }
 
-    /// The next stdout line starting with `prefix`, or nil after `timeout` seconds.
+    /// The next stdout line starting with `prefix`, or nil after `timeout` seconds (scaled).
     func line(startingWith prefix: String, timeout: Double = 5) -> String? {
-        collector.take(timeout: timeout) { $0.hasPrefix(prefix) }
+        collector.take(timeout: TestTime.scaled(timeout)) { $0.hasPrefix(prefix) }
     }
 
     /// Writes a command line to the proxy's stdin.
@@ -95,9 +98,9 @@ final class ImpairProcess {
         process.terminate()
     }
 
-    /// The exit status, or nil if the process is still running after `timeout` seconds.
+    /// The exit status, or nil if the process is still running after `timeout` seconds (scaled).
     func waitForExit(timeout: Double = 5) -> Int32? {
-        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
+        guard exited.wait(timeout: .now() + TestTime.scaled(timeout)) == .success else { return nil }
         exited.signal()
         return process.terminationStatus
     }

@@ -10,7 +10,9 @@ struct EventLoopTests {
         let loop = try EventLoop()
         var fired = false
         var scheduled = false
-        loop.addTick {
+        // Unowned: the loop keeps its ticks until it is freed, and one holding the loop would
+        // keep both alive for the rest of the run (LeakSanitizer's report).
+        loop.addTick { [unowned loop] in
             if !scheduled {
                 scheduled = true
                 loop.schedule(at: .now() + .milliseconds(20)) {

@@ -8,7 +8,9 @@ public final class TLSStreamContext {
     let credentials: TLSCredentials
     /// One TLS record's plaintext at most (16 KiB) and some room.
     static let scratchSize = 32 << 10
-    let scratch = UnsafeMutableRawPointer.allocate(byteCount: TLSStreamContext.scratchSize, alignment: 16)
+    /// Allocated last in `init`: an init that throws runs no `deinit`, so nothing allocated
+    /// before a throw may need freeing.
+    let scratch: UnsafeMutableRawPointer
 
     public init(_ configuration: TLSStreamConfiguration) throws {
         if !configuration.insecureSkipVerification && configuration.trustedCAPath == nil {
@@ -16,6 +18,7 @@ public final class TLSStreamContext {
         }
         self.configuration = configuration
         credentials = try TLSCredentials(QuicTLSConfiguration(trustedCAPath: configuration.trustedCAPath, alpn: []))
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: Self.scratchSize, alignment: 16)
     }
 
     deinit { scratch.deallocate() }

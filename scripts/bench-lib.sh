@@ -84,8 +84,9 @@ run_bot() {
 }
 
 # Prints the RSS (KiB) of the server $server_pid once COUNT idle clients of `chat-bot COMMAND`
-# (load or irc-load; on core 1) have connected to PORT in ROOMS rooms, then lets them go.
-# Extra flags follow.
+# (load or irc-load; on core 1) have connected to PORT in ROOMS rooms and been idle IDLE_SETTLE
+# seconds (default 5: chat-server sets an idle client's QUIC state aside after 2 to 4 s,
+# --idle-memory-after), then lets them go. Extra flags follow.
 measure_idle_rss() {
     local bot_command=$1 port=$2 count=$3 rooms=$4
     shift 4
@@ -93,7 +94,7 @@ measure_idle_rss() {
         --duration 600 --warmup 0 "$@" > "$work/idle.out" 2> "$work/idle.err" &
     local bot=$!
     while kill -0 "$bot" 2>/dev/null && ! grep -q "connected" "$work/idle.err"; do sleep 0.1; done
-    sleep 1
+    sleep "${IDLE_SETTLE:-5}"
     rss_kb "$server_pid"
     kill -INT "$bot"; wait "$bot" 2>/dev/null || true
     sleep 4  # closing periods end

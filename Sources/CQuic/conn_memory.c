@@ -36,6 +36,9 @@ struct cquic_conn_memory {
     ngtcp2_mem allocator;
     struct cquic_block blocks; // the list's sentinel
     size_t bytes;              // usable bytes of the blocks on the list, for the memory figures
+    // While the connection is idle: what its pool blocks' pages held (see "Idle connections"
+    // below), their pages handed back; NULL while they are in use.
+    unsigned char *set_aside;
 };
 
 // --- The page pool.
@@ -239,6 +242,7 @@ cquic_conn_memory *cquic_conn_memory_new(void) {
     memory->blocks.previous = &memory->blocks;
     memory->blocks.next = &memory->blocks;
     memory->bytes = 0;
+    memory->set_aside = NULL;
     return memory;
 }
 
@@ -249,6 +253,7 @@ size_t cquic_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
 const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory) { return &memory->allocator; }
 
 size_t cquic_conn_memory_free(cquic_conn_memory *memory) {
+    cquic_conn_memory_restore(memory);
     size_t left = 0;
     struct cquic_block *block = memory->blocks.next;
     while (block != &memory->blocks) {
@@ -260,6 +265,130 @@ size_t cquic_conn_memory_free(cquic_conn_memory *memory) {
     free(memory);
     return left;
 }
+
+// --- Idle connections.
+// An idle connection's pool blocks have their first page or two written: a block header, the
+// first few objects, the first node of a skip list; the rest of each page is zeros. Set aside,
+// the written runs of those pages are copied into one compact heap buffer (a few hundred bytes a
+// block instead of a page) and the pages handed back to the kernel; restored, the runs are copied
+// back to the same addresses, which read zeros everywhere else as before. Nothing may read or
+// write the blocks in between (the block headers of the list are on those pages too): the
+// connection restores before any call into ngtcp2.
+
+// A run of written bytes in the set-aside buffer: where it goes, its length (a multiple of the
+// granule), then the bytes. The buffer ends with a run at NULL.
+struct written_run {
+    unsigned char *at;
+    size_t length;
+};
+enum { granule = sizeof(struct written_run), joined_gap = 2 * granule };
+_Static_assert(page_bytes % granule == 0, "granules tile a page");
+
+struct set_aside_buffer {
+    unsigned char *bytes;
+    size_t length;
+    size_t capacity;
+};
+
+static int reserve(struct set_aside_buffer *buffer, size_t more) {
+    if (buffer->capacity - buffer->length >= more) return 1;
+    size_t capacity = buffer->capacity == 0 ? 4096 : buffer->capacity;
+    while (capacity - buffer->length < more) capacity *= 2;
+    unsigned char *grown = realloc(buffer->bytes, capacity);
+    if (grown == NULL) return 0;
+    buffer->bytes = grown;
+    buffer->capacity = capacity;
+    return 1;
+}
+
+static int append_run(struct set_aside_buffer *buffer, unsigned char *at, size_t length) {
+    if (!reserve(buffer, sizeof(struct written_run) + length)) return 0;
+    struct written_run run = {at, length};
+    memcpy(buffer->bytes + buffer->length, &run, sizeof(run));
+    memcpy(buffer->bytes + buffer->length + sizeof(run), at, length);
+    buffer->length += sizeof(run) + length;
+    return 1;
+}
+
+static int is_zero_granule(const unsigned char *at) {
+    uint64_t words[granule / sizeof(uint64_t)];
+    memcpy(words, at, granule);
+    uint64_t any = 0;
+    for (size_t index = 0; index < granule / sizeof(uint64_t); index += 1) any |= words[index];
+    return any == 0;
+}
+
+// Appends the written runs of one page (gaps shorter than a run's header join their runs).
+static int append_page(struct set_aside_buffer *buffer, unsigned char *page) {
+    size_t run_start = 0, run_end = 0; // [start, end) of the open run; empty when equal
+    for (size_t offset = 0; offset < page_bytes; offset += granule) {
+        if (is_zero_granule(page + offset)) continue;
+        if (run_end > run_start && offset - run_end >= joined_gap) {
+            if (!append_run(buffer, page + run_start, run_end - run_start)) return 0;
+            run_start = offset;
+        } else if (run_end == run_start) {
+            run_start = offset;
+        }
+        run_end = offset + granule;
+    }
+    return run_end > run_start ? append_run(buffer, page + run_start, run_end - run_start) : 1;
+}
+
+size_t cquic_conn_memory_set_aside(cquic_conn_memory *memory) {
+    if (memory->set_aside != NULL) return 0;
+    static __thread struct set_aside_buffer buffer;
+    static __thread unsigned char residency[largest_slot_pages];
+    buffer.length = 0;
+    size_t resident = 0;
+    struct cquic_block *block;
+    for (block = memory->blocks.next; block != &memory->blocks; block = block->next) {
+        if (block->pages == 0) continue;
+        if (mincore(block, block->pages * page_bytes, residency) != 0) return 0;
+        for (size_t page = 0; page < block->pages; page += 1) {
+            if ((residency[page] & 1) == 0) continue;
+            resident += 1;
+            if (!append_page(&buffer, (unsigned char *)block + page * page_bytes)) return 0;
+        }
+    }
+    if (resident == 0) return 0;
+    struct written_run end = {NULL, 0};
+    if (!reserve(&buffer, sizeof(end))) return 0;
+    memcpy(buffer.bytes + buffer.length, &end, sizeof(end));
+    buffer.length += sizeof(end);
+    unsigned char *kept = malloc(buffer.length);
+    if (kept == NULL) return 0;
+    memcpy(kept, buffer.bytes, buffer.length);
+    // Every page copied: now they can go (a block's links are on its first page).
+    block = memory->blocks.next;
+    while (block != &memory->blocks) {
+        struct cquic_block *next = block->next;
+        if (block->pages > 0) madvise(block, block->pages * page_bytes, MADV_DONTNEED);
+        block = next;
+    }
+    memory->set_aside = kept;
+    // A large buffer once is not kept for every later, small one.
+    if (buffer.capacity > 64 * 1024) {
+        free(buffer.bytes);
+        buffer = (struct set_aside_buffer){0};
+    }
+    return resident * page_bytes;
+}
+
+void cquic_conn_memory_restore(cquic_conn_memory *memory) {
+    if (memory->set_aside == NULL) return;
+    const unsigned char *cursor = memory->set_aside;
+    for (;;) {
+        struct written_run run;
+        memcpy(&run, cursor, sizeof(run));
+        if (run.at == NULL) break;
+        memcpy(run.at, cursor + sizeof(run), run.length);
+        cursor += sizeof(run) + run.length;
+    }
+    free(memory->set_aside);
+    memory->set_aside = NULL;
+}
+
+int cquic_conn_memory_is_set_aside(const cquic_conn_memory *memory) { return memory->set_aside != NULL; }
 
 int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,

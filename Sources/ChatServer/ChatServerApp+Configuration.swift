@@ -22,6 +22,9 @@ extension ChatServerApp {
         // Several messages to a busy member share a packet (and its seal, its sendmmsg slot and
         // the ACK that comes back); docs/PERFORMANCE.md "The coalescing window".
         connection.coalescingWindow = QuicDuration(nanoseconds: UInt64((options.coalesceMilliseconds * 1e6).rounded()))
+        // An idle client's QUIC state is kept in a compact copy (docs/PERFORMANCE.md "Idle memory").
+        connection.idleMemoryDelay = options.idleMemorySeconds > 0
+            ? QuicDuration(nanoseconds: UInt64((options.idleMemorySeconds * 1e9).rounded())) : nil
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
         server.maxConnectionsPerAddress = options.maxPerAddress

@@ -248,6 +248,7 @@ final class ChatServerApp {
                 "refused": seen.connectionsRefused, "refused_per_address": seen.connectionsRefusedPerAddress,
                 "handshakes_full": seen.handshakesFull, "handshakes_resumed": seen.handshakesResumed,
                 "coalescing_holds": seen.coalescingHolds, "coalescing_holds_cut_short": seen.coalescingHoldsCutShort,
+                "idle_memory_set_asides": seen.idleMemorySetAsides, "idle_memory_restores": seen.idleMemoryRestores,
                 "ngtcp2_bytes": driver.endpoint.ngtcp2Bytes, "heap_bytes": ProcessMemory.heapBytes,
                 "connection_page_bytes": ProcessMemory.connectionPageBytes]
     }

@@ -7,7 +7,7 @@ extension ServerOptions {
         [
             "host": host, "port": "\(port)", "cert": certificate, "key": key, "client-ca": clientCA ?? "",
             "db": databasePath ?? "", "history": "\(core.historyPerRoom)", "max-clients": "\(maxClients)",
-            "sendq": "\(sendQueueLimit)", "replay-limit": "\(replayLimit)", "coalesce-ms": "\(coalesceMilliseconds)", "max-per-address": "\(maxPerAddress)",
+            "sendq": "\(sendQueueLimit)", "replay-limit": "\(replayLimit)", "coalesce-ms": "\(coalesceMilliseconds)", "idle-memory-after": "\(idleMemorySeconds)", "max-per-address": "\(maxPerAddress)",
             "exempt": exemptAddresses.map(\.description).joined(separator: ","),
             "max-rooms-per-client": "\(core.maxRoomsPerClient)", "idle-rooms": "\(core.idleRoomLimit)",
             "retry": "\(retry)", "retry-above": "\(retryAboveHandshakes)",

@@ -63,6 +63,9 @@ struct ServerOptions {
           --replay-limit BYTES replay and history bytes queued to one client before SLOW_CONSUMER (default 8388608)
           --coalesce-ms MS     a client written to faster than every MS/2 ms gets its messages up to MS ms after
                                its last packet, several in one (0 to 25, default 5; others get each at once)
+          --idle-memory-after S  a connection idle this long (up to twice as long) keeps its QUIC state in a
+                               compact copy, its pages given back, until it is used (0 to 3600, default 2;
+                               0 never)
           --max-rooms-per-client N  rooms one connection may be in (default 100)
           --idle-rooms N       rooms without members kept in memory with their history (default 1000); the
                                longest idle beyond are forgotten (with --db their history stays on disk)
@@ -103,7 +106,7 @@ struct ServerOptions {
     static let valued: Set<String> = [
         "host", "port", "cert", "key", "client-ca", "history", "db", "max-clients", "sendq",
         "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
-        "max-per-address", "exempt", "replay-limit", "coalesce-ms", "max-rooms-per-client", "idle-rooms", "config",
+        "max-per-address", "exempt", "replay-limit", "coalesce-ms", "idle-memory-after", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
         "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
@@ -139,6 +142,8 @@ struct ServerOptions {
     var replayLimit = 8 << 20
     /// `--coalesce-ms`: the engine's coalescing window (``QuicConfiguration/coalescingWindow``).
     var coalesceMilliseconds = 5.0
+    /// `--idle-memory-after`: the engine's ``QuicConfiguration/idleMemoryDelay`` in seconds; 0: never.
+    var idleMemorySeconds = 2.0
     var maxPerAddress = 16
     var exemptAddresses = AddressRange.loopback
     var retry = false
@@ -202,6 +207,7 @@ struct ServerOptions {
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))
         coalesceMilliseconds = try options.double("coalesce-ms", default: coalesceMilliseconds, in: 0...25)
+        idleMemorySeconds = try options.double("idle-memory-after", default: idleMemorySeconds, in: 0...3600)
         maxPerAddress = try options.integer("max-per-address", default: maxPerAddress, in: 1...1_000_000)
         exemptAddresses = try ServerOptions.exemptions(options)
         core.maxRoomsPerClient = try options.integer("max-rooms-per-client", default: core.maxRoomsPerClient, in: 1...1_000_000)

@@ -18,6 +18,7 @@ struct CommandLineTests {
         (["--replay-limit", "100"], "--replay-limit must be a whole number in 65536"),
         (["--coalesce-ms", "26"], "--coalesce-ms must be a number in 0.0...25.0, not '26'"),
         (["--coalesce-ms", "-1"], "--coalesce-ms must be a number in 0.0...25.0"),
+        (["--idle-memory-after", "3601"], "--idle-memory-after must be a number in 0.0...3600.0"),
         (["--max-rooms-per-client", "0"], "--max-rooms-per-client must be"),
         (["--idle-rooms", "-1"], "--idle-rooms must be"),
         (["--log-level", "loud"], "--log-level must be debug, info, warning or error"),

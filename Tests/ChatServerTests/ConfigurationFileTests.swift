@@ -31,6 +31,7 @@ struct ConfigurationFileTests {
             sendq = 65536
             replay-limit = 131072
             coalesce-ms = 2.5
+            idle-memory-after = 0
             max-per-address = 4
             exempt = 10.0.0.0/8, ::1/128
             max-rooms-per-client = 7
@@ -67,6 +68,7 @@ struct ConfigurationFileTests {
         #expect(options.maxClients == 300 && options.sendQueueLimit == 65536 && options.replayLimit == 131072)
         #expect(options.coalesceMilliseconds == 2.5)
         #expect(ChatServerApp.serverConfiguration(options).connection.coalescingWindow == .microseconds(2500))
+        #expect(options.idleMemorySeconds == 0 && ChatServerApp.serverConfiguration(options).connection.idleMemoryDelay == nil)
         #expect(options.maxPerAddress == 4 && options.exemptAddresses.isEmpty)
         #expect(options.core.maxRoomsPerClient == 7 && options.core.idleRoomLimit == 9)
         #expect(options.core.floodBurst == 11 && options.core.floodPerSecond == 2.5 && options.core.typingPerSecond == 3)

@@ -42,11 +42,13 @@ struct FileTransferTests {
         var problems: [String] = []
     }
 
-    /// Uploads `body` from alice to the lobby, bob sees the file event and downloads it whole.
-    static func shareAndFetch(_ body: FileStreamPump.Body, world: ChatTestWorld) throws -> Shared {
+    /// Uploads `body` from alice to the lobby, bob sees the file event and downloads it whole
+    /// (two clients joined here unless given, both in the lobby).
+    static func shareAndFetch(_ body: FileStreamPump.Body, world: ChatTestWorld,
+                              between clients: (alice: RawChatClient, bob: RawChatClient)? = nil) throws -> Shared {
         var shared = Shared()
-        let alice = try joined(world, "alice")
-        let bob = try joined(world, "bob")
+        let alice = try clients?.alice ?? joined(world, "alice")
+        let bob = try clients?.bob ?? joined(world, "bob")
         let pump = FileStreamPump()
         let upload = try pump.send(.upload(id: "up-1", room: "lobby", name: "data.bin", size: Int64(body.count),
                                            sha256: body.sha256), body: body, on: alice)

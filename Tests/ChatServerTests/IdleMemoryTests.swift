@@ -1,4 +1,6 @@
+import ChatProtocol
 import Foundation
+import QuicEngine
 import TestSupport
 import Testing
 
@@ -9,7 +11,8 @@ import Testing
 struct IdleMemoryTests {
     @Test(.standaloneOnly("counts the first node's connections and pages against the whole load, which is spread over the nodes"))
     func idleConnectionsKeepMostOfTheirPagesUnbackedAndGiveThemBackWhenTheyClose() throws {
-        let server = try ChatServerProcess()
+        // The pages as an idle connection keeps them before they are set aside (the next test).
+        let server = try ChatServerProcess(["--idle-memory-after", "0"])
         defer { server.stop() }
         let clients = 100
         let load = try BotRun("load", port: server.port, ["--clients", "\(clients)", "--rooms", "5", "--rate", "0",
@@ -35,5 +38,37 @@ struct IdleMemoryTests {
         #expect(after["connections"] == 0, "\(after)")
         // Every closed connection's pool pages were handed back (the pool itself keeps only slots).
         #expect(after["connection_page_bytes"] == 0, "\(after)")
+    }
+
+    /// Idle clients' QUIC state is set aside (`--idle-memory-after`): their pool pages go back
+    /// and the server's `stats` counts them; then a burst of chat lines and a 1 MiB file between
+    /// the same two clients arrive whole and in order, which brings their pages back.
+    @Test func idleClientsGiveTheirPagesBackThenChatAndShareAFile() async throws {
+        let problems = try await scenario(server: ["--idle-memory-after", "0.5", "--flood-burst", "100"]) { world, server -> [String] in
+            var problems: [String] = []
+            let alice = try FileTransferTests.joined(world, "alice")
+            let bob = try FileTransferTests.joined(world, "bob")
+            var idle = server.statistics()
+            let deadline = Date().addingTimeInterval(TestTime.scaled(30))
+            while (idle["idle_memory_set_asides"] ?? 0) < 2 || idle["connection_page_bytes"] != 0, Date() < deadline {
+                // The clients keep running meanwhile: they acknowledge what the server sent last.
+                _ = world.run(seconds: 0.2) { false }
+                idle = server.statistics()
+            }
+            if idle["idle_memory_set_asides"] ?? 0 < 2 || idle["connection_page_bytes"] != 0 { return ["not set aside: \(idle)"] }
+
+            let lines = (0..<50).map { "line \($0) after the pause" }
+            for (index, line) in lines.enumerated() { alice.write(ChatMessage.msg(room: "lobby", text: line, id: "m\(index)").encodedLine(), to: 0) }
+            _ = world.run(seconds: 30) { bob.messages(on: 0, type: "msg").count >= lines.count }
+            let received = bob.messages(on: 0, type: "msg").compactMap(\.text)
+            if received != lines { return ["bob got \(received.count) lines: \(received.prefix(3)); \(idle); then \(server.statistics())"] }
+            let body = FileTransferTests.bytes(1 << 20, seed: 25)
+            let shared = try FileTransferTests.shareAndFetch(FileStreamPump.Body(body), world: world, between: (alice, bob))
+            problems += shared.problems
+            if SHA256.hex(of: shared.downloaded) != SHA256.hex(of: body) { problems.append("the file came back as \(shared.downloaded.count) other bytes") }
+            if (server.statistics()["idle_memory_restores"] ?? 0) < 2 { problems.append("no restores counted") }
+            return problems
+        }
+        #expect(problems.isEmpty, "\(problems)")
     }
 }

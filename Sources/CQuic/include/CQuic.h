@@ -46,6 +46,14 @@ size_t cquic_conn_memory_free(cquic_conn_memory *memory);
 // Bytes ngtcp2 holds through this allocator now (usable sizes of its blocks).
 size_t cquic_conn_memory_bytes(const cquic_conn_memory *memory);
 
+// An idle connection's pool pages copied compactly onto the heap and handed back to the kernel;
+// returns the resident bytes handed back (0: nothing set aside, e.g. already). Until
+// cquic_conn_memory_restore, nothing may touch the connection's ngtcp2 state.
+size_t cquic_conn_memory_set_aside(cquic_conn_memory *memory);
+// Puts back what cquic_conn_memory_set_aside copied out (nothing when nothing is set aside).
+void cquic_conn_memory_restore(cquic_conn_memory *memory);
+int cquic_conn_memory_is_set_aside(const cquic_conn_memory *memory);
+
 // The resident part of the pages ngtcp2's larger blocks take (conn_memory.c's page pool), all
 // connections of the process together.
 size_t cquic_page_pool_resident_bytes(void);

@@ -73,6 +73,11 @@ public struct QuicConfiguration: Sendable {
     /// Datagrams, control frames, bulk data and anything else that makes the connection send
     /// take the held data with them: no byte waits longer than this.
     public var coalescingWindow: QuicDuration = .zero
+    /// A connection nothing touched for between this long and twice this long has its ngtcp2
+    /// state's pages set aside: their written bytes copied compactly onto the heap and the pages
+    /// given back to the kernel (``QuicConnection/setAsideIdleMemory()``), put back at its next
+    /// datagram, timer or write. Costs a few microseconds each way; nil keeps every page.
+    public var idleMemoryDelay: QuicDuration? = .seconds(2)
 
     public init(tls: QuicTLSConfiguration) { self.tls = tls }
 }

@@ -25,9 +25,25 @@ public final class QuicConnection {
 
     unowned let endpoint: QuicEndpoint
     let configuration: QuicConfiguration
-    var raw: OpaquePointer?
+    /// ngtcp2's connection. Every call into ngtcp2 reads it here, so this is where the pages an
+    /// idle spell set aside come back (``setAsideIdleMemory()``) and where use is noticed.
+    var raw: OpaquePointer? {
+        get {
+            if isSetAside { restoreIdleMemory() }
+            wasUsedSinceIdleCheck = true
+            return ngtcp2Connection
+        }
+        set { ngtcp2Connection = newValue }
+    }
+    private var ngtcp2Connection: OpaquePointer?
     /// ngtcp2's allocator for `raw`; outlives it, to free what ngtcp2 0.12.1 loses (see CQuic.h).
     var memory: OpaquePointer?
+    /// The pages of ngtcp2's state are set aside (see ``setAsideIdleMemory()``).
+    private(set) var isSetAside = false
+    /// `raw` was read since the endpoint last looked at whether the connection is idle.
+    var wasUsedSinceIdleCheck = false
+    /// The connection is in the endpoint's queue of connections that may go idle.
+    var awaitsIdleCheck = false
     var tls: TLSSession?
     /// Client: the session data of the server's latest session ticket, for
     /// ``QuicTLSConfiguration/resumptionTicket`` of a later connection to the same server. It stays
@@ -136,12 +152,35 @@ public final class QuicConnection {
         tls = nil
     }
 
+    /// An idle connection's ngtcp2 state is mostly untouched pages with a few hundred written
+    /// bytes at the start of each block: those bytes are copied onto the heap and the pages
+    /// handed back to the kernel (CQuic's `cquic_conn_memory_set_aside`). Nothing reads the
+    /// state until `raw` is read again, which puts them back first. Returns the bytes given back.
+    @discardableResult
+    func setAsideIdleMemory() -> Int {
+        guard let memory, ngtcp2Connection != nil, !isSetAside else { return 0 }
+        let released = cquic_conn_memory_set_aside(memory)
+        isSetAside = cquic_conn_memory_is_set_aside(memory) != 0
+        return Int(released)
+    }
+
+    private func restoreIdleMemory() {
+        if let memory { cquic_conn_memory_restore(memory) }
+        isSetAside = false
+        endpoint.statistics.idleMemoryRestores += 1
+    }
+
     /// Frees the C state as soon as the endpoint forgets the connection, not when the last
     /// application reference goes.
     func release() {
-        if let raw {
-            ngtcp2_conn_del(raw)
-            self.raw = nil
+        // Not through `raw`: this runs in deinit too, when the endpoint may be gone.
+        if let memory, isSetAside {
+            cquic_conn_memory_restore(memory)
+            isSetAside = false
+        }
+        if let ngtcp2Connection {
+            ngtcp2_conn_del(ngtcp2Connection)
+            self.ngtcp2Connection = nil
         }
         if let memory {
             cquic_conn_memory_free(memory)
@@ -165,7 +204,7 @@ public final class QuicConnection {
         }
     }
 
-    var isUsable: Bool { !isClosed && raw != nil && pendingClose == nil }
+    var isUsable: Bool { !isClosed && ngtcp2Connection != nil && pendingClose == nil }
 
     func emit(_ event: QuicEvent) {
         if heldEvents != nil { heldEvents?.append(event) } else { endpoint.enqueue(event, for: self) }

@@ -31,6 +31,10 @@ public struct QuicEndpointStatistics: Sendable {
     /// datagram, a control frame, an ACK owed, bulk data: the held data left with it).
     public var coalescingHolds = 0
     public var coalescingHoldsCutShort = 0
+    /// Idle connections whose ngtcp2 pages were set aside, and set-aside ones brought back
+    /// (``QuicConfiguration/idleMemoryDelay``).
+    public var idleMemorySetAsides = 0
+    public var idleMemoryRestores = 0
 }
 
 /// Every connection of one process side, client or server, and the routing between them:
@@ -58,6 +62,8 @@ public final class QuicEndpoint {
     private var events = FIFOQueue<(QuicConnection, QuicEvent)>()
     private var dirty = FIFOQueue<QuicConnection>()
     private var timers = TimerHeap()
+    /// Connections that may have gone idle, with when to look (``QuicConfiguration/idleMemoryDelay``).
+    private var idleChecks = FIFOQueue<(due: UInt64, connection: UInt64)>()
     var statelessPackets = FIFOQueue<(bytes: [UInt8], destination: SocketAddress, source: SocketAddress)>()
     var statelessResetBudget: (second: UInt64, used: Int) = (0, 0)
 
@@ -223,6 +229,7 @@ public final class QuicEndpoint {
             connection.scheduledDeadline = .max
             due.append(connection)
         }
+        setAsideIdleConnections()
         for connection in due {
             let now = self.now.nanoseconds
             if connection.protocolDeadline <= now {
@@ -244,13 +251,40 @@ public final class QuicEndpoint {
     public var nextTimeout: QuicTime? {
         // Asked after every input: look at the top, and pop only the stale entries above the
         // first live one.
+        var next = idleChecks.first?.due ?? .max
         while let top = timers.first {
             if let connection = connections[top.connection], top.deadline == connection.scheduledDeadline {
-                return QuicTime(nanoseconds: top.deadline)
+                next = min(next, top.deadline)
+                break
             }
             _ = timers.popFirst()
         }
-        return nil
+        return next == .max ? nil : QuicTime(nanoseconds: next)
+    }
+
+    /// Queues a connection that was just used for a look once its idle delay has passed.
+    private func noteUse(of connection: QuicConnection) {
+        guard !connection.awaitsIdleCheck, let delay = connection.configuration.idleMemoryDelay else { return }
+        connection.awaitsIdleCheck = true
+        connection.wasUsedSinceIdleCheck = false
+        idleChecks.append((now.nanoseconds &+ delay.nanoseconds, connection.id))
+    }
+
+    /// Connections not used for a whole delay have their ngtcp2 pages set aside; the others are
+    /// looked at again a delay later.
+    private func setAsideIdleConnections() {
+        let now = self.now.nanoseconds
+        while let check = idleChecks.first, check.due <= now {
+            _ = idleChecks.popFirst()
+            guard let connection = connections[check.connection] else { continue }
+            if connection.wasUsedSinceIdleCheck, let delay = connection.configuration.idleMemoryDelay {
+                connection.wasUsedSinceIdleCheck = false
+                idleChecks.append((now &+ delay.nanoseconds, connection.id))
+            } else {
+                connection.awaitsIdleCheck = false
+                if connection.setAsideIdleMemory() > 0 { statistics.idleMemorySetAsides += 1 }
+            }
+        }
     }
 
     // MARK: Output
@@ -406,6 +440,7 @@ public final class QuicEndpoint {
     /// earlier entry is recognised as stale when it surfaces instead of waking the loop for a
     /// timer that no longer exists.
     private func reschedule(_ connection: QuicConnection, to known: UInt64? = nil) {
+        noteUse(of: connection)
         let deadline = known ?? connection.nextDeadline
         guard deadline != connection.scheduledDeadline else { return }
         connection.scheduledDeadline = deadline

@@ -136,9 +136,9 @@ def main():
         process.terminate()
         process.wait()
         process, restart = start()
-        print("redis restart (AOF %.1f MB): %.2f s until it answers" %
-              (os.path.getsize(os.path.join(folder, "appendonlydir", sorted(os.listdir(os.path.join(folder, "appendonlydir")))[0]))
-               / 1e6 if os.path.isdir(os.path.join(folder, "appendonlydir")) else 0, restart))
+        aof = os.path.join(folder, "appendonlydir")
+        size = sum(os.path.getsize(os.path.join(aof, name)) for name in os.listdir(aof))
+        print("redis restart (AOF %.1f MB): %.2f s until it answers" % (size / 1e6, restart))
         subscribes = [command("SUBSCRIBE", "{room:%s}:live" % n) for n in names]
         print("%d SUBSCRIBEs, one channel each, confirmed in %.2f s" % (rooms, pipeline(port, subscribes)))
         fills = [command("XRANGE", "{room:%s}:events" % n, "%d-0" % events, "+", "COUNT", 100) for n in names]

@@ -207,7 +207,27 @@ public final class Leases {
         }
     }
 
-    /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed.
+    /// KEYS leases, ARGV[1] a holder prefix: deletes each lease still held by a holder with that
+    /// prefix; answers the keys deleted.
+    static let releaseAllScript = """
+        local freed = {}
+        for _, key in ipairs(KEYS) do
+          local current = redis.call('GET', key)
+          if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then
+            redis.call('DEL', key)
+            freed[#freed + 1] = key
+          end
+        end
+        return freed
+        """
+
+    /// Leases one ``releaseAllScript`` frees at most: a lost node's 100,000 clients do not stop
+    /// Redis for one long script.
+    static let releaseAllBatch = 1_000
+
+    /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed. One
+    /// script per ``releaseAllBatch`` leases on one Redis, one per slot on a Redis Cluster (issue
+    /// 26, item 5: a script per lease was two of a mover's scripts in a reconnect storm).
     public func releaseAll(node: String, _ completion: @escaping (Result<[String], RoomStoreError>) -> Void) {
         let holds = Self.holds(node: node)
         client.send(RedisCommand("SMEMBERS", holds), key: holds) { [client] result in
@@ -216,8 +236,12 @@ public final class Leases {
                 completion(.failure(failure))
             case .success(let reply):
                 let keys = reply.elements?.compactMap(\.text) ?? []
+                let groups = client.isCluster ? Array(Dictionary(grouping: keys) { RedisKeySlot.slot(of: $0) }.values) : [keys]
+                let batches = groups.flatMap { group in
+                    stride(from: 0, to: group.count, by: Self.releaseAllBatch).map { Array(group[$0..<min($0 + Self.releaseAllBatch, group.count)]) }
+                }
                 var freed: [String] = []
-                var remaining = keys.count
+                var remaining = batches.count
                 var failed: RoomStoreError?
                 func finish() {
                     if let failed { return completion(.failure(failed)) }
@@ -225,10 +249,11 @@ public final class Leases {
                     client.send(RedisCommand("DEL", holds), key: holds) { _ in completion(.success(freed.sorted())) }
                 }
                 guard remaining > 0 else { return finish() }
-                for key in keys {
-                    client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, "\(node)/", "prefix"), key: key) { result in
+                for batch in batches {
+                    client.send(RedisCommand("EVAL", [Self.releaseAllScript, String(batch.count)] + batch + ["\(node)/"]), key: batch[0]) {
+                        result in
                         switch RoomEventLog.storeResult(result) {
-                        case .success(let reply): if reply.integer == 1 { freed.append(key) }
+                        case .success(let reply): freed += reply.elements?.compactMap(\.text) ?? []
                         case .failure(let failure): failed = failure
                         }
                         remaining -= 1

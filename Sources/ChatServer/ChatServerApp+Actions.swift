@@ -42,7 +42,7 @@ extension ChatServerApp {
             case .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes:
                 performFileAction(action)
             case .appendRoomEvent, .readRoomEvents, .followRoom, .unfollowRoom, .readRoomState, .writePolicy, .loadAccounts, .writeAccount,
-                 .claimPeer, .claimNick, .recordPeer,
+                 .claimHello, .claimNick, .recordPeer,
                  .releaseIdentity, .lookUpNick, .lookUpDevice, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping,
                  .reserveLoginAttempt, .releaseLoginAttempt, .loadFiles, .storeFileRecord,
                  .writePartialUploads:

@@ -51,7 +51,8 @@ extension ChatServerApp {
         case .storeFileRecord(let token, let file, let maxBytes): cluster.storeFileRecord(token, file, maxBytes: maxBytes)
         case .loadAccounts(let token, let names): cluster.loadAccounts(token, names: names)
         case .writeAccount(let token, let write): cluster.writeAccount(token, write)
-        case .claimPeer(let token, let peer, let client, let account): cluster.claimPeer(token, peer: peer, client: client, account: account)
+        case .claimHello(let token, let peer, let client, let account, let candidates, let address):
+            cluster.claimHello(token, peer: peer, client: client, account: account, candidates: candidates, address: address)
         case .claimNick(let token, let candidates, let peer): cluster.claimNick(token, candidates: candidates, peer: peer)
         case .recordPeer(let peer, let client, let nick, let account, let address):
             cluster.recordPeer(peer, client: client, nick: nick, account: account, address: address)
@@ -102,8 +103,8 @@ extension ChatServerApp {
             perform(state.fileRecordStored(token, outcome, now: now))
         case .typing(let room, let payload):
             perform(state.remoteTyping(room: room, payload: payload, now: now))
-        case .peerClaimed(let token, let outcome):
-            perform(state.peerClaimed(token, outcome, now: now))
+        case .helloClaimed(let token, let outcome):
+            perform(state.helloClaimed(token, outcome, now: now))
         case .nickClaimed(let token, let outcome):
             perform(state.nickClaimed(token, outcome, now: now))
         case .nickLookedUp(let token, let outcome):

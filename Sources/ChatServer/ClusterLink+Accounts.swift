@@ -124,12 +124,14 @@ extension ClusterLink {
     }
 
     /// KEYS: each account's hash and certificates, in pairs. Answers each pair's HGETALL and
-    /// SMEMBERS, in order.
+    /// SMEMBERS, in order; the certificates of a name that is no account are not read (an empty
+    /// set): most names a hello reads are its nick's free suffixed forms, one command each.
     static let readAccountsScript = """
         local replies = {}
         for i = 1, #KEYS, 2 do
-            table.insert(replies, redis.call('HGETALL', KEYS[i]))
-            table.insert(replies, redis.call('SMEMBERS', KEYS[i + 1]))
+            local account = redis.call('HGETALL', KEYS[i])
+            table.insert(replies, account)
+            table.insert(replies, #account > 0 and redis.call('SMEMBERS', KEYS[i + 1]) or {})
         end
         return replies
         """

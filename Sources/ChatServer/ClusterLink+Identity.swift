@@ -57,41 +57,84 @@ extension ClusterLink {
 
     // MARK: Leases
 
-    /// The device's lease is `NODE/CONNECTION/NICK/ACCOUNT-KEY/ADDRESS` (`-` for a guest's account;
-    /// ``recordPeer(_:client:nick:account:address:)`` completes it): a session logged in to an
-    /// account is taken over only by a connection that proved it.
-    func claimPeer(_ token: UInt64, peer: String, client connection: ClientID, account: String?) {
-        leases.takeOverDevice(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
-                              provenAccount: account) { [weak self] result in
+    /// A hello's device lease and first free nick (issue 26, item 5): one script on one Redis
+    /// (``Leases/claimHello``); on a Redis Cluster, whose keys are in other slots, the same steps
+    /// one slot at a time: the device's lease (`NODE/CONNECTION/` until completed: a session
+    /// logged in to an account is taken over only by a connection that proved it), the nick its
+    /// device held through another node and then the candidates, and the lease completed.
+    func claimHello(_ token: UInt64, peer: String, client connection: ClientID, account: String?, candidates: [String], address: String) {
+        let digest = Self.digest(ofPeer: peer)
+        let answer: (Result<Leases.HelloLeases, RoomStoreError>) -> Void = { [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):
-                report(.peerClaimed(token, .failed("\(error)")))
+                report(.helloClaimed(token, .failed("\(error)")))
+            case .success(let claim):
+                report(.helloClaimed(token, .answered(HelloClaim(deviceTaken: claim.deviceTaken, previous: claim.previous.flatMap(peerHolder),
+                                                                 nick: claim.nick))))
+            }
+        }
+        guard client.isCluster else {
+            return leases.claimHello(device: Leases.peer(digest), nicks: candidates,
+                                     nickKeys: candidates.map { Leases.nick(ChatValidation.nickKey($0)) }, node: options.node,
+                                     connection: "\(connection)", digest: digest, provenAccount: account, address: address, answer)
+        }
+        leases.takeOverDevice(Leases.peer(digest), holder: "\(options.node)/\(connection)/", node: options.node, provenAccount: account) {
+            [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                answer(.failure(error))
+            case .success(let outcome) where !outcome.taken:
+                answer(.success(Leases.HelloLeases(deviceTaken: false, previous: outcome.holder, nick: nil)))
             case .success(let outcome):
-                let parts = outcome.holder.map(Self.peerLeaseFields) ?? []
-                var holder: PeerHolder?
-                if parts.count >= 3, let client = ClientID(parts[1]) {
-                    let account = parts.count >= 4 && !parts[3].isEmpty && parts[3] != "-" ? parts[3] : nil
-                    holder = PeerHolder(node: parts[0], client: client, nick: parts[2], account: account,
-                                        isThisNode: parts[0] == options.node)
+                var ordered = candidates
+                if let previous = outcome.holder.flatMap(peerHolder), !previous.isThisNode, !previous.nick.isEmpty {
+                    ordered.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(previous.nick) }
+                    ordered.insert(previous.nick, at: 0)
                 }
-                report(.peerClaimed(token, .answered(holder)))
+                takeFirstNick(ordered, peer: peer) { [weak self] result in
+                    guard let self else { return }
+                    switch result {
+                    case .failure(let error): answer(.failure(error))
+                    case .success(let nick):
+                        if let nick { recordPeer(peer, client: connection, nick: nick, account: account, address: address) }
+                        answer(.success(Leases.HelloLeases(deviceTaken: true, previous: outcome.holder, nick: nick)))
+                    }
+                }
             }
         }
     }
 
+    /// A device's lease as a ``PeerHolder`` (nil when it names no connection).
+    private func peerHolder(_ lease: String) -> PeerHolder? {
+        let parts = Self.peerLeaseFields(lease)
+        guard parts.count >= 3, let client = ClientID(parts[1]) else { return nil }
+        let account = parts.count >= 4 && !parts[3].isEmpty && parts[3] != "-" ? parts[3] : nil
+        return PeerHolder(node: parts[0], client: client, nick: parts[2], account: account, isThisNode: parts[0] == options.node)
+    }
+
     /// The candidates in order, one round trip each, until one is taken (or held by others all).
     func claimNick(_ token: UInt64, candidates: [String], peer: String) {
+        takeFirstNick(candidates, peer: peer) { [weak self] result in
+            switch result {
+            case .failure(let error): self?.report(.nickClaimed(token, .failed("\(error)")))
+            case .success(let nick): self?.report(.nickClaimed(token, .answered(nick)))
+            }
+        }
+    }
+
+    /// The first of `candidates` whose lease this device takes (free, or its own through another
+    /// node), one round trip each; nil when others hold them all.
+    private func takeFirstNick(_ candidates: [String], peer: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
         let holder = "\(options.node)/\(Self.digest(ofPeer: peer))"
         func attempt(_ index: Int) {
-            guard index < candidates.count else { return report(.nickClaimed(token, .answered(nil))) }
+            guard index < candidates.count else { return completion(.success(nil)) }
             let nick = candidates[index]
-            leases.take(Leases.nick(ChatValidation.nickKey(nick)), holder: holder, node: options.node, sameOwner: true) {
-                [weak self] result in
-                guard let self else { return }
+            leases.take(Leases.nick(ChatValidation.nickKey(nick)), holder: holder, node: options.node, sameOwner: true) { result in
                 switch result {
-                case .failure(let error): report(.nickClaimed(token, .failed("\(error)")))
-                case .success(.taken): report(.nickClaimed(token, .answered(nick)))
+                case .failure(let error): completion(.failure(error))
+                case .success(.taken): completion(.success(nick))
                 case .success(.heldBy): attempt(index + 1)
                 }
             }

@@ -76,7 +76,7 @@ final class ClusterLink {
         /// Content a save of an upload's record evicted, no longer used by any record.
         case contentEvicted([String])
         case fileRecordStored(UInt64, FileRecordOutcome)
-        case peerClaimed(UInt64, ClaimOutcome<PeerHolder?>)
+        case helloClaimed(UInt64, ClaimOutcome<HelloClaim>)
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
         case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)

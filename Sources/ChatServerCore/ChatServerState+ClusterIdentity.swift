@@ -2,7 +2,8 @@ import ChatProtocol
 
 /// With a shared store (`--cluster`): what must be unique across nodes. A hello takes the peer
 /// id's lease (learning whether the device is connected through another node, which is then told
-/// to close it with REPLACED) and then the first free nick's lease; a rename takes the new nick's.
+/// to close it with REPLACED) and the first free nick's lease in one step of the store (issue 26,
+/// item 5); a rename takes the new nick's.
 /// A `dm` to a nick of another node goes to that node's inbox. The connection's later messages
 /// wait meanwhile, as for a password.
 extension ChatServerState {
@@ -16,56 +17,77 @@ extension ChatServerState {
             return
         }
         session.awaitsRoomLog = true
-        let token = nextIdentityToken(.helloPeer(session.id, join: join, peer: peer, account: account))
-        out.append(.claimPeer(token, peer: peer, client: session.id, account: account.map(ChatValidation.nickKey)))
+        let candidates = helloNickCandidates(join, account: account, round: 0, session: session, into: &out)
+        // A candidate not read from the store yet might be someone's account: read first, then
+        // choose again (issue 23, finding 5: `_10` and beyond were taken as free).
+        if readAccounts(unreadAccounts(among: candidates), then: .hello(session.id, join: join, peer: peer, account: account),
+                        session: session, into: &out) { return }
+        let token = nextIdentityToken(.hello(session.id, join: join, peer: peer, account: account))
+        out.append(.claimHello(token, peer: peer, client: session.id, account: account.map(ChatValidation.nickKey), candidates: candidates,
+                               address: session.address))
     }
 
-    /// The outcome of ``ServerAction/claimPeer(_:peer:client:)``: the previous holder, if any.
-    public func peerClaimed(_ token: UInt64, _ outcome: ClaimOutcome<PeerHolder?>, now: Int64) -> [ServerAction] {
-        guard case .helloPeer(let client, let join, let peer, let account)? = pendingIdentities.removeValue(forKey: token) else {
-            return [.log(.warning, "unknown peer claim", ["token": String(token)])]
+    /// The outcome of ``ServerAction/claimHello(_:peer:client:account:candidates:address:)``: the
+    /// device's previous holder, and the nick now held.
+    public func helloClaimed(_ token: UInt64, _ outcome: ClaimOutcome<HelloClaim>, now: Int64) -> [ServerAction] {
+        guard case .hello(let client, let join, let peer, let account)? = pendingIdentities.removeValue(forKey: token) else {
+            return [.log(.warning, "unknown hello claim", ["token": String(token)])]
         }
-        guard let session = clients[client] else { return [] }
+        guard let session = clients[client] else {
+            // Gone meanwhile: what it took is not used.
+            if case .answered(let claim) = outcome, claim.deviceTaken {
+                return [.releaseIdentity(peer: peer, client: client, nick: claim.nick ?? "", andPeer: true)]
+            }
+            return []
+        }
         var out: [ServerAction] = []
         switch outcome {
         case .failed(let why):
             storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
-        case .answered(let previous?) where previous.account != nil && previous.account != account.map(ChatValidation.nickKey):
+        case .answered(let claim) where !claim.deviceTaken:
             // The device's session is logged in to an account this connection did not prove: it
             // keeps the lease, and this connection is a new device, with a peer id of the server's.
             beginClusterHello(join, peer: RandomPeerID.make(), account: account, session: session, into: &out)
-        case .answered(let previous):
-            var replaced: PeerHolder?
-            if let previous, !previous.isThisNode {
+        case .answered(let claim):
+            if let previous = claim.previous, !previous.isThisNode {
                 // The device is connected through another node: that node closes it (REPLACED),
-                // and this connection keeps its nick.
+                // and this connection kept its nick (the store tried it first).
                 out.append(.sendToNode(nil, node: previous.node, .replace(client: previous.client, peer: peer)))
-                replaced = previous
             }
-            claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: 0, session: session, into: &out)
+            guard let nick = claim.nick else {
+                claimHelloNick(join, peer: peer, account: account, round: 1, session: session, into: &out)
+                return out
+            }
+            session.awaitsRoomLog = false
+            finishHello(join, peer: peer, account: account, replacing: nil, nick: nick, peerRecorded: true, session: session, now: now,
+                        into: &out)
+            releaseHeldMessages(of: session, now: now, into: &out)
         }
         return out
     }
 
-    func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int,
-                                session: ClientSession, into out: inout [ServerAction]) {
-        let wanted = account ?? join.sender
-        var candidates = ChatValidation.freeNickCandidates(
-            for: wanted, count: Self.nickCandidatesPerClaim, startingAt: 1 + round * Self.nickCandidatesPerClaim * 4
+    /// A hello's nick candidates of `round` (each round asks for ``nickCandidatesPerClaim``): the
+    /// wanted nick and its suffixed forms that no connection here holds and no account of another
+    /// keeps, as far as this node knows.
+    private func helloNickCandidates(_ join: ChatMessage, account: String?, round: Int, session: ClientSession,
+                                     into out: inout [ServerAction]) -> [String] {
+        ChatValidation.freeNickCandidates(
+            for: account ?? join.sender, count: Self.nickCandidatesPerClaim, startingAt: 1 + round * Self.nickCandidatesPerClaim * 4
         ) { candidate in
             if activeSession(forNick: candidate) != nil { return true }
             return isReserved(candidate, toOtherThan: account.map(ChatValidation.nickKey), certificate: session.certificate, into: &out)
         }
-        if let kept = replaced?.nick, round == 0 {
-            candidates.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(kept) }
-            candidates.insert(kept, at: 0)
-        }
-        // A candidate not read from the store yet might be someone's account: read first, then
-        // choose again (issue 23, finding 5: `_10` and beyond were taken as free).
+    }
+
+    /// A hello whose first round's candidates were all held: the next rounds, with its device's
+    /// lease already taken.
+    func claimHelloNick(_ join: ChatMessage, peer: String, account: String?, round: Int, session: ClientSession,
+                        into out: inout [ServerAction]) {
+        let candidates = helloNickCandidates(join, account: account, round: round, session: session, into: &out)
         if readAccounts(unreadAccounts(among: candidates),
-                        then: .helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round),
+                        then: .helloNick(session.id, join: join, peer: peer, account: account, round: round),
                         session: session, into: &out) { return }
-        let token = nextIdentityToken(.helloNick(session.id, join: join, peer: peer, account: account, replaced: replaced, round: round))
+        let token = nextIdentityToken(.helloNick(session.id, join: join, peer: peer, account: account, round: round))
         out.append(.claimNick(token, candidates: candidates, peer: peer))
     }
 
@@ -77,13 +99,13 @@ extension ChatServerState {
         }
         var out: [ServerAction] = []
         switch pending {
-        case .helloNick(let client, let join, let peer, let account, let replaced, let round):
+        case .helloNick(let client, let join, let peer, let account, let round):
             guard let session = clients[client] else { return [] }
             switch outcome {
             case .failed(let why):
                 storeUnavailable(for: join, session: session, why: why, now: now, into: &out)
             case .answered(nil) where round + 1 < Self.helloNickRounds:
-                claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: round + 1, session: session, into: &out)
+                claimHelloNick(join, peer: peer, account: account, round: round + 1, session: session, into: &out)
             case .answered(nil):
                 session.awaitsRoomLog = false
                 sendError(.nickInUse, "no free nick like '\(ChatValidation.excerpt(join.sender))' right now; choose another",
@@ -117,7 +139,7 @@ extension ChatServerState {
                 recordPeer(of: session, into: &out)
             }
             releaseHeldMessages(of: session, now: now, into: &out)
-        case .helloPeer, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .ban, .uploadRecipient,
+        case .hello, .directMessage, .directMessageReceipt, .directMessageSent, .serverKick, .invite, .ban, .uploadRecipient,
              .fileNotice:
             out.append(.log(.warning, "nick claim answered for another step", ["token": String(token)]))
         }

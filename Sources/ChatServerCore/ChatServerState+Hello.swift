@@ -142,8 +142,9 @@ extension ChatServerState {
 
     /// The hello once the nick is settled: the connection is registered (or takes over `previous`,
     /// a connection of the same device on this node), welcomed, and enters its room.
+    /// `peerRecorded`: the shared store's claim wrote the device's lease as it is now already.
     func finishHello(_ join: ChatMessage, peer: String, account accountName: String?, replacing previous: ClientSession?, nick: String,
-                     session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+                     peerRecorded: Bool = false, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let earlyStatus = session.statusBeforeHello
         session.statusBeforeHello = nil
         if let previous {
@@ -155,7 +156,7 @@ extension ChatServerState {
             // A new user starts with the status it sent early; the join announces it.
             session.status = earlyStatus ?? .online
         }
-        recordPeer(of: session, into: &out)
+        if !peerRecorded { recordPeer(of: session, into: &out) }
         // The id as the client sent it; one the server made (none sent, or not the client's to
         // take over) as made.
         let shownPeer = join.peer.flatMap { $0.uppercased() == session.peer ? $0 : nil } ?? session.peer

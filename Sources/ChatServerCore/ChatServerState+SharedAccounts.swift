@@ -90,13 +90,20 @@ extension ChatServerState {
     private func resumeNickChoice(_ step: NickChoice, loaded: Bool, now: Int64) -> [ServerAction] {
         var out: [ServerAction] = []
         switch step {
-        case .helloNick(let client, let join, let peer, let account, let replaced, let round):
+        case .hello(let client, let join, let peer, let account):
             guard let session = clients[client] else { return out }
             guard loaded else {
                 storeUnavailable(for: join, session: session, why: "accounts could not be read", now: now, into: &out)
                 return out
             }
-            claimHelloNick(join, peer: peer, account: account, replaced: replaced, round: round, session: session, into: &out)
+            beginClusterHello(join, peer: peer, account: account, session: session, into: &out)
+        case .helloNick(let client, let join, let peer, let account, let round):
+            guard let session = clients[client] else { return out }
+            guard loaded else {
+                storeUnavailable(for: join, session: session, why: "accounts could not be read", now: now, into: &out)
+                return out
+            }
+            claimHelloNick(join, peer: peer, account: account, round: round, session: session, into: &out)
         case .loginNick(let client, let request, let account):
             guard let session = clients[client] else { return out }
             guard loaded else {

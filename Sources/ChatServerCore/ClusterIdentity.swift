@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// Who held a peer id in the cluster before a connection took it over (``ChatServerState/peerClaimed(_:_:now:)``).
+/// Who held a peer id in the cluster before a connection took it over (``ChatServerState/helloClaimed(_:_:now:)``).
 public struct PeerHolder: Sendable, Equatable {
     public let node: String
     public let client: ClientID
@@ -18,6 +18,21 @@ public struct PeerHolder: Sendable, Equatable {
         self.nick = nick
         self.account = account
         self.isThisNode = isThisNode
+    }
+}
+
+/// What a hello's claim did (``ChatServerState/helloClaimed(_:_:now:)``): whether it took the
+/// device's lease (not when the session holding it is logged in to an account the connection did
+/// not prove), who held it before, and the nick it took (nil: every candidate was held).
+public struct HelloClaim: Sendable, Equatable {
+    public let deviceTaken: Bool
+    public let previous: PeerHolder?
+    public let nick: String?
+
+    public init(deviceTaken: Bool, previous: PeerHolder?, nick: String?) {
+        self.deviceTaken = deviceTaken
+        self.previous = previous
+        self.nick = nick
     }
 }
 
@@ -72,9 +87,10 @@ public enum NodeMessage: Sendable, Equatable {
 
 /// A connection's hello or rename waiting for the shared store (peer and nick leases).
 enum PendingIdentity {
-    /// Claiming the peer id of a hello; then its nick.
-    case helloPeer(ClientID, join: ChatMessage, peer: String, account: String?)
-    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
+    /// Claiming the peer id of a hello and its first round of nicks.
+    case hello(ClientID, join: ChatMessage, peer: String, account: String?)
+    /// A later round of a hello's nicks (the device's lease is its own already).
+    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, round: Int)
     /// A `nick` request's new nick, or (`login`) the first free of the account's nick and its
     /// suffixed forms: a login whose candidates are all taken keeps its nick.
     case rename(ClientID, peer: String, request: ChatMessage, candidates: [String], login: Bool)

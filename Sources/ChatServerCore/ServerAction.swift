@@ -48,11 +48,14 @@ public enum ServerAction: Sendable {
     /// With a shared store: store a change that no room event announces (an invite, a server
     /// ban or its lifting); a server ban is also told to the other nodes.
     case writePolicy(PolicyChange)
-    /// With a shared store: take the peer id's lease for this connection and answer the previous
-    /// holder through ``ChatServerState/peerClaimed(_:_:now:)``; a holder logged in to an account
-    /// other than `account` (the key of the account this connection proved, nil for none) keeps
-    /// it (docs/PROTOCOL.md sections 7-8, item 11).
-    case claimPeer(UInt64, peer: String, client: ClientID, account: String?)
+    /// With a shared store, a hello: take the peer id's lease for this connection unless a session
+    /// logged in to an account other than `account` (the key of the account this connection
+    /// proved, nil for none) holds it (docs/PROTOCOL.md sections 7-8, item 11); then the first
+    /// nick no other device holds, the nick the device held through another node first, then
+    /// `candidates`; and the peer id's lease completed as ``recordPeer(peer:client:nick:account:address:)``
+    /// would. One script on one Redis (issue 26, item 5). The answer comes back through
+    /// ``ChatServerState/helloClaimed(_:_:now:)``.
+    case claimHello(UInt64, peer: String, client: ClientID, account: String?, candidates: [String], address: String)
     /// With a shared store: take the first nick of `candidates` that no other device holds (one
     /// held by the same peer id through another node is taken over); the answer comes back
     /// through ``ChatServerState/nickClaimed(_:_:now:)``.

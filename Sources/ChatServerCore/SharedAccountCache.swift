@@ -142,8 +142,10 @@ enum PendingAccounts {
 
 /// A choice of nick that waits for its candidates to be read from the shared store.
 enum NickChoice {
-    /// A hello's nick (``ChatServerState/claimHelloNick``).
-    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, replaced: PeerHolder?, round: Int)
+    /// A hello's device and first nicks (``ChatServerState/beginClusterHello``).
+    case hello(ClientID, join: ChatMessage, peer: String, account: String?)
+    /// A hello's later rounds of nicks (``ChatServerState/claimHelloNick``).
+    case helloNick(ClientID, join: ChatMessage, peer: String, account: String?, round: Int)
     /// The nick a login takes (``ChatServerState/claimLoginNick``).
     case loginNick(ClientID, request: ChatMessage, account: String)
 }

@@ -114,6 +114,89 @@ public final class Leases {
         }
     }
 
+    /// What ``claimHello`` did: whether it took the device's lease, the lease's previous value
+    /// (nil when free) and the nick it took (nil when every candidate was another device's).
+    public struct HelloLeases: Equatable, Sendable {
+        public let deviceTaken: Bool
+        public let previous: String?
+        public let nick: String?
+
+        public init(deviceTaken: Bool, previous: String?, nick: String?) {
+            self.deviceTaken = deviceTaken
+            self.previous = previous
+            self.nick = nick
+        }
+    }
+
+    /// A hello in one step (issue 26, item 5): ``takeOverDeviceScript``, then the first nick of
+    /// ``takeScript`` with "same-owner", the device's nick through another node first, then the
+    /// device's lease completed with that nick, and both leases in the node's holds.
+    /// KEYS[1] the device's lease, KEYS[2] the node's holds, KEYS[3...] the candidates' leases.
+    /// ARGV[1] node, ARGV[2] connection, ARGV[3] the device's digest (the nick leases' owner),
+    /// ARGV[4] the account key the connection proved ('' for none), ARGV[5] its address,
+    /// ARGV[6...] the candidates (as KEYS[3...]). Answers {1, previous or '', nick or ''}, or
+    /// {0, current, ''} with nothing changed when the session holding the device is logged in to
+    /// another account. The kept nick's lease is not in KEYS (it is read from the device's): the
+    /// script runs on one Redis only; a Redis Cluster takes the steps one slot at a time.
+    static let claimHelloScript = """
+        local function fields(text)
+          local parts = {}
+          for part in string.gmatch(text .. '/', '([^/]*)/') do parts[#parts + 1] = part end
+          return parts
+        end
+        local current = redis.call('GET', KEYS[1])
+        local held = current and fields(current) or {}
+        if held[4] and held[4] ~= '' and held[4] ~= '-' and held[4] ~= ARGV[4] then return {0, current, ''} end
+        local owner = ARGV[1] .. '/' .. ARGV[3]
+        local function take(key)
+          local holder = redis.call('GET', key)
+          if holder and holder ~= owner and string.match(holder, '/(.*)$') ~= ARGV[3] then return false end
+          if holder ~= owner then redis.call('SET', key, owner) end
+          redis.call('SADD', KEYS[2], key)
+          return true
+        end
+        local nick = ''
+        if held[1] and held[1] ~= ARGV[1] and held[3] and held[3] ~= '' then
+          if take('{nick:' .. (string.gsub(held[3], '[A-Z]', string.lower)) .. '}') then nick = held[3] end
+        end
+        if nick == '' then
+          for i = 3, #KEYS do
+            if take(KEYS[i]) then
+              nick = ARGV[i + 3]
+              break
+            end
+          end
+        end
+        local lease = ARGV[1] .. '/' .. ARGV[2] .. '/'
+        if nick ~= '' then lease = lease .. nick .. '/' .. (ARGV[4] ~= '' and ARGV[4] or '-') .. '/' .. ARGV[5] end
+        redis.call('SET', KEYS[1], lease)
+        redis.call('SADD', KEYS[2], KEYS[1])
+        return {1, current or '', nick}
+        """
+
+    /// ``claimHelloScript`` on one Redis (not a Redis Cluster: its keys are in many slots).
+    /// `nicks` are the candidates, `nickKeys` their ``nick(_:)`` leases.
+    public func claimHello(device: String, nicks: [String], nickKeys: [String], node: String, connection: String, digest: String,
+                           provenAccount: String?, address: String,
+                           _ completion: @escaping (Result<HelloLeases, RoomStoreError>) -> Void) {
+        let keys = [device, Self.holds(node: node)] + nickKeys
+        let arguments = [node, connection, digest, provenAccount ?? "", address] + nicks
+        client.send(RedisCommand("EVAL", [Self.claimHelloScript, String(keys.count)] + keys + arguments), key: device, durable: true) {
+            result in
+            switch RoomEventLog.storeResult(result) {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let reply):
+                guard let fields = reply.elements, fields.count == 3, let flag = fields[0].integer, let previous = fields[1].text,
+                      let nick = fields[2].text else {
+                    return completion(.failure(.rejected("hello claim answered \(reply)")))
+                }
+                completion(.success(HelloLeases(deviceTaken: flag == 1, previous: previous.isEmpty ? nil : previous,
+                                                nick: nick.isEmpty ? nil : nick)))
+            }
+        }
+    }
+
     /// Frees `key` if `holder` still holds it (with `prefix`, a holder starting with it); answers
     /// whether it did.
     public func release(_ key: String, holder: String, node: String, prefix: Bool = false,
@@ -124,7 +207,27 @@ public final class Leases {
         }
     }
 
-    /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed.
+    /// KEYS leases, ARGV[1] a holder prefix: deletes each lease still held by a holder with that
+    /// prefix; answers the keys deleted.
+    static let releaseAllScript = """
+        local freed = {}
+        for _, key in ipairs(KEYS) do
+          local current = redis.call('GET', key)
+          if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then
+            redis.call('DEL', key)
+            freed[#freed + 1] = key
+          end
+        end
+        return freed
+        """
+
+    /// Leases one ``releaseAllScript`` frees at most: a lost node's 100,000 clients do not stop
+    /// Redis for one long script.
+    static let releaseAllBatch = 1_000
+
+    /// Frees every lease a (lost) node still holds, as its reaper: answers the keys freed. One
+    /// script per ``releaseAllBatch`` leases on one Redis, one per slot on a Redis Cluster (issue
+    /// 26, item 5: a script per lease was two of a mover's scripts in a reconnect storm).
     public func releaseAll(node: String, _ completion: @escaping (Result<[String], RoomStoreError>) -> Void) {
         let holds = Self.holds(node: node)
         client.send(RedisCommand("SMEMBERS", holds), key: holds) { [client] result in
@@ -133,8 +236,12 @@ public final class Leases {
                 completion(.failure(failure))
             case .success(let reply):
                 let keys = reply.elements?.compactMap(\.text) ?? []
+                let groups = client.isCluster ? Array(Dictionary(grouping: keys) { RedisKeySlot.slot(of: $0) }.values) : [keys]
+                let batches = groups.flatMap { group in
+                    stride(from: 0, to: group.count, by: Self.releaseAllBatch).map { Array(group[$0..<min($0 + Self.releaseAllBatch, group.count)]) }
+                }
                 var freed: [String] = []
-                var remaining = keys.count
+                var remaining = batches.count
                 var failed: RoomStoreError?
                 func finish() {
                     if let failed { return completion(.failure(failed)) }
@@ -142,10 +249,11 @@ public final class Leases {
                     client.send(RedisCommand("DEL", holds), key: holds) { _ in completion(.success(freed.sorted())) }
                 }
                 guard remaining > 0 else { return finish() }
-                for key in keys {
-                    client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, "\(node)/", "prefix"), key: key) { result in
+                for batch in batches {
+                    client.send(RedisCommand("EVAL", [Self.releaseAllScript, String(batch.count)] + batch + ["\(node)/"]), key: batch[0]) {
+                        result in
                         switch RoomEventLog.storeResult(result) {
-                        case .success(let reply): if reply.integer == 1 { freed.append(key) }
+                        case .success(let reply): freed += reply.elements?.compactMap(\.text) ?? []
                         case .failure(let failure): failed = failure
                         }
                         remaining -= 1

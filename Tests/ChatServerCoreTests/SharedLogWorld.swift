@@ -49,7 +49,7 @@ final class SharedLogWorld {
         case typing(node: String, room: String, [UInt8])
         /// The store counts a password attempt (when the step runs: the order the store takes them in).
         case reserveAttempt(node: String, LoginAttempt, limit: Int, window: Int64)
-        case peerClaimed(node: String, token: UInt64, PeerHolder?)
+        case helloClaimed(node: String, token: UInt64, HelloClaim)
         case nickClaimed(node: String, token: UInt64, String?)
         case lookedUp(node: String, token: UInt64, NickHolder?)
         case deviceLookedUp(node: String, token: UInt64, DeviceHolder?)
@@ -180,8 +180,8 @@ final class SharedLogWorld {
                  on: name)
         case .password(let name, let ticket, let outcome):
             take(nodes[name]!.state.passwordTaskFinished(ticket, outcome, now: now), on: name)
-        case .peerClaimed(let name, let token, let previous):
-            take(nodes[name]!.state.peerClaimed(token, unavailable ? .failed("down") : .answered(previous), now: now), on: name)
+        case .helloClaimed(let name, let token, let claim):
+            take(nodes[name]!.state.helloClaimed(token, unavailable ? .failed("down") : .answered(claim), now: now), on: name)
         case .nickClaimed(let name, let token, let nick):
             take(nodes[name]!.state.nickClaimed(token, unavailable ? .failed("down") : .answered(nick), now: now), on: name)
         case .lookedUp(let name, let token, let holder):
@@ -268,15 +268,28 @@ final class SharedLogWorld {
                 }
             case .unfollowRoom(let room):
                 node.follows[room] = nil
-            case .claimPeer(let token, let peer, let client, let account):
+            case .claimHello(let token, let peer, let client, let account, let candidates, let address):
                 let previous = peerLeases[peer]
-                // As the store's script: a session logged in to another account keeps its device's lease.
-                if previous?.account == nil || previous?.account == account {
-                    peerLeases[peer] = (name, client, previous?.nick ?? "", nil, nil)
-                }
-                queue.append(.peerClaimed(node: name, token: token, previous.map {
+                let holder = previous.map {
                     PeerHolder(node: $0.node, client: $0.client, nick: $0.nick, account: $0.account, isThisNode: $0.node == name)
-                }))
+                }
+                // As the store's script: a session logged in to another account keeps its device's
+                // lease; else the nick the device held through another node first, then the candidates.
+                guard previous?.account == nil || previous?.account == account else {
+                    queue.append(.helloClaimed(node: name, token: token, HelloClaim(deviceTaken: false, previous: holder, nick: nil)))
+                    break
+                }
+                var ordered = candidates
+                if let previous, previous.node != name, !previous.nick.isEmpty { ordered.insert(previous.nick, at: 0) }
+                let taken = ordered.first { candidate in
+                    guard let held = nickLeases[ChatValidation.nickKey(candidate)] else { return true }
+                    return held.peer == peer
+                }
+                if !unavailable {
+                    if let taken { nickLeases[ChatValidation.nickKey(taken)] = (name, peer) }
+                    peerLeases[peer] = (name, client, taken ?? "", taken == nil ? nil : account, taken == nil ? nil : address)
+                }
+                queue.append(.helloClaimed(node: name, token: token, HelloClaim(deviceTaken: true, previous: holder, nick: taken)))
             case .claimNick(let token, let candidates, let peer):
                 let taken = candidates.first { candidate in
                     guard let held = nickLeases[ChatValidation.nickKey(candidate)] else { return true }

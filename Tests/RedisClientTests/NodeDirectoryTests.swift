@@ -186,4 +186,48 @@ import Testing
             #expect(try wait(harness) { leases.release(nick, holder: "b/8", node: "b", $0) } == true)
         }
     }
+
+    /// A hello's leases in one script (issue 26, item 5): the device's lease is taken over only
+    /// from a guest or by a connection proving the account its session is logged in to; the nick
+    /// the device held through another node comes first, then the first candidate no other device
+    /// holds; the device's lease names the connection, nick, account and address, and both leases
+    /// are in the node's holds (so its reaper frees them).
+    @Test func helloLeasesInOneScript() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let leases = Leases(client: try harness.client(RedisHarness.standalone(server)))
+            func claim(_ digest: String, node: String, connection: String, account: String? = nil,
+                       _ nicks: [String]) throws -> Leases.HelloLeases {
+                try wait(harness) {
+                    leases.claimHello(device: Leases.peer(digest), nicks: nicks, nickKeys: nicks.map { Leases.nick($0.lowercased()) },
+                                      node: node, connection: connection, digest: digest, provenAccount: account, address: "10.0.0.1", $0)
+                }
+            }
+            // A guest: alice is another device's, Alice_2 is free.
+            _ = try server.cli("SET", Leases.nick("alice"), "a/other")
+            #expect(try claim("d1", node: "a", connection: "1", ["alice", "Alice_2"])
+                    == Leases.HelloLeases(deviceTaken: true, previous: nil, nick: "Alice_2"))
+            #expect(try server.cli("GET", Leases.peer("d1")) == "a/1/Alice_2/-/10.0.0.1")
+            #expect(try server.cli("GET", Leases.nick("alice_2")) == "a/d1")
+            // The same device through node b: its nick first (taken over: the same owner), before the candidates.
+            #expect(try claim("d1", node: "b", connection: "7", ["bob"])
+                    == Leases.HelloLeases(deviceTaken: true, previous: "a/1/Alice_2/-/10.0.0.1", nick: "Alice_2"))
+            #expect(try server.cli("GET", Leases.nick("alice_2")) == "b/d1")
+            #expect(try server.cli("EXISTS", Leases.nick("bob")) == "0")
+            // Logged in to carol: only a connection proving carol takes the device over.
+            _ = try server.cli("SET", Leases.peer("d2"), "a/2/carol/carol/10.0.0.2")
+            #expect(try claim("d2", node: "b", connection: "8", ["dave"])
+                    == Leases.HelloLeases(deviceTaken: false, previous: "a/2/carol/carol/10.0.0.2", nick: nil))
+            #expect(try claim("d2", node: "b", connection: "8", account: "mallory", ["mallory"]).deviceTaken == false)
+            #expect(try server.cli("EXISTS", Leases.nick("dave")) == "0")
+            #expect(try claim("d2", node: "b", connection: "8", account: "carol", ["carol"])
+                    == Leases.HelloLeases(deviceTaken: true, previous: "a/2/carol/carol/10.0.0.2", nick: "carol"))
+            #expect(try server.cli("GET", Leases.peer("d2")) == "b/8/carol/carol/10.0.0.1")
+            // Every candidate another device's: the device's lease is taken, without a nick yet.
+            #expect(try claim("d3", node: "b", connection: "9", ["alice"]) == Leases.HelloLeases(deviceTaken: true, previous: nil, nick: nil))
+            #expect(try server.cli("GET", Leases.peer("d3")) == "b/9/")
+            // Node b is lost: its reaper frees what the script took.
+            let freed = try wait(harness) { leases.releaseAll(node: "b", $0) }
+            #expect(freed == [Leases.nick("alice_2"), Leases.nick("carol"), Leases.peer("d1"), Leases.peer("d2"), Leases.peer("d3")].sorted())
+        }
+    }
 }

@@ -192,6 +192,8 @@ extension DailyDriverTests {
             #expect(bob.waitFor { $0.joined().contains("bob joined") }, "\(bob.dump)")
             let dave = try home.lineClient(port: server.port, nick: "dave")
             defer { dave.terminate() }
+            // In the room before carol speaks: a later join would get only the replay's tail.
+            #expect(dave.waitForEvent("#lobby * dave joined"), "\(dave.outputLines)")
             let lines = (1...30).map { "    say line \($0)" + ($0 % 10 == 0 ? " deploy" : "") }
             let bot = try runBotScript((["bot carol lobby {"] + lines + ["    quit", "}"]).joined(separator: "\n"), port: server.port)
             #expect(bot.finish(timeout: 30).status == 0)

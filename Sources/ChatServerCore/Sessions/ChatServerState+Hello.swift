@@ -130,7 +130,7 @@ extension ChatServerState {
         }
         if roomLog == .shared && previous == nil {
             // Which nick is free, and whether the device is connected through another node, only
-            // the shared store knows (ChatServerState+ClusterIdentity.swift).
+            // the shared store knows (Cluster/ChatServerState+ClusterHello.swift).
             return beginClusterHello(join, peer: peer, account: accountName, session: session, into: &out)
         }
         let wanted = accountName ?? join.sender

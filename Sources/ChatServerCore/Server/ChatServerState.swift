@@ -46,14 +46,10 @@ public final class ChatServerState {
     /// Operator account keys.
     var operatorKeys: Set<String>
     var loginFailures: LoginFailures
-    /// Password tasks taken on and not finished: being counted, waiting in `passwordQueue`, or
-    /// handed to the glue and not yet answered (also those of clients since gone: their work
-    /// still occupies the glue's workers).
-    var passwordTasks: [UInt64: PendingPasswordTask] = [:]
-    var passwordQueue = PasswordQueue()
-    /// Tasks handed to the glue and not answered (at most `passwordTasksRunning`).
-    var runningPasswordTasks = 0
-    var nextPasswordTicket: UInt64 = 0
+    /// Password tasks taken on and not finished: being counted, waiting for a worker, or handed
+    /// to the glue and not yet answered (also those of clients since gone: their work still
+    /// occupies the glue's workers).
+    var passwordWork = PasswordTasks()
     /// Uploads whose body the glue is receiving, by stream.
     var activeUploads: [FileStreamKey: ActiveUpload] = [:]
 

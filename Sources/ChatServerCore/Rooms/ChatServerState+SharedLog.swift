@@ -177,7 +177,7 @@ extension ChatServerState {
             flushHeldAcks(of: room, into: &out)
             out.append(.unfollowRoom(room))
             // Other nodes may change them now without this one hearing: read again at a next join.
-            roomSettings[room] = nil
+            policies.rooms[room] = nil
         }
         idleRooms.insert(room)
         while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {

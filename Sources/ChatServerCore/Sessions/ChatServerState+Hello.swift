@@ -213,7 +213,7 @@ extension ChatServerState {
     func isReserved(_ nick: String, toOtherThan ownKey: String?, certificate: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
-        if operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
+        if policies.operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
         // With a shared store the nicks a request checks were read first; a further suffixed
         // form not read (nine of them taken) is taken as free rather than tried for ever.
         if let cache = sharedAccounts, !cache.isKnown(nick) { return false }

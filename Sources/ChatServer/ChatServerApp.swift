@@ -3,6 +3,7 @@ import ChatServerCore
 import Glibc
 import Prometheus
 import QuicEngine
+import SQLiteStorage
 import ServiceDiscovery
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core

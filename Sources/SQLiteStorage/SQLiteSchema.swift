@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The tables of the `--db` file and their migrations, kept in `PRAGMA user_version`. Both SQLite
 /// stores run ``migrate(_:)`` when they open the file; it is a no-op once the file is current.
 ///

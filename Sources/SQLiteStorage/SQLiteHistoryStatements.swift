@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The statements ``SQLiteHistoryStore`` runs, prepared once when the store opens.
 final class SQLiteHistoryStatements {
     let begin: SQLiteStatement

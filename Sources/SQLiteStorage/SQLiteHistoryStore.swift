@@ -1,4 +1,5 @@
 import CSQLite
+import ChatServerCore
 
 /// A history store in one SQLite file, in WAL mode: events, seq and receipts survive a
 /// restart and `kill -9` (see ``SQLiteSynchronousMode`` for power loss).

@@ -1,0 +1,148 @@
+import ChatServerCore
+import Dispatch
+import Synchronization
+
+/// One thread that owns the room log's disk (``RoomLogDisk``): the event loop hands it work and
+/// never waits for it. Each round takes everything queued since the last one: every commit of the
+/// round becomes one transaction (group commit, at most ``batchLimit`` events each), then the
+/// reads are answered. Outcomes go to `finished`, on the worker's thread: the glue passes them to
+/// the loop's queue with a wake-up, as the Redis link's answers come.
+public final class StoreWorker: @unchecked Sendable {
+    // @unchecked: `disk` is used on `queue` only (one thread at a time); the rest is a Mutex or immutable.
+
+    public enum Job: Sendable {
+        /// Write `batch`; `ticket` comes back with the outcome.
+        case commit(ticket: UInt64, AppendBatch)
+        case read(RoomEventRead)
+        /// Read a room's settings (for a join's room state).
+        case readSettings(token: UInt64, room: String)
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// The commits with these tickets are on disk (nil), or failed with the reason.
+        case committed(tickets: [UInt64], failure: String?)
+        /// A read's events, oldest first; nil: the disk could not be read.
+        case read(RoomEventRead, [StoredEvent]?)
+        /// A room's settings; nil: they could not be read.
+        case settings(token: UInt64, room: String, RoomSettings?)
+    }
+
+    /// Events one transaction holds at most: a round with more commits several.
+    public static let batchLimit = 1000
+
+    private let disk: any RoomLogDisk
+    /// Room settings and bans (the accounts' store): a policy change is saved before the events of its round.
+    private let settings: any AccountStore
+    private let retainPerRoom: Int
+    private let queue = DispatchQueue(label: "qchat.store", qos: .utility)
+    private let finished: @Sendable (Outcome) -> Void
+    /// A test-only stand-in for a slow disk: every commit takes this long more (the worker sleeps
+    /// before it), as an fsync of that length would (`--db-commit-delay-ms`, docs/RELIABILITY.md).
+    private let commitDelay: Duration
+
+    private struct Shared {
+        var queued: [Job] = []
+        var scheduled = false
+    }
+    private let shared = Mutex(Shared())
+
+    public init(disk: any RoomLogDisk, settings: any AccountStore, retainPerRoom: Int, commitDelay: Duration = .zero,
+                finished: @escaping @Sendable (Outcome) -> Void) {
+        self.disk = disk
+        self.settings = settings
+        self.retainPerRoom = retainPerRoom
+        self.commitDelay = commitDelay
+        self.finished = finished
+    }
+
+    /// Queues a job; the worker's next round takes it (from any thread).
+    public func submit(_ job: Job) {
+        let schedule = shared.withLock { shared in
+            shared.queued.append(job)
+            defer { shared.scheduled = true }
+            return !shared.scheduled
+        }
+        if schedule { queue.async { [self] in drain() } }
+    }
+
+    /// Waits until every job queued so far is done (tests, and a clean shutdown).
+    public func waitUntilIdle() {
+        queue.sync {}
+        let more = shared.withLock { $0.scheduled }
+        if more { waitUntilIdle() }
+    }
+
+    /// Rounds until nothing is queued: each takes all that waits.
+    private func drain() {
+        while true {
+            let jobs = shared.withLock { shared -> [Job] in
+                let jobs = shared.queued
+                shared.queued.removeAll(keepingCapacity: true)
+                if jobs.isEmpty { shared.scheduled = false }
+                return jobs
+            }
+            guard !jobs.isEmpty else { return }
+            round(jobs)
+        }
+    }
+
+    private func round(_ jobs: [Job]) {
+        var tickets: [UInt64] = []
+        var batch = AppendBatch()
+        var reads: [RoomEventRead] = []
+        var settingsReads: [(token: UInt64, room: String)] = []
+        for job in jobs {
+            switch job {
+            case .commit(let ticket, let more):
+                tickets.append(ticket)
+                batch.merge(more)
+            case .read(let read):
+                reads.append(read)
+            case .readSettings(let token, let room):
+                settingsReads.append((token, room))
+            }
+        }
+        if !tickets.isEmpty { finished(.committed(tickets: tickets, failure: commit(batch))) }
+        for read in reads {
+            let events = try? disk.events(inRoom: read.room, after: read.after, before: read.before, limit: read.limit, newest: read.newest)
+            finished(.read(read, events))
+        }
+        for read in settingsReads {
+            finished(.settings(token: read.token, room: read.room, try? settings.roomSettings(of: read.room)))
+        }
+    }
+
+    /// Commits a round's writes, in transactions of at most ``batchLimit`` events (the
+    /// reservations and receipts go with the first). Returns the failure, if any. The events are
+    /// decoded here, off the loop: the loop only joined their bytes around the seq.
+    private func commit(_ appends: AppendBatch) -> String? {
+        guard !appends.isEmpty else { return nil }
+        // A policy change first: its event must not be on disk without it (a failure fails the round).
+        for change in appends.policies {
+            do { try settings.save(change) } catch { return "\(error)" }
+        }
+        let batch = appends.decoded()
+        var remaining = batch.events[...]
+        var first = true
+        repeat {
+            let events = Array(remaining.prefix(Self.batchLimit))
+            remaining = remaining.dropFirst(events.count)
+            let part = first ? RoomLogBatch(events: events, receipts: batch.receipts, reservations: batch.reservations)
+                             : RoomLogBatch(events: events)
+            first = false
+            if commitDelay > .zero { sleep(for: commitDelay) }
+            do {
+                try disk.commit(part, retainPerRoom: retainPerRoom)
+            } catch {
+                return "\(error)"
+            }
+        } while !remaining.isEmpty
+        return nil
+    }
+
+    private func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let semaphore = DispatchSemaphore(value: 0)
+        _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+    }
+}

@@ -1,0 +1,359 @@
+import ChatProtocol
+@testable import ChatServerCore
+import Dispatch
+import LocalStore
+import SQLiteStorage
+import Synchronization
+import Testing
+
+/// One server's room log off the event loop (docs/PROTOCOL.md, "One server's room log"): an
+/// event is delivered when its seq is assigned and acknowledged when its worker round commits;
+/// a round's appends are one transaction; seqs are reserved durably ahead of use, so a crash never
+/// reuses one; the queue is bounded. The test thread plays the event loop.
+@Suite struct LocalRoomLogTests {
+    /// The worker's outcomes as they come, for the test thread to take.
+    final class Collected: Sendable {
+        let items = Mutex<[StoreWorker.Outcome]>([])
+        let arrived = DispatchSemaphore(value: 0)
+    }
+
+    /// A room log on a worker whose disk the test may hold, with the worker's outcomes collected
+    /// for the "loop" (the test thread) to hand to the log.
+    final class Rig: Sendable {
+        let disk: GatedDisk
+        let worker: StoreWorker
+        let collected: Collected
+
+        init(disk: GatedDisk = GatedDisk(InMemoryRoomLogDisk()), settings: any AccountStore = InMemoryAccountStore(),
+             retain: Int = 1000) {
+            self.disk = disk
+            let collected = Collected()
+            self.collected = collected
+            worker = StoreWorker(disk: disk, settings: settings, retainPerRoom: retain) { outcome in
+                collected.items.withLock { $0.append(outcome) }
+                collected.arrived.signal()
+            }
+        }
+
+        /// The next `count` outcomes, waiting for each (the worker's thread makes them).
+        func take(_ count: Int) -> [StoreWorker.Outcome] {
+            for _ in 0..<count {
+                if collected.arrived.wait(timeout: .now() + .seconds(30)) == .timedOut {
+                    Issue.record("no outcome from the worker")
+                    break
+                }
+            }
+            return collected.items.withLock { taken in
+                let first = Array(taken.prefix(count))
+                taken.removeFirst(first.count)
+                return first
+            }
+        }
+
+        /// Hands the next `count` outcomes to the log, as the loop does; what it answers.
+        func step(_ log: LocalRoomLog, outcomes count: Int = 1) -> [LocalStoreAnswer] {
+            take(count).flatMap { log.workerFinished($0) }
+        }
+
+        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalRoomLog.defaultReservationRange) throws -> LocalRoomLog {
+            LocalRoomLog(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
+                         pendingLimit: pendingLimit, reservationRange: reservationRange)
+        }
+    }
+
+    /// A disk whose commits wait while the test holds it.
+    final class GatedDisk: RoomLogDisk, @unchecked Sendable {
+        // @unchecked: `inner` is used by the worker's thread only; the gate is a Mutex and semaphores.
+        let inner: any RoomLogDisk
+        private let held = Mutex(false)
+        private let opened = DispatchSemaphore(value: 0)
+        /// Signalled when a commit starts (held or not).
+        let entered = DispatchSemaphore(value: 0)
+        let batches = Mutex<[RoomLogBatch]>([])
+        let failure = Mutex<HistoryStoreError?>(nil)
+
+        init(_ inner: any RoomLogDisk) { self.inner = inner }
+
+        func hold() { held.withLock { $0 = true } }
+        func release() {
+            held.withLock { $0 = false }
+            opened.signal()
+        }
+        func waitForCommit() {
+            #expect(entered.wait(timeout: .now() + .seconds(30)) == .success)
+        }
+
+        func reservedSequences() throws -> [String: Int64] { try inner.reservedSequences() }
+        func storedReceipts() throws -> [MessageReceipt] { try inner.storedReceipts() }
+        func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) throws -> [StoredEvent] {
+            try inner.events(inRoom: room, after: after, before: before, limit: limit, newest: newest)
+        }
+        func commit(_ batch: RoomLogBatch, retainPerRoom: Int) throws {
+            entered.signal()
+            while held.withLock({ $0 }) { opened.wait() }
+            if let failure = failure.withLock({ $0 }) { throw failure }
+            batches.withLock { $0.append(batch) }
+            try inner.commit(batch, retainPerRoom: retainPerRoom)
+        }
+    }
+
+    static func append(_ token: UInt64, room: String = "lobby", text: String, id: String? = nil, peer: String = "p1",
+                       origin: ClientID? = ClientID(1), membership: MembershipChange? = nil, policy: PolicyChange? = nil,
+                       kind: StoredEventKind = .msg) -> RoomEventAppend {
+        let message = ChatMessage(type: kind.rawValue, text: text, sender: "alice", room: room, id: id, seq: 0, ts: 1_000)
+        let encoding = EncodingAroundSeq(message)
+        return RoomEventAppend(token: token, room: room, kind: kind, beforeSeq: encoding.beforeSeq, afterSeq: encoding.afterSeq,
+                               origin: origin, dedupe: id.map { "\(peer):\($0)" }, membership: membership, policy: policy)
+    }
+
+    static func delivered(_ answers: [LocalStoreAnswer]) -> [Int64] {
+        answers.compactMap { if case .delivered(let event) = $0 { event.seq } else { nil } }
+    }
+
+    static func appended(_ answers: [LocalStoreAnswer]) -> [UInt64: RoomAppendOutcome] {
+        var outcomes: [UInt64: RoomAppendOutcome] = [:]
+        for case .appended(let token, let outcome) in answers { outcomes[token] = outcome }
+        return outcomes
+    }
+
+    @Test func anEventIsDeliveredWhenSequencedAndAcknowledgedWhenCommitted() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        #expect(log.follow("lobby", after: 0).isEmpty)
+        // A new room first reserves its seqs: the first event waits for that commit.
+        #expect(log.append(Self.append(1, text: "one", id: "a")).isEmpty)
+        let reservation = rig.take(1)
+        // The disk stalls from here: the events are delivered at once all the same, and not acknowledged.
+        rig.disk.hold()
+        let first = reservation.flatMap { log.workerFinished($0) }
+        #expect(Self.delivered(first) == [1])
+        #expect(Self.appended(first).isEmpty)
+        rig.disk.waitForCommit()
+        rig.disk.waitForCommit()
+        let second = log.append(Self.append(2, text: "two", id: "b"))
+        #expect(Self.delivered(second) == [2])
+        #expect(log.pending == 2)
+        #expect(rig.collected.items.withLock { $0.isEmpty })
+        rig.disk.release()
+        let acks = rig.step(log, outcomes: 2)
+        #expect(Self.appended(acks) == [1: .stored(seq: 1, duplicate: false), 2: .stored(seq: 2, duplicate: false)])
+        #expect(log.pending == 0)
+        let stored = try rig.disk.events(inRoom: "lobby", after: nil, before: nil, limit: 10, newest: true)
+        #expect(stored.map(\.text) == ["one", "two"])
+        #expect(stored.map(\.id) == ["a", "b"])
+    }
+
+    @Test func theAppendsOfARoundAreOneTransaction() throws {
+        let inner = InMemoryRoomLogDisk()
+        let rig = Rig(disk: GatedDisk(inner))
+        // One reservation covers every seq of the test, so nothing waits for another.
+        let log = try rig.makeLog(reservationRange: 100_000)
+        _ = log.append(Self.append(1, text: "first"))
+        var answers = rig.step(log)
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        rig.disk.waitForCommit()
+        rig.disk.waitForCommit()
+        // The second event's commit is held; 2,500 more queue behind it meanwhile.
+        rig.disk.hold()
+        _ = log.append(Self.append(2, text: "second"))
+        rig.disk.waitForCommit()
+        for token in UInt64(3)...2502 { _ = log.append(Self.append(token, text: "m\(token)")) }
+        rig.disk.release()
+        while Self.appended(answers).count < 2502 { answers += rig.step(log) }
+        #expect(Self.appended(answers)[2502] == .stored(seq: 2502, duplicate: false))
+        // The reservation, the first and second events, then one round for the queued ones, in
+        // transactions of 1,000 events at most.
+        #expect(rig.disk.batches.withLock { $0 }.map(\.events.count) == [0, 1, 1, 1000, 1000, 500])
+        #expect(inner.commits == 6)
+    }
+
+    @Test func aCrashNeverReusesASeqMembersSaw() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.db")
+        var seen: [Int64] = []
+        do {
+            let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
+            let log = try rig.makeLog()
+            _ = log.follow("lobby", after: 0)
+            _ = log.append(Self.append(1, text: "one"))
+            seen += Self.delivered(rig.step(log))
+            rig.disk.waitForCommit()
+            // The process dies with these delivered and never committed.
+            rig.disk.hold()
+            rig.disk.failure.withLock { $0 = HistoryStoreError("killed") }
+            for token in UInt64(2)...5 { seen += Self.delivered(log.append(Self.append(token, text: "lost \(token)"))) }
+            rig.disk.release()
+            rig.worker.waitUntilIdle()
+        }
+        #expect(seen == [1, 2, 3, 4, 5])
+        let reopened = try SQLiteHistoryStore(path: path)
+        let reserved = try reopened.reservedSequences()["lobby"] ?? 0
+        #expect(reserved >= seen.max()!)
+        let rig = Rig(disk: GatedDisk(reopened))
+        let log = try rig.makeLog()
+        #expect(log.follow("lobby", after: reserved).isEmpty)
+        // Its seqs are reserved again first: the event waits for that commit.
+        var answers = log.append(Self.append(9, text: "after the crash"))
+        while Self.delivered(answers).isEmpty { answers += rig.step(log) }
+        #expect(Self.delivered(answers) == [reserved + 1])
+        #expect(reserved + 1 > seen.max()!)
+    }
+
+    @Test func aResendIsAnsweredWithTheFirstSeqAcrossARestart() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.db")
+        do {
+            let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
+            let log = try rig.makeLog()
+            _ = log.append(Self.append(1, text: "hello", id: "m1"))
+            var answers = rig.step(log)
+            while Self.appended(answers).isEmpty { answers += rig.step(log) }
+            #expect(Self.appended(answers)[1] == .stored(seq: 1, duplicate: false))
+            #expect(log.append(Self.append(2, text: "hello", id: "m1")).isEmpty)
+            #expect(Self.appended(rig.step(log))[2] == .stored(seq: 1, duplicate: true))
+        }
+        let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
+        let log = try rig.makeLog()
+        _ = log.append(Self.append(3, text: "hello", id: "m1"))
+        #expect(Self.appended(rig.step(log))[3] == .stored(seq: 1, duplicate: true))
+        // Another peer's id is its own.
+        _ = log.append(Self.append(4, text: "hello", id: "m1", peer: "p2"))
+        var answers: [LocalStoreAnswer] = []
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        #expect(Self.appended(answers)[4] == .stored(seq: 1001, duplicate: false))
+    }
+
+    @Test func aDirectMessagesReceiptIsKeptAcrossARestart() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.db")
+        do {
+            let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
+            let log = try rig.makeLog()
+            log.storeDirectReceipt(peer: "p1", id: "d1", ts: 42)
+            #expect(log.lookUpDirectReceipt(1, peer: "p1", id: "d1") == [.directReceiptLookedUp(1, .answered(42))])
+            rig.worker.waitUntilIdle()
+        }
+        let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
+        let log = try rig.makeLog()
+        #expect(log.lookUpDirectReceipt(2, peer: "p1", id: "d1") == [.directReceiptLookedUp(2, .answered(42))])
+        #expect(log.lookUpDirectReceipt(3, peer: "p2", id: "d1") == [.directReceiptLookedUp(3, .answered(nil))])
+    }
+
+    @Test func aFailedCommitIsReportedAndItsIdMayBeResent() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        _ = log.append(Self.append(1, text: "reserve"))
+        var answers = rig.step(log)
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        rig.disk.failure.withLock { $0 = HistoryStoreError("disk full") }
+        _ = log.append(Self.append(2, text: "lost", id: "x"))
+        #expect(Self.appended(rig.step(log))[2] == .failed("disk full"))
+        rig.disk.failure.withLock { $0 = nil }
+        _ = log.append(Self.append(3, text: "lost", id: "x"))
+        #expect(Self.appended(rig.step(log))[3] == .stored(seq: 3, duplicate: false))
+    }
+
+    @Test func theQueueIsBounded() throws {
+        let rig = Rig()
+        let log = try rig.makeLog(pendingLimit: 2)
+        rig.disk.hold()
+        _ = log.append(Self.append(1, text: "one"))
+        _ = log.append(Self.append(2, text: "two"))
+        #expect(Self.appended(log.append(Self.append(3, text: "three")))[3] == .refused("the store's queue is full (2 events)"))
+        rig.disk.release()
+        var answers: [LocalStoreAnswer] = []
+        while Self.appended(answers).count < 2 { answers += rig.step(log) }
+        #expect(log.pending == 0)
+        _ = log.append(Self.append(4, text: "four"))
+        #expect(Self.appended(rig.step(log))[4] == .stored(seq: 3, duplicate: false))
+    }
+
+    @Test func aFollowDeliversWhatCameBeforeItInOrder() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        _ = log.append(Self.append(1, text: "m1"))
+        var answers = rig.step(log)
+        for token in UInt64(2)...100 { answers += log.append(Self.append(token, text: "m\(token)")) }
+        while Self.appended(answers).count < 100 { answers += rig.step(log) }
+        #expect(Self.delivered(answers).isEmpty)
+        // Older than the events held in memory: read from the disk first.
+        #expect(log.follow("lobby", after: 10).isEmpty)
+        let followed = rig.step(log)
+        #expect(Self.delivered(followed) == Array(11...100))
+        #expect(Self.delivered(log.append(Self.append(101, text: "live"))) == [101])
+        // Recent enough: at once.
+        #expect(Self.delivered(log.follow("lobby", after: 99)) == [100, 101])
+        // Unfollowed, a room lets its recent events go: a later follow reads them.
+        log.unfollow("lobby")
+        #expect(log.follow("lobby", after: 99).isEmpty)
+        var again: [LocalStoreAnswer] = []
+        while Self.delivered(again).isEmpty { again += rig.step(log) }
+        #expect(Self.delivered(again) == [100, 101])
+    }
+
+    @Test func aClaimTakesAnOwnerlessRoomOnly() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        _ = log.append(Self.append(1, text: "", policy: .owner(room: "lobby", account: "alice"), kind: .op))
+        var answers = rig.step(log)
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        #expect(Self.appended(answers)[1] == .stored(seq: 1, duplicate: false))
+        #expect(Self.appended(log.append(Self.append(2, text: "", policy: .owner(room: "lobby", account: "bob"), kind: .op)))[2]
+                == .settingTaken("alice"))
+    }
+
+    @Test func roomStateIsThisServersMembersAndTheStoredSettings() throws {
+        let accounts = InMemoryAccountStore()
+        try accounts.save(.owner(room: "lobby", account: "carol"))
+        let rig = Rig(settings: accounts)
+        let log = try rig.makeLog()
+        let alice = MemberRecord(nick: "alice", account: nil, status: .online, peer: "p1")
+        _ = log.append(Self.append(1, text: "", membership: .add(alice), kind: .joined))
+        var answers = rig.step(log)
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        log.readState(7, room: "lobby")
+        #expect(rig.step(log) == [.roomState(7, seq: 1, [alice], RoomSettings(owner: "carol"))])
+        // The owner read from the disk decides a claim.
+        #expect(Self.appended(log.append(Self.append(2, text: "", policy: .owner(room: "lobby", account: "alice"), kind: .op)))[2]
+                == .settingTaken("carol"))
+        // A change its event announces is saved with it.
+        let topic = RoomTopic(text: "plans", setBy: "alice", ts: 5)
+        _ = log.append(Self.append(3, text: "plans", policy: .topic(room: "lobby", topic), kind: .topic))
+        #expect(Self.appended(rig.step(log))[3] == .stored(seq: 2, duplicate: false))
+        log.writePolicy(.inviteAdded(room: "lobby", .account("dave")))
+        rig.worker.waitUntilIdle()
+        let stored = try accounts.roomSettings(of: "lobby")
+        #expect(stored.topic == topic)
+        #expect(stored.invites == [.account("dave")])
+    }
+
+    @Test func membersAreThisServersAndAReconnectIsAdopted() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        let alice = MemberRecord(nick: "alice", account: nil, status: .online, peer: "p1")
+        _ = log.append(Self.append(1, text: "", membership: .add(alice), kind: .joined))
+        var answers = rig.step(log)
+        while Self.appended(answers).isEmpty { answers += rig.step(log) }
+        #expect(Self.appended(answers)[1] == .stored(seq: 1, duplicate: false))
+        // The same device again: nothing stored, the room's seq.
+        #expect(Self.appended(log.append(Self.append(2, text: "", membership: .add(alice), kind: .joined)))[2]
+                == .stored(seq: 1, duplicate: true))
+        // A departure of a device that is not the member's: nothing stored (seq 0).
+        #expect(Self.appended(log.append(Self.append(3, text: "", membership: .removeIfHeld(["alice"], by: .thisNode(peer: "p9")),
+                                                     kind: .left)))[3] == .stored(seq: 0, duplicate: false))
+        #expect(log.members(of: "lobby").map(\.nick) == ["alice"])
+    }
+
+    @Test func theSchemaReservesEveryRoomsLastSeq() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("chat.db")
+        let store = try SQLiteHistoryStore(path: path)
+        try store.append(events: [StoredEvent(room: "a", seq: 7, ts: 1, kind: .msg, sender: "x", text: "t")], receipts: [],
+                         retainPerRoom: 10)
+        try store.commit(RoomLogBatch(reservations: ["b": 2000]), retainPerRoom: 10)
+        try store.commit(RoomLogBatch(reservations: ["b": 1500]), retainPerRoom: 10)
+        // Reservations only rise; a room's events count as its reservation (a file the synchronous store wrote).
+        #expect(try store.reservedSequences() == ["a": 7, "b": 2000])
+        #expect(try store.events(inRoom: "a", after: 0, before: nil, limit: 5, newest: false).map(\.seq) == [7])
+    }
+}

@@ -14,4 +14,8 @@ public enum LocalStoreAnswer: Sendable, Equatable {
     case roomState(UInt64, seq: Int64, [MemberRecord]?, RoomSettings?)
     /// For ``ChatServerState/directReceiptLookedUp(_:_:now:)``.
     case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
+    /// For ``ChatServerState/accountsLoaded(_:_:now:)``.
+    case accountsLoaded(UInt64, [String: LoadedAccount?]?)
+    /// For ``ChatServerState/accountWritten(_:_:_:now:)``.
+    case accountWritten(UInt64, AccountWriteOutcome, AccountWrite)
 }

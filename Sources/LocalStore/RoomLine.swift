@@ -1,6 +1,6 @@
 import ChatServerCore
 
-/// One room in the ``LocalRoomLog``: its seqs, what waits for them, its recent events, whether
+/// One room in the ``LocalStoreAdapter``: its seqs, what waits for them, its recent events, whether
 /// the core follows it, and what the shared log's members hash and settings would say.
 struct RoomLine {
     /// The last seq handed out.
@@ -11,7 +11,7 @@ struct RoomLine {
     var requested: Int64?
     /// Appends waiting for a reservation, in order.
     var waiting: [RoomEventAppend] = []
-    /// The newest events (``LocalRoomLog/tailLimit``), oldest first.
+    /// The newest events (``LocalStoreAdapter/tailLimit``), oldest first.
     var tail: [SharedRoomEvent] = []
     var followed = false
     /// While older events are read for a follow: the read's token, and the events to deliver after them.

@@ -1,6 +1,6 @@
 import ChatServerCore
 
-/// The disk side of the local room log (``LocalRoomLog``): in memory, or the `--db` SQLite file
+/// The disk side of the local room log (``LocalStoreAdapter``): in memory, or the `--db` SQLite file
 /// (SQLiteStorage's `SQLiteHistoryStore`). Used by one thread, the ``StoreWorker``'s, never the
 /// event loop's.
 public protocol RoomLogDisk: AnyObject {

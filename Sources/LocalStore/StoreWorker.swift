@@ -16,6 +16,9 @@ public final class StoreWorker: @unchecked Sendable {
         case read(RoomEventRead)
         /// Read a room's settings (for a join's room state).
         case readSettings(token: UInt64, room: String)
+        /// Read accounts (by name, any case) with their certificates.
+        case loadAccounts(token: UInt64, names: [String])
+        case writeAccount(token: UInt64, AccountWrite)
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -25,14 +28,17 @@ public final class StoreWorker: @unchecked Sendable {
         case read(RoomEventRead, [StoredEvent]?)
         /// A room's settings; nil: they could not be read.
         case settings(token: UInt64, room: String, RoomSettings?)
+        /// Each name's account (nil: none); nil: the store could not be read.
+        case accountsLoaded(token: UInt64, [String: LoadedAccount?]?)
+        case accountWritten(token: UInt64, AccountWriteOutcome, AccountWrite)
     }
 
     /// Events one transaction holds at most: a round with more commits several.
     public static let batchLimit = 1000
 
     private let disk: any RoomLogDisk
-    /// Room settings and bans (the accounts' store): a policy change is saved before the events of its round.
-    private let settings: any AccountStore
+    /// Accounts, room settings and bans: a policy change is saved before the events of its round.
+    private let accounts: any AccountStore
     private let retainPerRoom: Int
     private let queue = DispatchQueue(label: "qchat.store", qos: .utility)
     private let finished: @Sendable (Outcome) -> Void
@@ -46,10 +52,10 @@ public final class StoreWorker: @unchecked Sendable {
     }
     private let shared = Mutex(Shared())
 
-    public init(disk: any RoomLogDisk, settings: any AccountStore, retainPerRoom: Int, commitDelay: Duration = .zero,
+    public init(disk: any RoomLogDisk, accounts: any AccountStore, retainPerRoom: Int, commitDelay: Duration = .zero,
                 finished: @escaping @Sendable (Outcome) -> Void) {
         self.disk = disk
-        self.settings = settings
+        self.accounts = accounts
         self.retainPerRoom = retainPerRoom
         self.commitDelay = commitDelay
         self.finished = finished
@@ -91,6 +97,7 @@ public final class StoreWorker: @unchecked Sendable {
         var batch = AppendBatch()
         var reads: [RoomEventRead] = []
         var settingsReads: [(token: UInt64, room: String)] = []
+        var accountJobs: [Job] = []
         for job in jobs {
             switch job {
             case .commit(let ticket, let more):
@@ -100,6 +107,8 @@ public final class StoreWorker: @unchecked Sendable {
                 reads.append(read)
             case .readSettings(let token, let room):
                 settingsReads.append((token, room))
+            case .loadAccounts, .writeAccount:
+                accountJobs.append(job)
             }
         }
         if !tickets.isEmpty { finished(.committed(tickets: tickets, failure: commit(batch))) }
@@ -108,7 +117,56 @@ public final class StoreWorker: @unchecked Sendable {
             finished(.read(read, events))
         }
         for read in settingsReads {
-            finished(.settings(token: read.token, room: read.room, try? settings.roomSettings(of: read.room)))
+            finished(.settings(token: read.token, room: read.room, try? accounts.roomSettings(of: read.room)))
+        }
+        // In the order asked: a read sees every write asked for before it.
+        for job in accountJobs {
+            switch job {
+            case .loadAccounts(let token, let names): finished(.accountsLoaded(token: token, loadAccounts(names)))
+            case .writeAccount(let token, let write): finished(.accountWritten(token: token, writeAccount(write), write))
+            default: break
+            }
+        }
+    }
+
+    private func loadAccounts(_ names: [String]) -> [String: LoadedAccount?]? {
+        var loaded: [String: LoadedAccount?] = [:]
+        do {
+            for name in names {
+                guard let account = try accounts.account(named: name) else {
+                    loaded[name] = .some(nil)
+                    continue
+                }
+                loaded[name] = LoadedAccount(account: account, certificates: try accounts.certificates(ofAccount: name))
+            }
+        } catch {
+            return nil
+        }
+        return loaded
+    }
+
+    private func writeAccount(_ write: AccountWrite) -> AccountWriteOutcome {
+        do {
+            switch write {
+            case .create(let account, let certificate):
+                // One thread writes: nothing can take the name between the check and the create.
+                if try accounts.account(named: account.name) != nil { return .exists }
+                try accounts.create(account, certificate: certificate)
+            case .setPasswordHash(let name, let hash):
+                try accounts.setPasswordHash(hash, ofAccount: name)
+            case .bind(let name, let certificate):
+                try accounts.bind(certificate: certificate, toAccount: name)
+            case .unbind(let name, let certificate):
+                try accounts.unbind(certificate: certificate, fromAccount: name)
+            case .retire(let name):
+                try accounts.setPasswordHash(nil, ofAccount: name)
+                for certificate in try accounts.certificates(ofAccount: name) {
+                    try accounts.unbind(certificate: certificate, fromAccount: name)
+                }
+            }
+            return .written
+        } catch {
+            return .failed("\(error)")
         }
     }
 
@@ -119,7 +177,7 @@ public final class StoreWorker: @unchecked Sendable {
         guard !appends.isEmpty else { return nil }
         // A policy change first: its event must not be on disk without it (a failure fails the round).
         for change in appends.policies {
-            do { try settings.save(change) } catch { return "\(error)" }
+            do { try accounts.save(change) } catch { return "\(error)" }
         }
         let batch = appends.decoded()
         var remaining = batch.events[...]

@@ -10,7 +10,7 @@ import Testing
 /// event is delivered when its seq is assigned and acknowledged when its worker round commits;
 /// a round's appends are one transaction; seqs are reserved durably ahead of use, so a crash never
 /// reuses one; the queue is bounded. The test thread plays the event loop.
-@Suite struct LocalRoomLogTests {
+@Suite struct LocalStoreAdapterTests {
     /// The worker's outcomes as they come, for the test thread to take.
     final class Collected: Sendable {
         let items = Mutex<[StoreWorker.Outcome]>([])
@@ -24,12 +24,12 @@ import Testing
         let worker: StoreWorker
         let collected: Collected
 
-        init(disk: GatedDisk = GatedDisk(InMemoryRoomLogDisk()), settings: any AccountStore = InMemoryAccountStore(),
+        init(disk: GatedDisk = GatedDisk(InMemoryRoomLogDisk()), accounts: any AccountStore = InMemoryAccountStore(),
              retain: Int = 1000) {
             self.disk = disk
             let collected = Collected()
             self.collected = collected
-            worker = StoreWorker(disk: disk, settings: settings, retainPerRoom: retain) { outcome in
+            worker = StoreWorker(disk: disk, accounts: accounts, retainPerRoom: retain) { outcome in
                 collected.items.withLock { $0.append(outcome) }
                 collected.arrived.signal()
             }
@@ -51,12 +51,12 @@ import Testing
         }
 
         /// Hands the next `count` outcomes to the log, as the loop does; what it answers.
-        func step(_ log: LocalRoomLog, outcomes count: Int = 1) -> [LocalStoreAnswer] {
+        func step(_ log: LocalStoreAdapter, outcomes count: Int = 1) -> [LocalStoreAnswer] {
             take(count).flatMap { log.workerFinished($0) }
         }
 
-        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalRoomLog.defaultReservationRange) throws -> LocalRoomLog {
-            LocalRoomLog(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
+        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange) throws -> LocalStoreAdapter {
+            LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
                          pendingLimit: pendingLimit, reservationRange: reservationRange)
         }
     }
@@ -305,7 +305,7 @@ import Testing
     @Test func roomStateIsThisServersMembersAndTheStoredSettings() throws {
         let accounts = InMemoryAccountStore()
         try accounts.save(.owner(room: "lobby", account: "carol"))
-        let rig = Rig(settings: accounts)
+        let rig = Rig(accounts: accounts)
         let log = try rig.makeLog()
         let alice = MemberRecord(nick: "alice", account: nil, status: .online, peer: "p1")
         _ = log.append(Self.append(1, text: "", membership: .add(alice), kind: .joined))
@@ -325,6 +325,29 @@ import Testing
         let stored = try accounts.roomSettings(of: "lobby")
         #expect(stored.topic == topic)
         #expect(stored.invites == [.account("dave")])
+    }
+
+    @Test func accountsAreReadAndWrittenInTheOrderAsked() throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig(accounts: try SQLiteAccountStore(path: directory.file("chat.db")))
+        let log = try rig.makeLog()
+        let alice = StoredAccount(name: "Alice", passwordHash: "h1", created: 5)
+        let taken = StoredAccount(name: "alice", passwordHash: "h2", created: 6)
+        log.writeAccount(1, .create(alice, certificate: "c1"))
+        log.writeAccount(2, .create(taken, certificate: nil))
+        log.writeAccount(3, .bind(account: "alice", certificate: "c2"))
+        log.loadAccounts(4, names: ["ALICE", "bob"])
+        #expect(rig.step(log, outcomes: 4) == [
+            .accountWritten(1, .written, .create(alice, certificate: "c1")),
+            .accountWritten(2, .exists, .create(taken, certificate: nil)),
+            .accountWritten(3, .written, .bind(account: "alice", certificate: "c2")),
+            .accountsLoaded(4, ["ALICE": LoadedAccount(account: alice, certificates: ["c1", "c2"]), "bob": LoadedAccount?.none]),
+        ])
+        // The console's `unregister`: the password and every certificate go, the name stays.
+        log.writeAccount(5, .retire(account: "alice"))
+        log.loadAccounts(6, names: ["alice"])
+        let retired = StoredAccount(name: "Alice", passwordHash: nil, created: 5)
+        #expect(rig.step(log, outcomes: 2).last == .accountsLoaded(6, ["alice": LoadedAccount(account: retired, certificates: [])]))
     }
 
     @Test func membersAreThisServersAndAReconnectIsAdopted() throws {

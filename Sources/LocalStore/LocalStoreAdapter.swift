@@ -1,8 +1,10 @@
 import ChatServerCore
 
-/// The room log of one server (no `--cluster`): it answers the core's room-log actions
-/// (``ServerAction/appendRoomEvent(_:)``, `readRoomEvents`, `followRoom`, `unfollowRoom`) as the
-/// shared log does, with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
+/// The stores of one server (no `--cluster`): it answers the core's store actions as the shared
+/// store does (so far the room log, room state, policy changes, receipts of `dm`s and accounts:
+/// ``ServerAction/appendRoomEvent(_:)``, `readRoomEvents`, `followRoom`, `unfollowRoom`,
+/// `readRoomState`, `writePolicy`, `lookUpDirectReceipt`, `storeDirectReceipt`, `loadAccounts`,
+/// `writeAccount`), with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
 /// memory only.
 ///
 /// When an event is delivered and when it is acknowledged (docs/PROTOCOL.md, "One server's room
@@ -15,7 +17,7 @@ import ChatServerCore
 /// for when half of the current one is used): a seq is handed out only under a committed
 /// reservation, so after `kill -9` the room goes on above every seq a member may have seen,
 /// never reusing one (a gap instead, which clients page over as after a trim).
-public final class LocalRoomLog {
+public final class LocalStoreAdapter {
     /// Seqs reserved at a time per room, by default.
     public static let defaultReservationRange: Int64 = 1000
     /// Recent events kept per room, to deliver a newly followed room's events from its first
@@ -144,6 +146,15 @@ public final class LocalRoomLog {
         _ = commit(AppendBatch(receipts: [MessageReceipt(peer: peer, id: id, ts: ts)]), answering: nil)
     }
 
+    /// Reads accounts and their certificates; answered in the worker's order (after every write asked for before).
+    public func loadAccounts(_ token: UInt64, names: [String]) {
+        worker.submit(.loadAccounts(token: token, names: names))
+    }
+
+    public func writeAccount(_ token: UInt64, _ write: AccountWrite) {
+        worker.submit(.writeAccount(token: token, write))
+    }
+
     /// The room's members on this server, by nick key.
     public func members(of room: String) -> [MemberRecord] {
         rooms[room]?.members.records ?? []
@@ -164,6 +175,10 @@ public final class LocalRoomLog {
             if line.owner == nil { line.owner = settings?.owner }
             rooms[room] = line
             return [.roomState(token, seq: line.last, line.members.records, settings)]
+        case .accountsLoaded(let token, let accounts):
+            return [.accountsLoaded(token, accounts)]
+        case .accountWritten(let token, let outcome, let write):
+            return [.accountWritten(token, outcome, write)]
         }
     }
 

@@ -4,7 +4,7 @@ import ChatServerCore
 /// store does (so far the room log, room state, policy changes, receipts of `dm`s and accounts:
 /// ``ServerAction/appendRoomEvent(_:)``, `readRoomEvents`, `followRoom`, `unfollowRoom`,
 /// `readRoomState`, `writePolicy`, `lookUpDirectReceipt`, `storeDirectReceipt`, `loadAccounts`,
-/// `writeAccount`), with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
+/// `writeAccount`, `reserveLoginAttempt`, `releaseLoginAttempt`), with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
 /// memory only.
 ///
 /// When an event is delivered and when it is acknowledged (docs/PROTOCOL.md, "One server's room
@@ -43,6 +43,12 @@ public final class LocalStoreAdapter {
     /// Appends taken and not yet answered (waiting for a reservation or a commit).
     public private(set) var pending = 0
 
+    /// Password attempts counted (PROTOCOL.md section 7), with the limit and window they count by.
+    private var loginFailures: (counts: LoginFailures, limit: Int, window: Int64)?
+    private let loginFailureKeys: Int
+    /// Reserved attempts as counted (with their time), by ticket, to take the very count back.
+    private var reservedAttempts: OldestFirstMap<UInt64, LoginAttempt>
+
     private enum PendingCommit {
         case appends([WaitingAppend])
         case reservation(room: String, through: Int64)
@@ -62,12 +68,14 @@ public final class LocalStoreAdapter {
 
     /// `reserved` and `receipts` come from the disk when the server starts (before it serves).
     public init(worker: StoreWorker, reserved: [String: Int64], receipts: [MessageReceipt], pendingLimit: Int = 100_000,
-                receiptLimit: Int = 100_000, reservationRange: Int64 = defaultReservationRange) {
+                receiptLimit: Int = 100_000, reservationRange: Int64 = defaultReservationRange, loginFailureKeys: Int = 100_000) {
         precondition(reservationRange >= 2, "a reservation covers at least two seqs")
         self.worker = worker
         self.reservationRange = reservationRange
         self.pendingLimit = pendingLimit
         self.receipts = ReceiptMemory(limit: receiptLimit)
+        self.loginFailureKeys = loginFailureKeys
+        reservedAttempts = OldestFirstMap(limit: loginFailureKeys)
         for (room, seq) in reserved { rooms[room] = RoomLine(last: seq, reserved: seq) }
         for receipt in receipts {
             self.receipts.remember(ReceiptMemory.key(peer: receipt.peer, id: receipt.id), .init(seq: receipt.seq, ts: receipt.ts))
@@ -153,6 +161,28 @@ public final class LocalStoreAdapter {
 
     public func writeAccount(_ token: UInt64, _ write: AccountWrite) {
         worker.submit(.writeAccount(token: token, write))
+    }
+
+    /// Counts a password attempt before its hash runs, unless its account or address has had
+    /// `limit` within the window: memory only (one server), answered at once.
+    public func reserveLoginAttempt(_ attempt: LoginAttempt, limit: Int, windowMilliseconds: Int64, now: Int64) -> [LocalStoreAnswer] {
+        if loginFailures?.limit != limit || loginFailures?.window != windowMilliseconds {
+            // A reload changed the limit: counting starts again under the new one.
+            loginFailures = (LoginFailures(limit: limit, windowMilliseconds: windowMilliseconds, keyLimit: loginFailureKeys),
+                             limit, windowMilliseconds)
+        }
+        var counted = attempt
+        guard loginFailures!.counts.reserve(&counted, now: now) else { return [.loginAttemptReserved(attempt, .locked)] }
+        reservedAttempts.remember(counted, forKey: attempt.ticket)
+        // The core matches the answer against the attempt it asked for.
+        return [.loginAttemptReserved(attempt, .reserved)]
+    }
+
+    /// Takes a counted attempt back (its password was right, or it was never checked).
+    public func releaseLoginAttempt(_ attempt: LoginAttempt) {
+        guard let counted = reservedAttempts[attempt.ticket] else { return }
+        reservedAttempts.forget(attempt.ticket)
+        loginFailures?.counts.release(counted)
     }
 
     /// The room's members on this server, by nick key.

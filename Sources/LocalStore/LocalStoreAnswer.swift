@@ -18,4 +18,6 @@ public enum LocalStoreAnswer: Sendable, Equatable {
     case accountsLoaded(UInt64, [String: LoadedAccount?]?)
     /// For ``ChatServerState/accountWritten(_:_:_:now:)``.
     case accountWritten(UInt64, AccountWriteOutcome, AccountWrite)
+    /// For ``ChatServerState/loginAttemptReserved(_:_:now:)``.
+    case loginAttemptReserved(LoginAttempt, LoginAttemptReservation)
 }

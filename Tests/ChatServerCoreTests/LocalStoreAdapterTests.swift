@@ -350,6 +350,26 @@ import Testing
         #expect(rig.step(log, outcomes: 2).last == .accountsLoaded(6, ["alice": LoadedAccount(account: retired, certificates: [])]))
     }
 
+    @Test func passwordAttemptsAreCountedBeforeTheirHashAndTakenBackWhenRight() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        func reserve(_ ticket: UInt64, address: String = "10.0.0.1", now: Int64 = 1_000) -> LoginAttemptReservation? {
+            let attempt = LoginAttempt(ticket: ticket, account: "alice", address: address)
+            guard case .loginAttemptReserved(let answered, let reservation)? = log.reserveLoginAttempt(
+                attempt, limit: 2, windowMilliseconds: 60_000, now: now).first, answered == attempt else { return nil }
+            return reservation
+        }
+        #expect(reserve(1) == .reserved)
+        #expect(reserve(2) == .reserved)
+        // Two counted (their hashes still running): the account is at its limit, from any address.
+        #expect(reserve(3, address: "10.0.0.2") == .locked)
+        // The first was right: taken back, and a next attempt is counted.
+        log.releaseLoginAttempt(LoginAttempt(ticket: 1, account: "alice", address: "10.0.0.1"))
+        #expect(reserve(4) == .reserved)
+        // The window passed: counted again.
+        #expect(reserve(5, now: 62_000) == .reserved)
+    }
+
     @Test func membersAreThisServersAndAReconnectIsAdopted() throws {
         let rig = Rig()
         let log = try rig.makeLog()

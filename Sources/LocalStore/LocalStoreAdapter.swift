@@ -4,7 +4,8 @@ import ChatServerCore
 /// store does (so far the room log, room state, policy changes, receipts of `dm`s and accounts:
 /// ``ServerAction/appendRoomEvent(_:)``, `readRoomEvents`, `followRoom`, `unfollowRoom`,
 /// `readRoomState`, `writePolicy`, `lookUpDirectReceipt`, `storeDirectReceipt`, `loadAccounts`,
-/// `writeAccount`, `reserveLoginAttempt`, `releaseLoginAttempt`), with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
+/// `writeAccount`, `reserveLoginAttempt`, `releaseLoginAttempt`, the leases: ``perform(_:now:)``),
+/// with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
 /// memory only.
 ///
 /// When an event is delivered and when it is acknowledged (docs/PROTOCOL.md, "One server's room
@@ -48,6 +49,7 @@ public final class LocalStoreAdapter {
     private let loginFailureKeys: Int
     /// Reserved attempts as counted (with their time), by ticket, to take the very count back.
     private var reservedAttempts: OldestFirstMap<UInt64, LoginAttempt>
+    private var leases: LocalLeases
 
     private enum PendingCommit {
         case appends([WaitingAppend])
@@ -68,7 +70,8 @@ public final class LocalStoreAdapter {
 
     /// `reserved` and `receipts` come from the disk when the server starts (before it serves).
     public init(worker: StoreWorker, reserved: [String: Int64], receipts: [MessageReceipt], pendingLimit: Int = 100_000,
-                receiptLimit: Int = 100_000, reservationRange: Int64 = defaultReservationRange, loginFailureKeys: Int = 100_000) {
+                receiptLimit: Int = 100_000, reservationRange: Int64 = defaultReservationRange, loginFailureKeys: Int = 100_000,
+                node: String = "local", peerDigest: @escaping @Sendable (String) -> String = { $0 }) {
         precondition(reservationRange >= 2, "a reservation covers at least two seqs")
         self.worker = worker
         self.reservationRange = reservationRange
@@ -76,6 +79,7 @@ public final class LocalStoreAdapter {
         self.receipts = ReceiptMemory(limit: receiptLimit)
         self.loginFailureKeys = loginFailureKeys
         reservedAttempts = OldestFirstMap(limit: loginFailureKeys)
+        leases = LocalLeases(node: node, digest: peerDigest)
         for (room, seq) in reserved { rooms[room] = RoomLine(last: seq, reserved: seq) }
         for receipt in receipts {
             self.receipts.remember(ReceiptMemory.key(peer: receipt.peer, id: receipt.id), .init(seq: receipt.seq, ts: receipt.ts))
@@ -83,6 +87,46 @@ public final class LocalStoreAdapter {
     }
 
     // MARK: The core's actions
+
+    /// Performs one of the core's store actions: its answers now (the glue hands them to the core
+    /// on the loop's next turn, as the Redis link's), the rest through ``workerFinished(_:)``.
+    /// Nil: not an action this adapter answers (yet: the file records').
+    public func perform(_ action: ServerAction, now: Int64) -> [LocalStoreAnswer]? {
+        switch action {
+        case .appendRoomEvent(let append): return self.append(append)
+        case .readRoomEvents(let read): self.read(read)
+        case .followRoom(let room, let after): return follow(room, after: after)
+        case .unfollowRoom(let room): unfollow(room)
+        case .readRoomState(let token, let room): readState(token, room: room)
+        case .writePolicy(let change): writePolicy(change)
+        case .lookUpDirectReceipt(let token, let peer, let id): return lookUpDirectReceipt(token, peer: peer, id: id)
+        case .storeDirectReceipt(let peer, let id, let ts): storeDirectReceipt(peer: peer, id: id, ts: ts)
+        case .loadAccounts(let token, let names): loadAccounts(token, names: names)
+        case .writeAccount(let token, let write): writeAccount(token, write)
+        case .reserveLoginAttempt(let attempt, let limit, let window):
+            return reserveLoginAttempt(attempt, limit: limit, windowMilliseconds: window, now: now)
+        case .releaseLoginAttempt(let attempt): releaseLoginAttempt(attempt)
+        case .claimHello(let token, let peer, let client, let account, let candidates, let address):
+            let claim = leases.claimHello(peer: peer, client: client, account: account, candidates: candidates, address: address)
+            return [.helloClaimed(token, .answered(claim))]
+        case .claimNick(let token, let candidates, let peer):
+            return [.nickClaimed(token, .answered(leases.claimNick(candidates: candidates, peer: peer)))]
+        case .recordPeer(let peer, let client, let nick, let account, let address):
+            leases.recordPeer(peer, client: client, nick: nick, account: account, address: address)
+        case .releaseIdentity(let peer, let client, let nick, let andPeer):
+            leases.release(peer: peer, client: client, nick: nick, andPeer: andPeer)
+        case .lookUpNick(let token, let nick): return [.nickLookedUp(token, .answered(leases.nickHolder(nick)))]
+        case .lookUpDevice(let token, let nick): return [.deviceLookedUp(token, .answered(leases.deviceHolder(nick)))]
+        // One server: no other node to tell (and the core sends to a node only when a lookup named
+        // another one, which none here does).
+        case .publishMember, .publishTyping, .sendToNode: break
+        case .loadFiles, .writePartialUploads, .storeFileRecord: return nil
+        case .send, .datagram, .close, .password, .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes,
+             .consoleLine, .log:
+            return nil
+        }
+        return []
+    }
 
     public func append(_ append: RoomEventAppend) -> [LocalStoreAnswer] {
         if let key = append.dedupe, let seq = receipts[key]?.seq {

@@ -20,4 +20,33 @@ public enum LocalStoreAnswer: Sendable, Equatable {
     case accountWritten(UInt64, AccountWriteOutcome, AccountWrite)
     /// For ``ChatServerState/loginAttemptReserved(_:_:now:)``.
     case loginAttemptReserved(LoginAttempt, LoginAttemptReservation)
+    /// For ``ChatServerState/helloClaimed(_:_:now:)``.
+    case helloClaimed(UInt64, ClaimOutcome<HelloClaim>)
+    /// For ``ChatServerState/nickClaimed(_:_:now:)``.
+    case nickClaimed(UInt64, ClaimOutcome<String?>)
+    /// For ``ChatServerState/nickLookedUp(_:_:now:)``.
+    case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
+    /// For ``ChatServerState/deviceLookedUp(_:_:now:)``.
+    case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)
+}
+
+extension ChatServerState {
+    /// Hands a local store's answer to the core's entry point for it.
+    public func storeAnswered(_ answer: LocalStoreAnswer, now: Int64) -> [ServerAction] {
+        switch answer {
+        case .appended(let token, let outcome): roomEventAppended(token, outcome, now: now)
+        case .read(let token, let events): roomEventsRead(token, events, now: now)
+        case .delivered(let event): roomEventDelivered(event, now: now)
+        case .roomState(let token, let seq, let members, let settings):
+            roomStateRead(token, seq: seq, members: members, settings: settings, now: now)
+        case .directReceiptLookedUp(let token, let outcome): directReceiptLookedUp(token, outcome, now: now)
+        case .accountsLoaded(let token, let accounts): accountsLoaded(token, accounts, now: now)
+        case .accountWritten(let token, let outcome, let write): accountWritten(token, outcome, write, now: now)
+        case .loginAttemptReserved(let attempt, let reservation): loginAttemptReserved(attempt, reservation, now: now)
+        case .helloClaimed(let token, let outcome): helloClaimed(token, outcome, now: now)
+        case .nickClaimed(let token, let outcome): nickClaimed(token, outcome, now: now)
+        case .nickLookedUp(let token, let outcome): nickLookedUp(token, outcome, now: now)
+        case .deviceLookedUp(let token, let outcome): deviceLookedUp(token, outcome, now: now)
+        }
+    }
 }

@@ -370,6 +370,33 @@ import Testing
         #expect(reserve(5, now: 62_000) == .reserved)
     }
 
+    @Test func leasesKeepNicksAndDevicesApartOnOneServer() throws {
+        let rig = Rig()
+        let log = try rig.makeLog()
+        func hello(_ token: UInt64, peer: String, client: ClientID, account: String? = nil, _ candidates: [String]) -> HelloClaim? {
+            guard case .helloClaimed(token, .answered(let claim))? = log.perform(
+                .claimHello(token, peer: peer, client: client, account: account, candidates: candidates, address: "10.0.0.1"),
+                now: 0)?.first else { return nil }
+            return claim
+        }
+        #expect(hello(1, peer: "p1", client: 1, account: "alice", ["alice"]) == HelloClaim(deviceTaken: true, previous: nil, nick: "alice"))
+        // Another device: the nick is held, the next candidate is free.
+        #expect(hello(2, peer: "p2", client: 2, ["alice", "alice_"])?.nick == "alice_")
+        // The same device again, logged in to the same account: its own nick, and who held it before.
+        let again = hello(3, peer: "p1", client: 3, account: "alice", ["alice"])
+        #expect(again?.nick == "alice" && again?.previous?.client == 1 && again?.previous?.isThisNode == true)
+        // A guest on that device while an account's session holds it: the lease stays the account's.
+        #expect(hello(4, peer: "p1", client: 4, ["bob"]) == HelloClaim(deviceTaken: false, previous: again.map { _ in
+            PeerHolder(node: "local", client: 3, nick: "alice", account: "alice", isThisNode: true) }, nick: nil))
+        #expect(log.perform(.lookUpNick(5, nick: "ALICE"), now: 0) == [.nickLookedUp(5, .answered(NickHolder(node: "local", isThisNode: true,
+                                                                                                             device: "p1")))])
+        // Released by its connection: free for anyone.
+        _ = log.perform(.releaseIdentity(peer: "p1", client: 3, nick: "alice", andPeer: true), now: 0)
+        #expect(log.perform(.claimNick(6, candidates: ["alice"], peer: "p2"), now: 0) == [.nickClaimed(6, .answered("alice"))])
+        #expect(log.perform(.lookUpDevice(7, nick: "alice"), now: 0) == [.deviceLookedUp(7, .answered(DeviceHolder(
+            node: "local", isThisNode: true, device: "p2", account: nil, address: "10.0.0.1")))])
+    }
+
     @Test func membersAreThisServersAndAReconnectIsAdopted() throws {
         let rig = Rig()
         let log = try rig.makeLog()

@@ -4,7 +4,8 @@ import ChatServerCore
 /// store does (so far the room log, room state, policy changes, receipts of `dm`s and accounts:
 /// ``ServerAction/appendRoomEvent(_:)``, `readRoomEvents`, `followRoom`, `unfollowRoom`,
 /// `readRoomState`, `writePolicy`, `lookUpDirectReceipt`, `storeDirectReceipt`, `loadAccounts`,
-/// `writeAccount`, `reserveLoginAttempt`, `releaseLoginAttempt`, the leases: ``perform(_:now:)``),
+/// `writeAccount`, `reserveLoginAttempt`, `releaseLoginAttempt`, the leases and the file records:
+/// ``perform(_:now:)``),
 /// with the disk on the ``StoreWorker``'s thread. Loop thread only; it touches
 /// memory only.
 ///
@@ -90,7 +91,7 @@ public final class LocalStoreAdapter {
 
     /// Performs one of the core's store actions: its answers now (the glue hands them to the core
     /// on the loop's next turn, as the Redis link's), the rest through ``workerFinished(_:)``.
-    /// Nil: not an action this adapter answers (yet: the file records').
+    /// Nil: not a store action.
     public func perform(_ action: ServerAction, now: Int64) -> [LocalStoreAnswer]? {
         switch action {
         case .appendRoomEvent(let append): return self.append(append)
@@ -120,7 +121,9 @@ public final class LocalStoreAdapter {
         // One server: no other node to tell (and the core sends to a node only when a lookup named
         // another one, which none here does).
         case .publishMember, .publishTyping, .sendToNode: break
-        case .loadFiles, .writePartialUploads, .storeFileRecord: return nil
+        case .loadFiles(let token, let query): worker.submit(.loadFiles(token: token, query))
+        case .writePartialUploads(let writes, let maxBytes): worker.submit(.writePartialUploads(writes, maxBytes: maxBytes))
+        case .storeFileRecord(let token, let file, let maxBytes): worker.submit(.storeFileRecord(token: token, file, maxBytes: maxBytes))
         case .send, .datagram, .close, .password, .endFileStream, .receiveUpload, .abandonUpload, .sendDownload, .discardFileBytes,
              .consoleLine, .log:
             return nil
@@ -229,6 +232,11 @@ public final class LocalStoreAdapter {
         loginFailures?.counts.release(counted)
     }
 
+    /// Interrupted uploads not touched within `olderThan` milliseconds of `now` go (the glue asks now and then).
+    public func expirePartials(olderThan: Int64, now: Int64) {
+        worker.submit(.expirePartials(before: now - olderThan))
+    }
+
     /// The room's members on this server, by nick key.
     public func members(of room: String) -> [MemberRecord] {
         rooms[room]?.members.records ?? []
@@ -253,6 +261,14 @@ public final class LocalStoreAdapter {
             return [.accountsLoaded(token, accounts)]
         case .accountWritten(let token, let outcome, let write):
             return [.accountWritten(token, outcome, write)]
+        case .filesLoaded(let token, let loaded):
+            return [.filesLoaded(token, loaded)]
+        case .fileRecordStored(let token, let outcome):
+            return [.fileRecordStored(token, outcome)]
+        case .contentEvicted(let unused):
+            return [.contentEvicted(unused)]
+        case .partialsExpired(let keys):
+            return [.partialsExpired(keys)]
         }
     }
 

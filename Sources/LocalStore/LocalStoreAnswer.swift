@@ -28,6 +28,14 @@ public enum LocalStoreAnswer: Sendable, Equatable {
     case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
     /// For ``ChatServerState/deviceLookedUp(_:_:now:)``.
     case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)
+    /// For ``ChatServerState/filesLoaded(_:_:now:)``.
+    case filesLoaded(UInt64, LoadedFiles?)
+    /// For ``ChatServerState/fileRecordStored(_:_:now:)``.
+    case fileRecordStored(UInt64, FileRecordOutcome)
+    /// For ``ChatServerState/contentEvicted(_:)``.
+    case contentEvicted([String])
+    /// Interrupted uploads expired in the store: their bytes go (the glue's, not the core's).
+    case partialsExpired([String])
 }
 
 extension ChatServerState {
@@ -47,6 +55,10 @@ extension ChatServerState {
         case .nickClaimed(let token, let outcome): nickClaimed(token, outcome, now: now)
         case .nickLookedUp(let token, let outcome): nickLookedUp(token, outcome, now: now)
         case .deviceLookedUp(let token, let outcome): deviceLookedUp(token, outcome, now: now)
+        case .filesLoaded(let token, let loaded): filesLoaded(token, loaded, now: now)
+        case .fileRecordStored(let token, let outcome): fileRecordStored(token, outcome, now: now)
+        case .contentEvicted(let unused): contentEvicted(unused)
+        case .partialsExpired(let keys): keys.map { .discardFileBytes(.partial($0)) }
         }
     }
 }

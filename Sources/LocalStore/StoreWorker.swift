@@ -19,6 +19,14 @@ public final class StoreWorker: @unchecked Sendable {
         /// Read accounts (by name, any case) with their certificates.
         case loadAccounts(token: UInt64, names: [String])
         case writeAccount(token: UInt64, AccountWrite)
+        /// File records for a stream header.
+        case loadFiles(token: UInt64, FileQuery)
+        /// A finished upload's record, room made for it under `maxBytes` first.
+        case storeFileRecord(token: UInt64, StoredFile, maxBytes: Int64)
+        /// Interrupted uploads' records, then room made under `maxBytes`.
+        case writePartialUploads([PartialUploadWrite], maxBytes: Int64)
+        /// Interrupted uploads not touched since `before` (ms) go.
+        case expirePartials(before: Int64)
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -31,6 +39,12 @@ public final class StoreWorker: @unchecked Sendable {
         /// Each name's account (nil: none); nil: the store could not be read.
         case accountsLoaded(token: UInt64, [String: LoadedAccount?]?)
         case accountWritten(token: UInt64, AccountWriteOutcome, AccountWrite)
+        case filesLoaded(token: UInt64, LoadedFiles?)
+        case fileRecordStored(token: UInt64, FileRecordOutcome)
+        /// Content no record uses any more, after an eviction made room.
+        case contentEvicted([String])
+        /// Interrupted uploads expired: their bytes go.
+        case partialsExpired([String])
     }
 
     /// Events one transaction holds at most: a round with more commits several.
@@ -39,6 +53,8 @@ public final class StoreWorker: @unchecked Sendable {
     private let disk: any RoomLogDisk
     /// Accounts, room settings and bans: a policy change is saved before the events of its round.
     private let accounts: any AccountStore
+    /// File records and interrupted uploads.
+    private let files: any FileCatalog
     private let retainPerRoom: Int
     private let queue = DispatchQueue(label: "qchat.store", qos: .utility)
     private let finished: @Sendable (Outcome) -> Void
@@ -52,9 +68,10 @@ public final class StoreWorker: @unchecked Sendable {
     }
     private let shared = Mutex(Shared())
 
-    public init(disk: any RoomLogDisk, accounts: any AccountStore, retainPerRoom: Int, commitDelay: Duration = .zero,
-                finished: @escaping @Sendable (Outcome) -> Void) {
+    public init(disk: any RoomLogDisk, accounts: any AccountStore, files: any FileCatalog, retainPerRoom: Int,
+                commitDelay: Duration = .zero, finished: @escaping @Sendable (Outcome) -> Void) {
         self.disk = disk
+        self.files = files
         self.accounts = accounts
         self.retainPerRoom = retainPerRoom
         self.commitDelay = commitDelay
@@ -107,7 +124,7 @@ public final class StoreWorker: @unchecked Sendable {
                 reads.append(read)
             case .readSettings(let token, let room):
                 settingsReads.append((token, room))
-            case .loadAccounts, .writeAccount:
+            case .loadAccounts, .writeAccount, .loadFiles, .storeFileRecord, .writePartialUploads, .expirePartials:
                 accountJobs.append(job)
             }
         }
@@ -124,9 +141,84 @@ public final class StoreWorker: @unchecked Sendable {
             switch job {
             case .loadAccounts(let token, let names): finished(.accountsLoaded(token: token, loadAccounts(names)))
             case .writeAccount(let token, let write): finished(.accountWritten(token: token, writeAccount(write), write))
+            case .loadFiles(let token, let query): finished(.filesLoaded(token: token, try? loadFiles(query)))
+            case .storeFileRecord(let token, let file, let maxBytes): finished(.fileRecordStored(token: token, storeFile(file, maxBytes: maxBytes)))
+            case .writePartialUploads(let writes, let maxBytes):
+                let unused = (try? writePartials(writes, maxBytes: maxBytes)) ?? []
+                if !unused.isEmpty { finished(.contentEvicted(unused)) }
+            case .expirePartials(let before):
+                let expired = (try? files.partials(updatedBefore: before)) ?? []
+                let removed = expired.filter { (try? files.removePartial(key: $0.key)) != nil }.map(\.key)
+                if !removed.isEmpty { finished(.partialsExpired(removed)) }
             default: break
             }
         }
+    }
+
+    // MARK: Files
+
+    private func loadFiles(_ query: FileQuery) throws -> LoadedFiles {
+        var loaded = LoadedFiles()
+        for id in query.files {
+            if let file = try files.file(id: id) { loaded.files.append(file) } else { loaded.missingFiles.append(id) }
+        }
+        for upload in query.uploads {
+            let key = SharedFileCatalog.uploadKey(peer: upload.peer, id: upload.id)
+            let file = try files.file(uploadedBy: upload.peer, id: upload.id)
+            if let file { loaded.files.append(file) }
+            loaded.uploads[key] = .some(file?.id)
+            loaded.partials[key] = .some(try files.partial(peer: upload.peer, id: upload.id))
+        }
+        for scope in query.scopes { loaded.usages[scope] = try files.usage(of: scope, exceptPartial: nil) }
+        return loaded
+    }
+
+    /// The record of a finished upload; the same upload stored before answers its record. Room is
+    /// made first, as the core's own eviction does (PROTOCOL.md section 9 notes).
+    private func storeFile(_ file: StoredFile, maxBytes: Int64) -> FileRecordOutcome {
+        do {
+            if let earlier = try files.file(uploadedBy: file.uploaderPeer, id: file.uploadID) { return .stored(earlier, unusedContent: []) }
+            let unused = try makeRoom(maxBytes: maxBytes, adding: file.size, alreadyStored: try files.hasContent(file.sha256),
+                                      party: FileOwner.party(owner: file.owner, address: file.address))
+            try files.storeFile(file, event: nil, retainPerRoom: retainPerRoom)
+            return .stored(file, unusedContent: unused)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private func writePartials(_ writes: [PartialUploadWrite], maxBytes: Int64) throws -> [String] {
+        var unused: [String] = []
+        for write in writes {
+            switch write {
+            case .save(let partial):
+                try files.savePartial(partial)
+                // Its charge counts now: room for it.
+                unused += try makeRoom(maxBytes: maxBytes, adding: 0, alreadyStored: true,
+                                       party: FileOwner.party(owner: partial.owner, address: partial.address))
+            case .remove(let key):
+                try files.removePartial(key: key)
+            }
+        }
+        return unused
+    }
+
+    /// Removes stored files until `adding` more bytes (none when `alreadyStored`) fit under
+    /// `maxBytes` beside the stored content and every upload's charge: the oldest file of the party
+    /// holding the most, the uploader's `party` counting `adding` more. The content no record uses
+    /// any more.
+    private func makeRoom(maxBytes: Int64, adding: Int64, alreadyStored: Bool, party: String) throws -> [String] {
+        let usage = try files.usage(of: .everyone, exceptPartial: nil)
+        var stored = usage.fileBytes
+        let needed = usage.partialBytes + (alreadyStored ? 0 : adding)
+        var unused: [String] = []
+        while stored + needed > maxBytes, let evicted = try files.nextEviction(uploaderParty: party, adding: adding) {
+            if try files.removeFile(id: evicted.id) {
+                unused.append(evicted.sha256)
+                stored -= evicted.size
+            }
+        }
+        return unused
     }
 
     private func loadAccounts(_ names: [String]) -> [String: LoadedAccount?]? {

@@ -25,11 +25,12 @@ import Testing
         let collected: Collected
 
         init(disk: GatedDisk = GatedDisk(InMemoryRoomLogDisk()), accounts: any AccountStore = InMemoryAccountStore(),
-             retain: Int = 1000) {
+             files: any FileCatalog = InMemoryFileCatalog(history: InMemoryHistoryStore()),
+             retain: Int = 1000, commitDelay: Duration = .zero) {
             self.disk = disk
             let collected = Collected()
             self.collected = collected
-            worker = StoreWorker(disk: disk, accounts: accounts, retainPerRoom: retain) { outcome in
+            worker = StoreWorker(disk: disk, accounts: accounts, files: files, retainPerRoom: retain, commitDelay: commitDelay) { outcome in
                 collected.items.withLock { $0.append(outcome) }
                 collected.arrived.signal()
             }
@@ -165,6 +166,23 @@ import Testing
         // transactions of 1,000 events at most.
         #expect(rig.disk.batches.withLock { $0 }.map(\.events.count) == [0, 1, 1, 1000, 1000, 500])
         #expect(inner.commits == 6)
+    }
+
+    /// The test-only slow disk (`commitDelay`, an fsync of 50 ms): events go on being delivered at
+    /// once, and what queues during a commit shares the next one, so the disk's rate of commits,
+    /// not of events, is what a slow disk limits.
+    @Test func aSlowDiskCommitsWhatQueuedInOneGo() throws {
+        let rig = Rig(commitDelay: .milliseconds(50))
+        let log = try rig.makeLog()
+        _ = log.follow("lobby", after: 0)
+        var answers = log.append(Self.append(1, text: "first"))
+        while Self.delivered(answers).isEmpty { answers += rig.step(log) }
+        for token in UInt64(2)...100 {
+            #expect(Self.delivered(log.append(Self.append(token, text: "m\(token)"))) == [Int64(token)])
+        }
+        while Self.appended(answers).count < 100 { answers += rig.step(log) }
+        // Without group commit: 101 commits (the reservation and one per event), 5 s of this disk.
+        #expect(rig.disk.batches.withLock { $0 }.count < 20)
     }
 
     @Test func aCrashNeverReusesASeqMembersSaw() throws {
@@ -395,6 +413,45 @@ import Testing
         #expect(log.perform(.claimNick(6, candidates: ["alice"], peer: "p2"), now: 0) == [.nickClaimed(6, .answered("alice"))])
         #expect(log.perform(.lookUpDevice(7, nick: "alice"), now: 0) == [.deviceLookedUp(7, .answered(DeviceHolder(
             node: "local", isThisNode: true, device: "p2", account: nil, address: "10.0.0.1")))])
+    }
+
+    @Test func fileRecordsAreStoredWithRoomMadeAndReadForHeaders() throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig(files: try SQLiteHistoryStore(path: directory.file("chat.db")))
+        let log = try rig.makeLog()
+        func file(_ id: String, owner: String, peer: String, ts: Int64) -> StoredFile {
+            StoredFile(id: id, sha256: "sha-" + id, size: 60, name: id + ".txt", room: "lobby", seq: nil, ts: ts, sender: owner,
+                       senderAccount: owner, uploaderPeer: peer, uploadID: "u-" + id, owner: "account:" + owner)
+        }
+        let first = file("a", owner: "alice", peer: "p1", ts: 1)
+        let second = file("b", owner: "bob", peer: "p2", ts: 2)
+        _ = log.perform(.storeFileRecord(1, first, maxBytes: 100), now: 0)
+        #expect(rig.step(log) == [.fileRecordStored(1, .stored(first, unusedContent: []))])
+        // 120 bytes under a 100-byte bound: alice's file (as much as bob will hold, and older) goes.
+        _ = log.perform(.storeFileRecord(2, second, maxBytes: 100), now: 0)
+        #expect(rig.step(log) == [.fileRecordStored(2, .stored(second, unusedContent: ["sha-a"]))])
+        // The same upload again (a resend after a lost answer): its first record, nothing evicted.
+        var resent = second
+        resent.id = "b2"
+        _ = log.perform(.storeFileRecord(3, resent, maxBytes: 100), now: 0)
+        #expect(rig.step(log) == [.fileRecordStored(3, .stored(second, unusedContent: []))])
+        _ = log.perform(.loadFiles(4, FileQuery(files: ["a", "b"], uploads: [(peer: "p2", id: "u-b")], scopes: [.everyone])), now: 0)
+        guard case .filesLoaded(4, let loaded?) = rig.step(log).first else {
+            Issue.record("no files loaded")
+            return
+        }
+        #expect(loaded.files.map(\.id) == ["b", "b"])
+        #expect(loaded.missingFiles == ["a"])
+        #expect(loaded.uploads == [SharedFileCatalog.uploadKey(peer: "p2", id: "u-b"): "b"])
+        #expect(loaded.partials == [SharedFileCatalog.uploadKey(peer: "p2", id: "u-b"): PartialUpload?.none])
+        // An interrupted upload's charge counts: room is made for it.
+        let partial = PartialUpload(key: "k1", peer: "p3", id: "u-c", owner: "account:carol", room: "lobby", recipient: nil,
+                                    name: "c.txt", size: 50, sha256: "sha-c", updated: 10_000, charged: 50)
+        _ = log.perform(.writePartialUploads([.save(partial)], maxBytes: 100), now: 0)
+        #expect(rig.step(log) == [.contentEvicted(["sha-b"])])
+        // Not resumed within the hour: expired.
+        log.expirePartials(olderThan: 3_600_000, now: 3_700_000)
+        #expect(rig.step(log) == [.partialsExpired(["k1"])])
     }
 
     @Test func membersAreThisServersAndAReconnectIsAdopted() throws {

@@ -64,7 +64,7 @@ let package = Package(
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
-                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "SQLiteStorage"],
+                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "LocalStore", "SQLiteStorage"],
                           swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.

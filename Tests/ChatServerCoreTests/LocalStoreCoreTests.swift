@@ -17,9 +17,8 @@ import Testing
         let now: Int64 = 1_764_480_000_000
 
         init() throws {
-            var configuration = ChatServerConfiguration()
-            configuration.nodeName = "local"
-            state = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
+            // One server: no node name (its `welcome` names no node and lists no `cluster`).
+            state = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
                                         files: nil, roomLog: .shared)
             state.clusterReady(true)
             rig = LocalStoreAdapterTests.Rig()
@@ -83,6 +82,9 @@ import Testing
         let server = try Server()
         server.login(ClientID(1), nick: "alice")
         server.login(ClientID(2), nick: "bob")
+        // One server, whatever its store: no `cluster` in `welcome`.
+        let welcome = Outbox(server.actions).chat(to: ClientID(1)).first { $0.type == "welcome" }
+        #expect(welcome?.features == ["accounts", "moderation", "files"])
         let outbox = server.settle(server.state.received(.message(.msg(room: "lobby", text: "hello", id: "m1")), from: ClientID(1),
                                                          on: .chat, now: server.now))
         let toBob = outbox.chat(to: ClientID(2)).filter { $0.type == "msg" }

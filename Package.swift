@@ -44,7 +44,11 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         .target(name: "ServiceDiscovery", dependencies: ["CAvahi", "QuicEngine"]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
-        .target(name: "ChatServerCore", dependencies: ["ChatProtocol", "CSQLite"], swiftSettings: hotPath),
+        .target(name: "ChatServerCore", dependencies: ["ChatProtocol"], swiftSettings: hotPath),
+        // One server's stores off the event loop: the core's store actions answered by a worker thread.
+        .target(name: "LocalStore", dependencies: ["ChatServerCore", "ChatProtocol"]),
+        // The `--db` file: SQLite behind the core's stores of history, accounts, room settings and files.
+        .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
         .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"], swiftSettings: hotPath),
         // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.
@@ -60,7 +64,7 @@ let package = Package(
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
         .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
-                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient"],
+                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "LocalStore", "SQLiteStorage"],
                           swiftSettings: hotPath),
         .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
@@ -82,7 +86,7 @@ let package = Package(
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine", "TestSupport"]),
-        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),
+        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "QuicEngine", "TestSupport"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),

@@ -46,7 +46,7 @@ extension ChatServerApp {
                  .releaseIdentity, .lookUpNick, .lookUpDevice, .lookUpDirectReceipt, .storeDirectReceipt, .sendToNode, .publishMember, .publishTyping,
                  .reserveLoginAttempt, .releaseLoginAttempt, .loadFiles, .storeFileRecord,
                  .writePartialUploads:
-                performClusterAction(action)
+                if localStore != nil { performLocalStoreAction(action) } else { performClusterAction(action) }
             }
         }
         // After the batch, not amid it: the `left` of a slow consumer must not overtake the

@@ -1,8 +1,10 @@
 import ChatProtocol
 import ChatServerCore
 import Glibc
+import LocalStore
 import Prometheus
 import QuicEngine
+import SQLiteStorage
 import ServiceDiscovery
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core
@@ -40,6 +42,8 @@ final class ChatServerApp {
     var advertiser: ServiceAdvertiser?
     /// `--cluster`: the shared store this node's room events live in.
     var cluster: ClusterLink?
+    /// One server on the local store adapter (``usesStoreWorker(_:)``).
+    var localStore: LocalStoreAdapter?
 
     init(options: ServerOptions) throws {
         self.options = options
@@ -47,18 +51,21 @@ final class ChatServerApp {
         let metrics = ServerMetrics(startTime: Double(unixMilliseconds()) / 1000)
         self.metrics = metrics
         // A node of several keeps room events in Redis; its own store keeps what is not shared yet.
-        let history: any HistoryStore = try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
+        let storeWorker = Self.usesStoreWorker(options)
+        // On the store worker, the worker opens the --db file itself.
+        let history: any HistoryStore = storeWorker ? InMemoryHistoryStore()
+            : try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
         // A node of several reads accounts from Redis into a cache; one server keeps them itself.
-        let accounts: any AccountStore = options.cluster != nil ? SharedAccountCache()
+        let accounts: any AccountStore = options.cluster != nil || storeWorker ? SharedAccountCache()
             : try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
         let timedHistory = TimedHistoryStore(history, metrics: metrics)
         // File records beside the history: in its SQLite file (a room file's record and event in
         // one transaction), or in memory through the same timed store.
         // A node of several keeps file records and interrupted uploads in Redis.
-        let files: any FileCatalog = options.cluster != nil ? SharedFileCatalog()
+        let files: any FileCatalog = options.cluster != nil || storeWorker ? SharedFileCatalog()
             : history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
         state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
-                                    roomLog: options.cluster == nil ? .local : .shared)
+                                    roomLog: options.cluster == nil && !storeWorker ? .local : .shared)
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
@@ -93,6 +100,7 @@ final class ChatServerApp {
             handOverUnwrittenUploads()
             return (nil, false)
         }
+        if storeWorker { try startLocalStore() }
         if let clusterOptions = options.cluster {
             do {
                 startCluster(clusterOptions, filesFolderMark: try directory.mark())
@@ -298,7 +306,8 @@ final class ChatServerApp {
     /// A node of several stops once what its users sent last is stored and the directory knows it
     /// is stopping, or after `giveUpAt` when Redis does not answer.
     private func stopWhenStored(giveUpAt: QuicTime) {
-        guard cluster != nil, state.pendingRoomAppends > 0 || !leftDirectory, QuicTime.now() < giveUpAt else {
+        // A node's appends answered by Redis, or one server's by its store worker: acknowledged ones are stored.
+        guard cluster != nil || localStore != nil, state.pendingRoomAppends > 0 || !leftDirectory, QuicTime.now() < giveUpAt else {
             cluster?.stop()
             loop.stop()
             return
@@ -310,7 +319,8 @@ final class ChatServerApp {
     /// (the loop is not running yet, so no upload races the listing). Not on a node of several:
     /// the folder is shared with the other nodes and the records are in Redis.
     private func sweepStrayFileBytes() {
-        guard options.cluster == nil else { return }
+        // On the store worker the records are read off the loop: no sweep yet (issue 27, step 3).
+        guard options.cluster == nil, localStore == nil else { return }
         let names = fileWorker.directory.storedNames()
         perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
     }
@@ -324,6 +334,7 @@ final class ChatServerApp {
     /// Interrupted uploads past their wait lose their bytes; checked at start and every ten minutes.
     private func expireInterruptedUploads() {
         perform(state.expireInterruptedUploads(now: unixMilliseconds()))
+        expireLocalPartials()
         loop.schedule(at: .now() + .seconds(600)) { [unowned self] in expireInterruptedUploads() }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ChatServerCore
+@testable import SQLiteStorage
 
 /// The file records and partial uploads of PROTOCOL.md section 9, in both catalogs (in memory, and
 /// in the `--db` file beside the history), and the schema migration that adds them to a version 1

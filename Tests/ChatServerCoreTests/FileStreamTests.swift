@@ -1,5 +1,6 @@
 import ChatProtocol
 import Foundation
+import SQLiteStorage
 import Testing
 
 @testable import ChatServerCore

@@ -1,4 +1,5 @@
 import ChatServerCore
+import SQLiteStorage
 import Testing
 
 /// Behaviour both stores must share, run against each.

@@ -1,6 +1,7 @@
 import ChatProtocol
 @testable import ChatServerCore
 import Foundation
+@testable import SQLiteStorage
 import Testing
 
 /// Accounts, certificates, room settings and bans in the `--db` file: written, read back after a

@@ -1,6 +1,7 @@
 import ChatProtocol
 import ChatServerCore
 import Foundation
+import SQLiteStorage
 import Testing
 
 @Suite struct SQLiteHistoryStoreTests {

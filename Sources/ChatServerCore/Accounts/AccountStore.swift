@@ -1,5 +1,5 @@
 /// Where accounts, their certificates, room settings and server bans live: in memory
-/// (``InMemoryAccountStore``) or in the `--db` SQLite file (``SQLiteAccountStore``), which survives
+/// (``InMemoryAccountStore``) or in the `--db` SQLite file (`SQLiteAccountStore`, SQLiteStorage), which survives
 /// restarts and `kill -9`.
 ///
 /// The server calls a store from its one event-loop thread; every write is durable when it

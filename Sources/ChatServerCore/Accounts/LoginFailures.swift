@@ -5,15 +5,16 @@
 /// (``release(_:)``): guesses still being hashed count, so no number of them sent at once gets
 /// more than the limit checked. A certificate login is never refused by this: an attacker
 /// guessing passwords cannot lock out an owner whose certificate is bound. (A node of several
-/// keeps these counts in the shared store instead: ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``.)
-struct LoginFailures {
+/// keeps these counts in the shared store instead: ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``;
+/// the local store adapter answers that action with one of these.)
+public struct LoginFailures {
     private let limit: Int
     private let windowMilliseconds: Int64
     private let keyLimit: Int
     private var byAccount: [String: StrikeWindow] = [:]
     private var byAddress: [String: StrikeWindow] = [:]
 
-    init(limit: Int, windowMilliseconds: Int64, keyLimit: Int) {
+    public init(limit: Int, windowMilliseconds: Int64, keyLimit: Int) {
         self.limit = limit
         self.windowMilliseconds = windowMilliseconds
         self.keyLimit = keyLimit
@@ -22,14 +23,14 @@ struct LoginFailures {
     /// Whether a password attempt for `account` (a key; nil for a name that cannot be one) from
     /// `address` is refused without being checked. An empty address is a shared one: only the
     /// account counts.
-    func isLocked(account: String?, address: String, now: Int64) -> Bool {
+    public func isLocked(account: String?, address: String, now: Int64) -> Bool {
         if let account, byAccount[account]?.isFull(now: now) == true { return true }
         return !address.isEmpty && byAddress[address]?.isFull(now: now) == true
     }
 
     /// Counts `attempt` as wrong from `now` on, unless its account or address is locked (then
     /// false, nothing counted). The time is kept in the attempt, for ``release(_:)``.
-    mutating func reserve(_ attempt: inout LoginAttempt, now: Int64) -> Bool {
+    public mutating func reserve(_ attempt: inout LoginAttempt, now: Int64) -> Bool {
         guard !isLocked(account: attempt.account, address: attempt.address, now: now) else { return false }
         attempt.reservedAt = now
         if let account = attempt.account {
@@ -43,7 +44,7 @@ struct LoginFailures {
 
     /// A reserved attempt whose password was right (or whose check could not be made): it no
     /// longer counts.
-    mutating func release(_ attempt: LoginAttempt) {
+    public mutating func release(_ attempt: LoginAttempt) {
         guard let time = attempt.reservedAt else { return }
         if let account = attempt.account { byAccount[account]?.remove(at: time) }
         if !attempt.address.isEmpty { byAddress[attempt.address]?.remove(at: time) }

@@ -1,5 +1,5 @@
 /// Where room events and message receipts live: in memory (``InMemoryHistoryStore``) or in
-/// a SQLite file (``SQLiteHistoryStore``) that survives restarts.
+/// a SQLite file (`SQLiteHistoryStore`, in the SQLiteStorage module) that survives restarts.
 ///
 /// The server calls a store from one thread only. `append` must be durable when it returns,
 /// as far as the store promises durability, because the server sends `ack` right after it.

@@ -10,14 +10,12 @@ public final class InMemoryHistoryStore: HistoryStore {
     /// so a forgotten room that comes back never hands out a seq twice (a client that re-joins
     /// with `since` then misses nothing; it sees a gap and pages back, as after a trim).
     private var forgottenSequenceFloor: Int64 = 0
-    private var receipts: [ReceiptKey: MessageReceipt] = [:]
-    /// Receipt keys in insertion order from `receiptOrderStart` on, for forgetting the oldest.
-    private var receiptOrder: [ReceiptKey] = []
-    private var receiptOrderStart = 0
+    private var receipts: OldestFirstMap<ReceiptKey, MessageReceipt>
 
     public init(receiptLimit: Int = 100_000) {
         precondition(receiptLimit >= 1, "a store must keep at least one receipt")
         self.receiptLimit = receiptLimit
+        receipts = OldestFirstMap(limit: receiptLimit)
     }
 
     public func lastSequence(inRoom room: String) -> Int64 {
@@ -60,19 +58,7 @@ public final class InMemoryHistoryStore: HistoryStore {
     }
 
     private func remember(_ receipt: MessageReceipt) {
-        let key = ReceiptKey(peer: receipt.peer, id: receipt.id)
-        if receipts.updateValue(receipt, forKey: key) == nil {
-            receiptOrder.append(key)
-        }
-        while receipts.count > receiptLimit {
-            receipts[receiptOrder[receiptOrderStart]] = nil
-            receiptOrderStart += 1
-        }
-        // Compact once the forgotten prefix is as long as the live part: amortised O(1).
-        if receiptOrderStart > 0, receiptOrderStart >= receiptOrder.count - receiptOrderStart {
-            receiptOrder.removeFirst(receiptOrderStart)
-            receiptOrderStart = 0
-        }
+        receipts.remember(receipt, forKey: ReceiptKey(peer: receipt.peer, id: receipt.id))
     }
 }
 

@@ -10,4 +10,15 @@ public struct RoomEventRead: Sendable, Equatable {
     public let limit: Int
     /// The newest `limit` (a replay, a page of history); false: the oldest (reading on after a seq).
     public let newest: Bool
+
+    /// Public for a store that reads on its own behalf (the local room log, to deliver a newly
+    /// followed room's past).
+    public init(token: UInt64, room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) {
+        self.token = token
+        self.room = room
+        self.after = after
+        self.before = before
+        self.limit = limit
+        self.newest = newest
+    }
 }

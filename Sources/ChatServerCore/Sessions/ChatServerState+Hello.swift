@@ -181,7 +181,7 @@ extension ChatServerState {
     func features(for session: ClientSession) -> [String] {
         var features = ["accounts", "moderation"]
         if !session.isLegacy { features.append("files") }
-        if roomLog == .shared { features.append("cluster") }
+        if configuration.nodeName != nil { features.append("cluster") }
         return features
     }
 

@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The statements of the file tables (``SQLiteHistoryStore`` as a ``FileCatalog``), prepared
 /// once when the store opens.
 final class SQLiteFileStatements {

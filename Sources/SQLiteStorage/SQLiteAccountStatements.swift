@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The statements ``SQLiteAccountStore`` runs, prepared once when the store opens.
 final class SQLiteAccountStatements {
     let begin: SQLiteStatement

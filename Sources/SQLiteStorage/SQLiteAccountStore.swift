@@ -1,4 +1,5 @@
 import ChatProtocol
+import ChatServerCore
 
 /// Accounts, certificates, room settings and bans in the `--db` SQLite file (WAL mode, the same
 /// file as the history; its own connection). Every write is one transaction, committed before it

@@ -1,4 +1,5 @@
 import CSQLite
+import ChatServerCore
 
 /// A history store in one SQLite file, in WAL mode: events, seq and receipts survive a
 /// restart and `kill -9` (see ``SQLiteSynchronousMode`` for power loss).
@@ -53,14 +54,18 @@ public final class SQLiteHistoryStore: HistoryStore {
     }
 
     public func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] {
+        try readEvents(statements.selectEvents, room: room, after: after, before: before, limit: limit).reversed()
+    }
+
+    /// Up to `limit` events of `room` with `after < seq < before`, in the statement's order.
+    func readEvents(_ statement: SQLiteStatement, room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] {
         guard limit > 0 else { return [] }
-        let statement = statements.selectEvents
         statement.bind([.text(room), .integer(after ?? 0), .integer(before ?? Int64.max), .integer(Int64(limit))])
         defer { statement.reset() }
-        var newestFirst: [StoredEvent] = []
+        var events: [StoredEvent] = []
         while try statement.step(doing: "reading events of room '\(room)'") {
             guard let kind = statement.text(at: 2).flatMap(StoredEventKind.init(rawValue:)) else { continue }
-            newestFirst.append(
+            events.append(
                 StoredEvent(
                     room: room, seq: statement.integer(at: 0), ts: statement.integer(at: 1), kind: kind,
                     sender: statement.text(at: 3) ?? "", text: statement.text(at: 4) ?? "",
@@ -69,7 +74,7 @@ public final class SQLiteHistoryStore: HistoryStore {
                     file: statement.optionalText(at: 9), size: statement.optionalInteger(at: 10),
                     sha256: statement.optionalText(at: 11)))
         }
-        return newestFirst.reversed()
+        return events
     }
 
     public func receipt(peer: String, id: String) throws -> MessageReceipt? {
@@ -108,7 +113,7 @@ public final class SQLiteHistoryStore: HistoryStore {
         }
     }
 
-    private func insert(_ receipts: [MessageReceipt]) throws(HistoryStoreError) {
+    func insert(_ receipts: [MessageReceipt]) throws(HistoryStoreError) {
         guard !receipts.isEmpty else { return }
         for receipt in receipts {
             try statements.insertReceipt.run(

@@ -1,4 +1,5 @@
 import CSQLite
+import ChatServerCore
 
 /// One open SQLite connection. Used from one thread at a time (it is not Sendable), so it is
 /// opened with SQLITE_OPEN_NOMUTEX and skips SQLite's own locking.

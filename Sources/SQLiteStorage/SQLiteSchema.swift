@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The tables of the `--db` file and their migrations, kept in `PRAGMA user_version`. Both SQLite
 /// stores run ``migrate(_:)`` when they open the file; it is a no-op once the file is current.
 ///
@@ -10,8 +12,11 @@
 ///   `files` and `partial_uploads` (PROTOCOL.md section 9).
 /// - Version 4: `files` and `partial_uploads` gain the uploader's `address` (per-address quotas,
 ///   eviction by party), `partial_uploads` the bytes it is `charged` (its size until interrupted).
+/// - Version 5: `seq_reservations`, each room's highest seq that may have been handed out (the
+///   local room log delivers an event before its commit: docs/PROTOCOL.md, "One server's room
+///   log"), filled from `events` for the rooms a file has.
 enum SQLiteSchema {
-    static let version = 4
+    static let version = 5
 
     static func migrate(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         // IMMEDIATE: the version is read and raised under the write lock, so two stores opening
@@ -26,6 +31,7 @@ enum SQLiteSchema {
             if found < 2 { try database.execute(versionTwo, doing: "adding the account and moderation tables") }
             if found < 3 { try database.execute(versionThree, doing: "adding the file tables") }
             if found < 4 { try database.execute(versionFour, doing: "adding the uploaders' addresses") }
+            if found < 5 { try database.execute(versionFive, doing: "adding the seq reservations") }
             if found < version { try database.execute("PRAGMA user_version = \(version)", doing: "raising the schema version") }
             try database.execute("COMMIT", doing: "committing the schema migration")
         } catch {
@@ -104,5 +110,10 @@ enum SQLiteSchema {
         CREATE INDEX files_by_party ON files (\(party), ts);
         CREATE INDEX partial_uploads_by_owner ON partial_uploads (owner);
         CREATE INDEX partial_uploads_by_address ON partial_uploads (address);
+        """
+
+    private static let versionFive = """
+        CREATE TABLE seq_reservations (room TEXT PRIMARY KEY, reserved INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO seq_reservations (room, reserved) SELECT room, max(seq) FROM events GROUP BY room;
         """
 }

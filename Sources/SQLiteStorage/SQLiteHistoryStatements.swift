@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// The statements ``SQLiteHistoryStore`` runs, prepared once when the store opens.
 final class SQLiteHistoryStatements {
     let begin: SQLiteStatement
@@ -10,6 +12,10 @@ final class SQLiteHistoryStatements {
     let lastSequence: SQLiteStatement
     let selectEvents: SQLiteStatement
     let selectReceipt: SQLiteStatement
+    let selectOldestEvents: SQLiteStatement
+    let selectReservations: SQLiteStatement
+    let raiseReservation: SQLiteStatement
+    let selectReceipts: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         // IMMEDIATE takes the write lock at once, so a transaction never fails halfway for
@@ -36,5 +42,23 @@ final class SQLiteHistoryStatements {
             WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4
             """)
         selectReceipt = try database.prepare("SELECT room, seq, ts FROM receipts WHERE peer = ?1 AND msg_id = ?2")
+        selectOldestEvents = try database.prepare(
+            """
+            SELECT seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size, file_sha256 FROM events
+            WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4
+            """)
+        // A room's events count too: a file written by the synchronous store has events and no reservation.
+        selectReservations = try database.prepare(
+            """
+            SELECT room, max(reserved) FROM (SELECT room, reserved FROM seq_reservations
+                                             UNION ALL SELECT room, max(seq) FROM events GROUP BY room)
+            GROUP BY room
+            """)
+        raiseReservation = try database.prepare(
+            """
+            INSERT INTO seq_reservations (room, reserved) VALUES (?1, ?2)
+            ON CONFLICT (room) DO UPDATE SET reserved = max(reserved, excluded.reserved)
+            """)
+        selectReceipts = try database.prepare("SELECT peer, msg_id, room, seq, ts FROM receipts ORDER BY rowid")
     }
 }

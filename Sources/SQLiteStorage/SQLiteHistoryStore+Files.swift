@@ -1,3 +1,5 @@
+import ChatServerCore
+
 /// File records and partial uploads in the history's file (schema version 3), on the history's
 /// connection, so a room file's record and its `file` event commit in one transaction.
 extension SQLiteHistoryStore: FileCatalog {

@@ -1,4 +1,5 @@
 import CSQLite
+import ChatServerCore
 
 /// A prepared statement, reused across calls: bind, step, reset.
 final class SQLiteStatement {

@@ -1,0 +1,119 @@
+import ChatProtocol
+@testable import ChatServerCore
+import LocalStore
+import Testing
+
+/// The core of one server on the local store adapter (issue 27 item 1, the path step 3 moves
+/// the single server onto): a core with the store actions' path answered by ``LocalStoreAdapter``
+/// until quiescent, as the glue will. Members see a message when its seq is assigned; its sender's
+/// `ack` comes with the commit.
+@Suite struct LocalStoreCoreTests {
+    /// A core and the adapter answering its store actions; what else the core asked for, in order.
+    final class Server {
+        let state: ChatServerState
+        let rig: LocalStoreAdapterTests.Rig
+        let adapter: LocalStoreAdapter
+        var actions: [ServerAction] = []
+        let now: Int64 = 1_764_480_000_000
+
+        init() throws {
+            // One server: no node name (its `welcome` names no node and lists no `cluster`).
+            state = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
+                                        files: nil, roomLog: .shared)
+            state.clusterReady(true)
+            rig = LocalStoreAdapterTests.Rig()
+            adapter = try rig.makeLog()
+        }
+
+        /// Hands the core's actions to the adapter and its answers back to the core until nothing
+        /// more happens; returns the actions that are not the store's.
+        /// Hands the core's actions to the adapter and its immediate answers back, without waiting
+        /// for the disk (the worker may be held); returns the actions that are not the store's.
+        func turn(_ first: [ServerAction]) -> Outbox {
+            var kept: [ServerAction] = []
+            var actions = first
+            while !actions.isEmpty {
+                var answers: [LocalStoreAnswer] = []
+                for action in actions {
+                    if let answered = adapter.perform(action, now: now) { answers += answered } else { kept.append(action) }
+                }
+                actions = answers.flatMap { state.storeAnswered($0, now: now) }
+            }
+            self.actions += kept
+            return Outbox(kept)
+        }
+
+        @discardableResult
+        func settle(_ first: [ServerAction]) -> Outbox {
+            var kept: [ServerAction] = []
+            var actions = first
+            while true {
+                var answers: [LocalStoreAnswer] = []
+                for action in actions {
+                    if let answered = adapter.perform(action, now: now) { answers += answered } else { kept.append(action) }
+                }
+                actions = []
+                for answer in answers { actions += state.storeAnswered(answer, now: now) }
+                if actions.isEmpty {
+                    rig.worker.waitUntilIdle()
+                    let outcomes = rig.collected.items.withLock { taken in
+                        defer { taken.removeAll() }
+                        return taken
+                    }
+                    for outcome in outcomes {
+                        for answer in adapter.workerFinished(outcome) { actions += state.storeAnswered(answer, now: now) }
+                    }
+                    if actions.isEmpty { break }
+                }
+            }
+            self.actions += kept
+            return Outbox(kept)
+        }
+
+        func login(_ client: ClientID, nick: String) {
+            settle(state.connected(client, legacy: false, datagrams: true, address: "", now: now))
+            settle(state.received(.message(.join(nick: nick, peer: Harness.peer(client), room: "lobby", since: nil)),
+                                  from: client, on: .chat, now: now))
+            settle(state.received(.message(.status("online")), from: client, on: .presence, now: now))
+        }
+    }
+
+    @Test func twoClientsChatThroughTheAdapter() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        // One server, whatever its store: no `cluster` in `welcome`.
+        let welcome = Outbox(server.actions).chat(to: ClientID(1)).first { $0.type == "welcome" }
+        #expect(welcome?.features == ["accounts", "moderation", "files"])
+        let outbox = server.settle(server.state.received(.message(.msg(room: "lobby", text: "hello", id: "m1")), from: ClientID(1),
+                                                         on: .chat, now: server.now))
+        let toBob = outbox.chat(to: ClientID(2)).filter { $0.type == "msg" }
+        let toAlice = outbox.chat(to: ClientID(1))
+        #expect(toBob.map(\.text) == ["hello"])
+        #expect(toAlice.filter { $0.type == "ack" }.map(\.id) == ["m1"])
+        #expect(toAlice.first { $0.type == "ack" }?.seq == toBob.first?.seq)
+        // Stored: a later reader's history has it.
+        let history = try server.rig.disk.events(inRoom: "lobby", after: nil, before: nil, limit: 10, newest: true)
+        #expect(history.contains { $0.kind == .msg && $0.text == "hello" && $0.id == "m1" })
+        // A resend of the same id is acknowledged with the first seq, stored once.
+        let resend = server.settle(server.state.received(.message(.msg(room: "lobby", text: "hello", id: "m1")), from: ClientID(1),
+                                                         on: .chat, now: server.now))
+        #expect(resend.chat(to: ClientID(1)).filter { $0.type == "ack" }.map(\.seq) == [toBob.first?.seq])
+        #expect(resend.chat(to: ClientID(2)).filter { $0.type == "msg" }.isEmpty)
+    }
+
+    @Test func aStalledDiskDelaysTheAckNotTheMessage() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        server.rig.disk.hold()
+        let sent = server.turn(server.state.received(.message(.msg(room: "lobby", text: "now", id: "m2")), from: ClientID(1),
+                                                     on: .chat, now: server.now))
+        #expect(sent.chat(to: ClientID(2)).filter { $0.type == "msg" }.map(\.text) == ["now"])
+        #expect(sent.chat(to: ClientID(1)).filter { $0.type == "ack" }.isEmpty)
+        server.rig.disk.release()
+        let committed = server.settle([])
+        #expect(committed.chat(to: ClientID(1)).filter { $0.type == "ack" }.map(\.id) == ["m2"])
+        #expect(committed.chat(to: ClientID(2)).filter { $0.type == "msg" }.isEmpty)
+    }
+}

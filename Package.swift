@@ -16,7 +16,10 @@ let package = Package(
         .executable(name: "chat-bot", targets: ["ChatBot"]),
     ],
     targets: [
-        // The C boundary: ngtcp2, ngtcp2_crypto_gnutls and GnuTLS headers plus one-line shims.
+        // The C boundary with the kernel: the system calls Swift's Glibc module lacks (epoll, eventfd,
+        // signalfd, recvmmsg/sendmmsg, accept4, the socket error queue, CMSG_*, mallinfo2).
+        .target(name: "CLinux"),
+        // The C boundary with ngtcp2, ngtcp2_crypto_gnutls and GnuTLS: headers plus one-line shims.
         .target(
             name: "CQuic",
             linkerSettings: [
@@ -28,7 +31,7 @@ let package = Package(
         // The C boundary for Redis: hiredis 0.14's RESP reader and command formatter (docs/CLUSTER.md).
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
         // The QUIC engine: sans-IO connections and endpoint, plus the Linux UDP/epoll driver.
-        .target(name: "QuicEngine", dependencies: ["CQuic"], swiftSettings: hotPath),
+        .target(name: "QuicEngine", dependencies: ["CQuic", "CLinux"], swiftSettings: hotPath),
         // In-memory network for engine tests and benchmarks: virtual clock, loss, delay, reordering.
         .target(name: "SplitMix"),
         .target(name: "QuicSimulation", dependencies: ["QuicEngine", "SplitMix"]),

@@ -1,4 +1,4 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 import Synchronization
 

@@ -1,4 +1,4 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 
 /// Moves one endpoint's datagrams between UDP sockets and the sans-IO engine on an event loop,
@@ -26,7 +26,7 @@ public final class QuicDriver {
     private let sendVectors: UnsafeMutablePointer<iovec>
     private let sendControls: UnsafeMutableRawPointer
     private let controlSize = 64
-    private let sendHeaders: UnsafeMutablePointer<cquic_mmsghdr>
+    private let sendHeaders: UnsafeMutablePointer<clinux_mmsghdr>
     private var pendingMessages = 0
     private var pendingSocket: UDPSocket?
     private var blockedOn: UDPSocket?
@@ -176,7 +176,7 @@ public final class QuicDriver {
     private func prepare(index: Int, batch: TransmitBatch, slot: UnsafeMutableRawBufferPointer) {
         let nameLength = batch.destination.write(to: &sendNames[index])
         sendVectors[index] = iovec(iov_base: slot.baseAddress, iov_len: batch.byteCount)
-        var header = cquic_mmsghdr()
+        var header = clinux_mmsghdr()
         header.msg_hdr.msg_name = UnsafeMutableRawPointer(sendNames + index)
         header.msg_hdr.msg_namelen = nameLength
         header.msg_hdr.msg_iov = sendVectors + index
@@ -204,7 +204,7 @@ public final class QuicDriver {
                 _ = try? socket.send(sendHeaders + index, count: 1)
                 continue
             }
-            let segment = Int(UnsafeRawPointer(header.msg_hdr.msg_control!).advanced(by: Int(cquic_cmsg_space(0)))
+            let segment = Int(UnsafeRawPointer(header.msg_hdr.msg_control!).advanced(by: Int(clinux_cmsg_space(0)))
                 .loadUnaligned(as: UInt16.self))
             let total = sendVectors[index].iov_len
             let base = sendVectors[index].iov_base!

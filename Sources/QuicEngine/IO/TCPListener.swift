@@ -1,4 +1,4 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 
 /// A non-blocking listening TCP socket (the metrics endpoint's). Watch `descriptor` on an
@@ -51,7 +51,7 @@ public final class TCPListener {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let accepted = withUnsafeMutablePointer(to: &storage) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    cquic_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                    clinux_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
             if accepted >= 0 {

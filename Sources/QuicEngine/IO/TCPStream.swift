@@ -1,4 +1,4 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 
 /// A non-blocking TCP socket with Nagle's algorithm off (TCP_NODELAY: a chat line goes out at

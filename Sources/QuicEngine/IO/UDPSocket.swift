@@ -1,4 +1,4 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 
 /// A non-blocking UDP socket that receives with recvmmsg and sends with sendmmsg and UDP GSO.
@@ -15,7 +15,7 @@ final class UDPSocket {
     private let receiveBuffer: UnsafeMutableRawPointer
     private let receiveNames: UnsafeMutablePointer<sockaddr_storage>
     private let receiveVectors: UnsafeMutablePointer<iovec>
-    private let receiveHeaders: UnsafeMutablePointer<cquic_mmsghdr>
+    private let receiveHeaders: UnsafeMutablePointer<clinux_mmsghdr>
 
     init(bindingTo address: SocketAddress) throws {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
@@ -64,7 +64,7 @@ final class UDPSocket {
     /// many arrived, 0 when none was waiting.
     func receiveBatch(_ body: (UnsafeRawBufferPointer, SocketAddress) -> Void) throws -> Int {
         for index in 0..<UDPSocket.batchSize {
-            receiveHeaders[index] = cquic_mmsghdr()
+            receiveHeaders[index] = clinux_mmsghdr()
             receiveHeaders[index].msg_hdr.msg_name = UnsafeMutableRawPointer(receiveNames + index)
             receiveHeaders[index].msg_hdr.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
             receiveHeaders[index].msg_hdr.msg_iov = receiveVectors + index
@@ -72,7 +72,7 @@ final class UDPSocket {
         }
         let count: Int32
         do {
-            count = try systemCall("recvmmsg") { cquic_recvmmsg(descriptor, receiveHeaders, UInt32(UDPSocket.batchSize), 0) }
+            count = try systemCall("recvmmsg") { clinux_recvmmsg(descriptor, receiveHeaders, UInt32(UDPSocket.batchSize), 0) }
         } catch let error as QuicError where error.isWouldBlock {
             return 0
         }
@@ -88,7 +88,7 @@ final class UDPSocket {
     /// Turns on the error queue (IP_RECVERR): the kernel then keeps the ICMP errors (port
     /// unreachable, ...) that packets this socket sent caused, with their destination.
     func enableErrorReports() throws {
-        _ = try systemCall("setsockopt IP_RECVERR") { cquic_enable_socket_errors(descriptor, localAddress.isIPv6 ? 1 : 0) }
+        _ = try systemCall("setsockopt IP_RECVERR") { clinux_enable_socket_errors(descriptor, localAddress.isIPv6 ? 1 : 0) }
     }
 
     /// Takes every queued error; `body` gets the destination of the packet that caused it and
@@ -97,16 +97,16 @@ final class UDPSocket {
         var peer = sockaddr_storage()
         var code: Int32 = 0
         var fromICMP: Int32 = 0
-        while cquic_read_socket_error(descriptor, &peer, &code, &fromICMP) == 1 {
+        while clinux_read_socket_error(descriptor, &peer, &code, &fromICMP) == 1 {
             guard fromICMP != 0, let remote = SocketAddress(storage: peer) else { continue }
             body(remote, code)
         }
     }
 
     /// Sends prepared messages; returns how many the kernel took (fewer when its buffer is full).
-    func send(_ messages: UnsafeMutablePointer<cquic_mmsghdr>, count: Int) throws -> Int {
+    func send(_ messages: UnsafeMutablePointer<clinux_mmsghdr>, count: Int) throws -> Int {
         do {
-            return Int(try systemCall("sendmmsg") { cquic_sendmmsg(descriptor, messages, UInt32(count), 0) })
+            return Int(try systemCall("sendmmsg") { clinux_sendmmsg(descriptor, messages, UInt32(count), 0) })
         } catch let error as QuicError where error.isWouldBlock {
             return 0
         } catch QuicError.system(_, let code, _) where code == EIO && gsoEnabled {
@@ -117,12 +117,12 @@ final class UDPSocket {
     }
 
     static func gsoControl(segmentSize: Int, into control: UnsafeMutableRawPointer) -> Int {
-        let space = Int(cquic_cmsg_space(MemoryLayout<UInt16>.size))
+        let space = Int(clinux_cmsg_space(MemoryLayout<UInt16>.size))
         let header = control.assumingMemoryBound(to: cmsghdr.self)
         header.pointee.cmsg_level = Int32(IPPROTO_UDP)
         header.pointee.cmsg_type = udpSegmentOption
-        header.pointee.cmsg_len = Int(cquic_cmsg_len(MemoryLayout<UInt16>.size))
-        cquic_cmsg_data(header).withMemoryRebound(to: UInt16.self, capacity: 1) { $0.pointee = UInt16(segmentSize) }
+        header.pointee.cmsg_len = Int(clinux_cmsg_len(MemoryLayout<UInt16>.size))
+        clinux_cmsg_data(header).withMemoryRebound(to: UInt16.self, capacity: 1) { $0.pointee = UInt16(segmentSize) }
         return space
     }
 }

@@ -2,7 +2,7 @@ import ChatProtocol
 import ChatServerCore
 import Glibc
 import Prometheus
-import QuicEngine
+import QuicIO
 import ServiceDiscovery
 
 /// The glue between the QUIC engine and the chat core: it turns connection events into core

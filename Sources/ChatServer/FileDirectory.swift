@@ -1,6 +1,6 @@
 import ChatServerCore
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The server's file folder (`--files`): `content/` holds stored files named by their SHA-256
 /// (the same bytes once), `partial/` the uploads in progress named by their random keys. Names

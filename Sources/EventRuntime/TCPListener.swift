@@ -1,5 +1,6 @@
 internal import CLinux
 import Glibc
+import RuntimeCore
 
 /// A non-blocking listening TCP socket (the metrics endpoint's). Watch `descriptor` on an
 /// `EventLoop`: readable when connections wait to be accepted.
@@ -31,7 +32,7 @@ public final class TCPListener {
                     try systemCall("getsockname") { getsockname(descriptor, bound, &length) }
                 }
             }
-            guard let bound = SocketAddress(storage: storage) else { throw QuicError.invalidConfiguration("unsupported address family") }
+            guard let bound = SocketAddress(storage: storage) else { throw SystemCallError(function: "getsockname", errno: EAFNOSUPPORT) }
             localAddress = bound
             self.descriptor = descriptor
         } catch {
@@ -65,7 +66,7 @@ public final class TCPListener {
             switch code {
             case EAGAIN, EWOULDBLOCK: return nil
             case EINTR, ECONNABORTED, EPROTO, EPERM: continue
-            default: throw QuicError.system(function: "accept4", errno: code, message: String(cString: strerror(code)))
+            default: throw SystemCallError(function: "accept4", errno: code)
             }
         }
     }

@@ -65,8 +65,8 @@ let package = Package(
         // Terminal ioctl and crash-safe terminal restore for the full-screen client.
         .target(name: "CTerminal"),
         // User-space network impairment (loss, delay, reordering, duplication, corruption, bandwidth,
-        // blackholes, NAT rebinding): the kernel here has no netem.
-        .target(name: "Impairment"),
+        // blackholes, NAT rebinding): the kernel here has no netem. On the runtime's loop and sockets.
+        .target(name: "Impairment", dependencies: ["EventRuntime", "SplitMix"]),
         .executableTarget(name: "UDPImpair", dependencies: ["Impairment", "CLIOptions"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "EventRuntime", "TestSupport"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
-        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "TestSupport"]),
+        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "EventRuntime", "SplitMix", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "SplitMix"]),

@@ -11,29 +11,15 @@ public final class TCPListener {
 
     /// Binds and listens (port 0 picks a free port: see `localAddress`).
     public init(bindingTo address: SocketAddress, backlog: Int32 = 1024) throws {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = try systemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        let descriptor = try SocketDescriptor.open(SOCK_STREAM, for: address)
         do {
             // A restarted server binds again at once, without waiting out TIME_WAIT.
             var one: Int32 = 1
             try systemCall("setsockopt SO_REUSEADDR") {
                 setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             }
-            _ = try address.withSockAddr { pointer, length in
-                try systemCall("bind \(address)") { bind(descriptor, pointer, length) }
-            }
+            localAddress = try SocketDescriptor.bind(descriptor, to: address)
             try systemCall("listen") { listen(descriptor, backlog) }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            _ = try withUnsafeMutablePointer(to: &storage) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bound in
-                    try systemCall("getsockname") { getsockname(descriptor, bound, &length) }
-                }
-            }
-            guard let bound = SocketAddress(storage: storage) else { throw SystemCallError(function: "getsockname", errno: EAFNOSUPPORT) }
-            localAddress = bound
             self.descriptor = descriptor
         } catch {
             Glibc.close(descriptor)

@@ -15,10 +15,7 @@ public final class TCPStream {
     /// becomes writable.
     public init(connectingTo remote: SocketAddress) throws {
         self.remote = remote
-        let family = remote.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = try systemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        let descriptor = try SocketDescriptor.open(SOCK_STREAM, for: remote)
         self.descriptor = descriptor
         var one: Int32 = 1
         do {

@@ -19,22 +19,10 @@ public final class UDPSocket: Sendable {
     /// both kernel buffers, so that bursts queue in the kernel instead of being dropped; with
     /// `overridingSystemLimit` (as root) past net.core.rmem_max, otherwise the kernel caps it.
     public init(bindingTo address: SocketAddress, bufferBytes: Int32 = 8 << 20, overridingSystemLimit: Bool = false) throws {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = try systemCall("socket") { socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let descriptor = try SocketDescriptor.open(SOCK_DGRAM, for: address)
         UDPSocket.setBufferSize(descriptor, bytes: bufferBytes, force: overridingSystemLimit)
         do {
-            _ = try address.withSockAddr { pointer, length in
-                try systemCall("bind \(address)") { bind(descriptor, pointer, length) }
-            }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            _ = try withUnsafeMutablePointer(to: &storage) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bound in
-                    try systemCall("getsockname") { getsockname(descriptor, bound, &length) }
-                }
-            }
-            guard let bound = SocketAddress(storage: storage) else { throw SystemCallError(function: "getsockname", errno: EAFNOSUPPORT) }
-            localAddress = bound
+            localAddress = try SocketDescriptor.bind(descriptor, to: address)
             self.descriptor = descriptor
         } catch {
             Glibc.close(descriptor)

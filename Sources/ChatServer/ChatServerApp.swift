@@ -58,7 +58,7 @@ final class ChatServerApp {
         let files: any FileCatalog = options.cluster != nil ? SharedFileCatalog()
             : history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
         state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
-                                    roomLog: options.cluster == nil ? .local : .shared)
+                                    roomLog: options.cluster == nil ? .local : .shared, random: SystemRandomNumberGenerator())
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",

@@ -23,7 +23,7 @@ public struct DeadlineHeap<Element> {
 
         @inlinable
         func precedes(_ other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+            deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
         }
     }
 
@@ -49,14 +49,17 @@ public struct DeadlineHeap<Element> {
         let entry = Entry(deadline: deadline, sequence: nextSequence, element: element)
         nextSequence &+= 1
         entries.append(entry)
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entry.precedes(entries[parent]) else { break }
-            entries[child] = entries[parent]
-            child = parent
+        // Indices stay within the buffer: the sifts run without bounds checks (per packet in the engine).
+        entries.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard entry.precedes(heap[parent]) else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = entry
         }
-        entries[child] = entry
     }
 
     /// Removes and returns the earliest entry.
@@ -67,18 +70,20 @@ public struct DeadlineHeap<Element> {
         let last = entries.removeLast()
         if !entries.isEmpty {
             // Sift the last entry down from the root, moving children up into the hole.
-            var parent = 0
-            let count = entries.count
-            while true {
-                let left = parent * 2 + 1
-                guard left < count else { break }
-                let right = left + 1
-                let smaller = right < count && entries[right].precedes(entries[left]) ? right : left
-                guard entries[smaller].precedes(last) else { break }
-                entries[parent] = entries[smaller]
-                parent = smaller
+            entries.withUnsafeMutableBufferPointer { heap in
+                var parent = 0
+                let count = heap.count
+                while true {
+                    let left = parent * 2 + 1
+                    guard left < count else { break }
+                    let right = left + 1
+                    let smaller = right < count && heap[right].precedes(heap[left]) ? right : left
+                    guard heap[smaller].precedes(last) else { break }
+                    heap[parent] = heap[smaller]
+                    parent = smaller
+                }
+                heap[parent] = last
             }
-            entries[parent] = last
         }
         return (first.deadline, first.element)
     }

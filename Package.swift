@@ -16,7 +16,10 @@ let package = Package(
         .executable(name: "chat-bot", targets: ["ChatBot"]),
     ],
     targets: [
-        // The C boundary: ngtcp2, ngtcp2_crypto_gnutls and GnuTLS headers plus one-line shims.
+        // The C boundary with the kernel: the system calls Swift's Glibc module lacks (epoll, eventfd,
+        // signalfd, recvmmsg/sendmmsg, accept4, the socket error queue, CMSG_*, mallinfo2).
+        .target(name: "CLinux"),
+        // The C boundary with ngtcp2, ngtcp2_crypto_gnutls and GnuTLS: headers plus one-line shims.
         .target(
             name: "CQuic",
             linkerSettings: [
@@ -27,8 +30,18 @@ let package = Package(
         ),
         // The C boundary for Redis: hiredis 0.14's RESP reader and command formatter (docs/CLUSTER.md).
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
-        // The QUIC engine: sans-IO connections and endpoint, plus the Linux UDP/epoll driver.
-        .target(name: "QuicEngine", dependencies: ["CQuic"], swiftSettings: hotPath),
+        // The values the sans-IO engine and the runtime share: the one time type and clock
+        // (MonotonicTime, TimeSpan), the one socket address, the one deadline heap, kernel randomness.
+        .target(name: "RuntimeCore", swiftSettings: hotPath),
+        // The runtime: the epoll event loop, its waker, channels and timers, locks, UDP and TCP
+        // sockets, whole-file reads and writes. Re-exports RuntimeCore.
+        .target(name: "EventRuntime", dependencies: ["RuntimeCore", "CLinux"], swiftSettings: hotPath),
+        // The QUIC engine, sans-IO: connections, endpoint and TLS take datagrams and time and give
+        // datagrams and deadlines. No event loop, no socket.
+        .target(name: "QuicEngine", dependencies: ["CQuic", "CLinux", "RuntimeCore"], swiftSettings: hotPath),
+        // The engine on the runtime: QuicDriver moves an endpoint's datagrams between UDP sockets and
+        // the engine on an event loop. Re-exports QuicEngine and EventRuntime.
+        .target(name: "QuicIO", dependencies: ["QuicEngine", "EventRuntime", "CLinux"], swiftSettings: hotPath),
         // In-memory network for engine tests and benchmarks: virtual clock, loss, delay, reordering.
         .target(name: "SplitMix"),
         .target(name: "QuicSimulation", dependencies: ["QuicEngine", "SplitMix"]),
@@ -42,7 +55,7 @@ let package = Package(
         // avahi-client from Debian: DNS-SD on the local network through the system's avahi-daemon
         // (issue 16), and the Swift side of it, whose poll runs on our event loop.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
-        .target(name: "ServiceDiscovery", dependencies: ["CAvahi", "QuicEngine"]),
+        .target(name: "ServiceDiscovery", dependencies: ["CAvahi", "EventRuntime"]),
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol"], swiftSettings: hotPath),
         // One server's stores off the event loop: the core's store actions answered by a worker thread.
@@ -50,50 +63,50 @@ let package = Package(
         // The `--db` file: SQLite behind the core's stores of history, accounts, room settings and files.
         .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
-        .target(name: "ChatClientKit", dependencies: ["QuicEngine", "ChatProtocol"], swiftSettings: hotPath),
+        .target(name: "ChatClientKit", dependencies: ["QuicIO", "ChatProtocol"], swiftSettings: hotPath),
         // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.
         .target(name: "ChatTUI"),
         // Terminal ioctl and crash-safe terminal restore for the full-screen client.
         .target(name: "CTerminal"),
         // User-space network impairment (loss, delay, reordering, duplication, corruption, bandwidth,
-        // blackholes, NAT rebinding): the kernel here has no netem.
-        .target(name: "Impairment"),
+        // blackholes, NAT rebinding): the kernel here has no netem. On the runtime's loop and sockets.
+        .target(name: "Impairment", dependencies: ["EventRuntime", "SplitMix"]),
         .executableTarget(name: "UDPImpair", dependencies: ["Impairment", "CLIOptions"]),
         // Flag parsing shared by the executables (no outside argument parser is available).
         .target(name: "CLIOptions"),
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
-        .target(name: "Prometheus", dependencies: ["QuicEngine", "CLIOptions"]),
-        .executableTarget(name: "ChatServer", dependencies: ["QuicEngine", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
+        .target(name: "Prometheus", dependencies: ["EventRuntime", "CLIOptions"]),
+        .executableTarget(name: "ChatServer", dependencies: ["QuicIO", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
                                                              "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "LocalStore", "SQLiteStorage"],
                           swiftSettings: hotPath),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicIO", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
-        .executableTarget(name: "QuicEcho", dependencies: ["QuicEngine", "QuicSimulation", "CLIOptions"]),
+        .executableTarget(name: "QuicEcho", dependencies: ["QuicIO", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
-        .executableTarget(name: "ChatBot", dependencies: ["QuicEngine", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"], swiftSettings: hotPath),
+        .executableTarget(name: "ChatBot", dependencies: ["QuicIO", "ChatProtocol", "ChatClientKit", "CLIOptions", "SplitMix"], swiftSettings: hotPath),
         // A Redis and Redis Cluster client on the event loop: sans-IO connections, reconnects, slots.
-        .target(name: "RedisClient", dependencies: ["CHiredis", "QuicEngine"]),
+        .target(name: "RedisClient", dependencies: ["CHiredis", "EventRuntime"]),
         // The shared state in Redis: room events (the atomic seq/stream/publish script, gap filling,
         // the per-room sequencer), node liveness and leases.
-        .target(name: "ClusterStore", dependencies: ["RedisClient", "QuicEngine"]),
+        .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
-        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicSimulation", "TestSupport", "SplitMix"]),
+        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicIO", "QuicSimulation", "TestSupport", "SplitMix"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "SplitMix"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
-        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "QuicEngine", "TestSupport"]),
+        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "EventRuntime", "TestSupport"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
-        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "TestSupport"]),
+        .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "EventRuntime", "SplitMix", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicEngine", "TestSupport"]),
+        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
-        .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "QuicEngine", "TestSupport"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicEngine", "ChatProtocol", "TestSupport", "SplitMix"]),
+        .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "EventRuntime", "TestSupport"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicIO", "ChatProtocol", "TestSupport", "SplitMix"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "QuicEngine", "TestSupport"]),
-        .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "TestSupport", "SplitMix"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "EventRuntime", "TestSupport"]),
+        .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "QuicIO", "TestSupport", "SplitMix"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -249,8 +249,6 @@ cquic_conn_memory *cquic_conn_memory_new(void) {
 
 size_t cquic_conn_memory_bytes(const cquic_conn_memory *memory) { return memory->bytes; }
 
-size_t cquic_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
-
 const ngtcp2_mem *cquic_conn_memory_allocator(cquic_conn_memory *memory) { return &memory->allocator; }
 
 size_t cquic_conn_memory_free(cquic_conn_memory *memory) {

@@ -1,7 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// Where and how every bot of a process connects: the flags `chat-client` has, with its defaults.
 struct ConnectionOptions: ServerListOptions {

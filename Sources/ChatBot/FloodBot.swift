@@ -2,7 +2,7 @@ import CLIOptions
 import ChatClientKit
 import ChatProtocol
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// `chat-bot flood`: joins a room and sends messages at `--rate` while joined, counting what the
 /// server accepts and refuses and how it ends each connection; with `--reconnect` it comes back

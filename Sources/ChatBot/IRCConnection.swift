@@ -1,4 +1,4 @@
-import QuicEngine
+import QuicIO
 
 /// One IRC client connection on an event loop: a non-blocking TCP socket (TCP_NODELAY), the TLS
 /// session over it, and the line framing. It hands every received line to `onMessage` and says

@@ -1,6 +1,6 @@
 import CLIOptions
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// `chat-bot irc-load`: the load of `chat-bot load` against an IRC server over TLS over TCP, for
 /// a side-by-side comparison (scripts/bench-irc.sh). N clients register and join channels (client

@@ -1,7 +1,7 @@
 import CLIOptions
 import ChatClientKit
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// `chat-bot load`: connects every client (the connect storm), then runs an open-loop schedule of
 /// room messages, typing datagrams and churn for the warm-up and the measured window, waits for

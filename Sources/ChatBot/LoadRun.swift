@@ -1,6 +1,6 @@
 import CLIOptions
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The life of one load run, whatever the protocol: the connect phase, the open-loop schedule of
 /// messages over the warm-up and the measured window, the drain, the report. `chat-bot load`

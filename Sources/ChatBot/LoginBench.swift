@@ -2,7 +2,7 @@ import CLIOptions
 import ChatClientKit
 import ChatProtocol
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// `chat-bot logins`: registers accounts, then measures bursts of hellos per login path (guest,
 /// certificate, password): the time until the last `welcome` and, with `--server-pid`, the

@@ -1,6 +1,6 @@
 import ChatClientKit
 import ChatProtocol
-import QuicEngine
+import QuicIO
 
 /// Moves: a bot whose connection is lost by no fault of its own (the node died, the server
 /// restarted, the path went idle) comes back as chat-client does (PROTOCOL.md sections 6 and 10):

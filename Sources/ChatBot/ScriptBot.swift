@@ -1,6 +1,6 @@
 import ChatClientKit
 import ChatProtocol
-import QuicEngine
+import QuicIO
 
 /// One bot of a running script: its session, where it is in its commands and what it waits for.
 /// Lives on the event-loop thread, like its session. A lost connection moves it to the next server

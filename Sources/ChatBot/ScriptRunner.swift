@@ -2,7 +2,7 @@ import CLIOptions
 import ChatClientKit
 import ChatProtocol
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// Runs a script: connects every bot on one event loop and one driver, starts them together once
 /// all are in their first room, and ends with 0 (done), 1 (a failure naming its line) or 130

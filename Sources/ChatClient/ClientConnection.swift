@@ -1,6 +1,6 @@
 import CLIOptions
 import ChatClientKit
-import QuicEngine
+import QuicIO
 
 /// The QUIC side every client mode shares: an endpoint on the loop, and one session that
 /// reconnects by itself (started by the caller), to the server or, with several (`--server

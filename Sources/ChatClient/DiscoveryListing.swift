@@ -1,6 +1,6 @@
 import CLIOptions
 import Glibc
-import QuicEngine
+import QuicIO
 import ServiceDiscovery
 
 /// `chat-client --discover` in line mode: one line per server as it appears, changes and goes

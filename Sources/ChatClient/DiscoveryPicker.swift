@@ -1,7 +1,7 @@
 import CLIOptions
 import ChatTUI
 import Glibc
-import QuicEngine
+import QuicIO
 import ServiceDiscovery
 
 /// `chat-client --discover` on a terminal: the qchat servers on the local network, full screen,

@@ -3,7 +3,7 @@ import ChatClientKit
 import ChatProtocol
 import ChatTUI
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The scriptable client: each input line is a message to the current room or a /command; each
 /// event is printed as a timestamped line (or one JSON object with --json), our own messages

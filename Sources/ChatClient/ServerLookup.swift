@@ -1,6 +1,6 @@
 import CLIOptions
 import ChatProtocol
-import QuicEngine
+import QuicIO
 import ServiceDiscovery
 
 /// `--server NAME` and `--discover`: qchat servers on the local network (PROTOCOL.md section 11),

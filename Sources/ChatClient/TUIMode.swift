@@ -3,7 +3,7 @@ import ChatClientKit
 import ChatProtocol
 import ChatTUI
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The full-screen client: keys in, protocol events in, one frame drawn per batch of events (a
 /// tick of the loop), only the changed cells written. The terminal is restored on every exit,

@@ -1,6 +1,6 @@
 import ChatTUI
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// Keys typed on the terminal (standard input, non-blocking), decoded on the loop: a lone Esc
 /// is told from the start of an escape sequence by waiting 40 ms for the rest.

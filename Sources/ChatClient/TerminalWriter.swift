@@ -1,5 +1,5 @@
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// What the full-screen client writes to its terminal, every byte of it, in order, without ever
 /// blocking the loop. Standard output shares its open file with standard input, which the client

@@ -1,5 +1,5 @@
 import ChatProtocol
-import QuicEngine
+import QuicIO
 
 /// One qchat protocol session over one QUIC connection: it opens the chat stream with the first
 /// `join`, then the presence stream with `status online` (PROTOCOL.md section 2), frames and

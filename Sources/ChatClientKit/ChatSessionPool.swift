@@ -1,4 +1,4 @@
-import QuicEngine
+import QuicIO
 
 /// Many sessions on one driver (bots, tests, the client's reconnects): connects them and routes
 /// each engine event to the session of its connection. New connections resume a TLS session

@@ -1,6 +1,6 @@
 import Dispatch
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// Hashes the files to upload on a thread of its own, so the event loop (the person's typing,
 /// chat, other transfers) never waits for a large file's SHA-256: about 0.3 s for 100 MiB,

@@ -1,6 +1,6 @@
 import ChatProtocol
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// A session's uploads and downloads on file streams (PROTOCOL.md section 9), numbered for the
 /// person, surviving reconnects: on a new connection every unfinished transfer resumes, an

@@ -1,5 +1,5 @@
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The few file operations transfers need, without Foundation. Failures are texts for the person.
 enum LocalFile {

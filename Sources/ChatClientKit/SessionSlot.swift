@@ -1,6 +1,6 @@
 import ChatProtocol
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// What a client keeps between runs for one server and nick, so that a client restarted after a
 /// crash or a kill is the same peer (PROTOCOL.md section 9 keys interrupted uploads by peer and

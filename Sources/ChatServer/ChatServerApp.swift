@@ -3,7 +3,7 @@ import ChatServerCore
 import Glibc
 import LocalStore
 import Prometheus
-import QuicEngine
+import QuicIO
 import SQLiteStorage
 import ServiceDiscovery
 
@@ -65,7 +65,7 @@ final class ChatServerApp {
         let files: any FileCatalog = options.cluster != nil || storeWorker ? SharedFileCatalog()
             : history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
         state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
-                                    roomLog: options.cluster == nil && !storeWorker ? .local : .shared)
+                                    roomLog: options.cluster == nil && !storeWorker ? .local : .shared, random: SystemRandomNumberGenerator())
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",

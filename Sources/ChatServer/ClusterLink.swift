@@ -1,6 +1,6 @@
 import ChatServerCore
 import ClusterStore
-import QuicEngine
+import QuicIO
 import RedisClient
 
 /// A node's connection to the shared store (`--cluster`): performs the core's shared-store

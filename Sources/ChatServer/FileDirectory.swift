@@ -1,6 +1,6 @@
 import ChatServerCore
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The server's file folder (`--files`): `content/` holds stored files named by their SHA-256
 /// (the same bytes once), `partial/` the uploads in progress named by their random keys. Names
@@ -133,10 +133,11 @@ struct FileDirectory: Sendable {
     func mark() throws(Failure) -> String {
         let markPath = path + "/" + Self.markName
         if let existing = Self.readMark(markPath) { return existing }
-        let aside = markPath + "." + RandomPeerID.hexKey()
+        var random = SystemRandomNumberGenerator()
+        let aside = markPath + "." + RandomPeerID.hexKey(using: &random)
         let descriptor = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Failure(code: errno, what: "making the folder's mark") }
-        let written = Array((RandomPeerID.hexKey() + "\n").utf8).withUnsafeBytes { FileDescriptorIO.write($0, to: descriptor) }
+        let written = Array((RandomPeerID.hexKey(using: &random) + "\n").utf8).withUnsafeBytes { FileDescriptorIO.write($0, to: descriptor) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
         defer { unlink(aside) }

@@ -1,7 +1,7 @@
 import ChatServerCore
 import Dispatch
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// Does the disk work of file streams on a thread of its own, so a slow disk never stalls the
 /// event loop (PROTOCOL.md section 9): uploads are written and hashed as their bytes arrive,

@@ -1,7 +1,7 @@
 import ClusterStore
 import Dispatch
 import Glibc
-import QuicEngine
+import QuicIO
 import RedisClient
 import Synchronization
 

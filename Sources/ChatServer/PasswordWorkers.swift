@@ -2,7 +2,7 @@ import ChatServerCore
 import Dispatch
 import Glibc
 import PasswordHashing
-import QuicEngine
+import QuicIO
 
 /// Runs the core's password tasks (argon2id, tens of milliseconds each) on a small fixed set of
 /// worker threads, so a hash never stalls the event loop for the other clients, and hands each

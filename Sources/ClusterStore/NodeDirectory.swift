@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 import RedisClient
 
 /// The nodes of one chat system and which of them are alive, in Redis: each node renews its
@@ -66,7 +66,7 @@ public final class NodeDirectory {
     /// The holder a planned stop leaves in `{nodes}:instances` until its handover ends.
     static let stoppingPrefix = "stopping:"
 
-    public init(client: RedisClient, node: String, instance: String = SHA256.hex(of: RandomBytes().bytes(8)), lifetime: QuicDuration = .seconds(6),
+    public init(client: RedisClient, node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: QuicDuration = .seconds(6),
                 reapTimeout: QuicDuration = .seconds(30), interval: QuicDuration = .seconds(2)) {
         self.client = client
         self.node = node

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 import RedisClient
 
 /// A node's live view of the rooms it follows (those with local members): subscribes to each

@@ -1,3 +1,5 @@
+import EventRuntime
+
 /// The blackhole windows still to come or in progress. Checked twice per packet (arrival and
 /// departure), so finished windows are pruned to keep the scan a handful of comparisons.
 struct BlackholeSchedule {
@@ -12,7 +14,7 @@ struct BlackholeSchedule {
     }
 
     /// Whether `elapsed` (since proxy start) falls in a window.
-    mutating func isActive(at elapsed: Nanoseconds) -> Bool {
+    mutating func isActive(at elapsed: TimeSpan) -> Bool {
         guard !windows.isEmpty else { return false }
         var active = false
         var anyFinished = false

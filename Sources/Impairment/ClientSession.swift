@@ -1,3 +1,5 @@
+import EventRuntime
+
 /// One client address and the upstream socket that stands for it toward the server, like one
 /// NAT mapping. Rebinding replaces the socket and keeps the counters.
 struct ClientSession {

@@ -1,3 +1,5 @@
+import EventRuntime
+
 /// Traffic of one client address, for checks such as QUIC's anti-amplification limit: before
 /// the server validates a client, `downBytes` (what the server sent) may be at most three times
 /// `upForwardedBytes` (what the server received).

@@ -1,17 +1,25 @@
+import EventRuntime
+import SplitMix
+
 /// The impairment decisions and counters of one direction. Pure: no sockets and no clock, so the
 /// same seed, arrival times and sizes always give the same plans, which is what makes `--seed`
 /// reproducible and this type testable without a network.
 struct ImpairedDirection {
     private(set) var profile: ImpairmentProfile
-    private var random: SeededRandom
+    private var random: SplitMix64
     private var shaper: BandwidthShaper
     var statistics = DirectionStatistics()
 
     init(profile: ImpairmentProfile, seed: UInt64, direction: TrafficDirection) {
         self.profile = profile
         // Separate streams per direction: replies arriving at different moments must not shift
-        // the client→server decisions of a replayed run.
-        random = SeededRandom(seed: seed &+ UInt64(direction.rawValue) &* 0x9E37_79B9_7F4A_7C15)
+        // the client→server decisions of a replayed run. Each starts at a state drawn from the
+        // seed (not at seed + n: SplitMix64's streams from nearby seeds are the same stream
+        // shifted by a step).
+        var seeder = SplitMix64(seed: seed)
+        var state = seeder.next()
+        for _ in 0..<direction.rawValue { state = seeder.next() }
+        random = SplitMix64(seed: state)
         shaper = BandwidthShaper(rate: profile.bandwidth, queueLimit: profile.effectiveQueueLimit)
     }
 
@@ -25,13 +33,13 @@ struct ImpairedDirection {
     /// Decides the fate of a packet that arrived at `now` (outside any blackhole): loss, then
     /// duplication, then per copy the bottleneck queue, delay with jitter, reordering hold-back
     /// and corruption. Counts every decision.
-    mutating func plan(packetSize: Int, now: Nanoseconds) -> PacketPlan {
+    mutating func plan(packetSize: Int, now: MonotonicTime) -> PacketPlan {
         var plan = PacketPlan()
-        if random.chance(profile.lossProbability) {
+        if chance(profile.lossProbability) {
             statistics.droppedByLoss += 1
             return plan
         }
-        let duplicate = random.chance(profile.duplicateProbability)
+        let duplicate = chance(profile.duplicateProbability)
         if duplicate { statistics.duplicated += 1 }
         for _ in 0..<(duplicate ? 2 : 1) {
             guard let departure = shaper.departure(ofPacketSized: packetSize, arrivingAt: now) else {
@@ -39,14 +47,16 @@ struct ImpairedDirection {
                 continue
             }
             var delay = profile.delay
-            if profile.jitter > 0 {
-                delay = max(0, delay + Nanoseconds.random(in: -profile.jitter...profile.jitter, using: &random))
+            if profile.jitter > .zero {
+                let jitter = Int64(profile.jitter.nanoseconds)
+                let jittered = Int64(delay.nanoseconds) + Int64.random(in: -jitter...jitter, using: &random)
+                delay = TimeSpan(nanoseconds: UInt64(max(0, jittered)))
             }
-            if random.chance(profile.reorderProbability) {
-                delay += profile.reorderDelay
+            if chance(profile.reorderProbability) {
+                delay = delay + profile.reorderDelay
                 statistics.reordered += 1
             }
-            let corrupt = packetSize > 0 && random.chance(profile.corruptProbability)
+            let corrupt = packetSize > 0 && chance(profile.corruptProbability)
             if corrupt { statistics.corrupted += 1 }
             plan.append(PacketPlan.Copy(releaseAt: departure + delay, corrupt: corrupt))
         }
@@ -65,5 +75,13 @@ struct ImpairedDirection {
             flipped.append(bit)
             bytes[bit / 8] ^= UInt8(1) << UInt8(bit % 8)
         }
+    }
+
+    /// True with probability `probability`. Draws nothing when the answer is certain, so turning
+    /// an impairment off (0) or fully on (1) does not shift the random sequence of the others.
+    private mutating func chance(_ probability: Double) -> Bool {
+        if probability <= 0 { return false }
+        if probability >= 1 { return true }
+        return random.nextDouble() < probability
     }
 }

@@ -1,3 +1,4 @@
+import EventRuntime
 import Synchronization
 
 /// A UDP impairment proxy: bind it, then `run()` it on a thread of its own (the executable's main
@@ -14,7 +15,8 @@ public final class ImpairmentProxy: Sendable {
     /// kernel until `run()` starts.
     public init(configuration: ProxyConfiguration) throws {
         self.configuration = configuration
-        listener = try UDPSocket(bindingTo: configuration.listenAddress, bufferBytes: ProxyLoop.listenerBufferBytes)
+        listener = try UDPSocket(
+            bindingTo: configuration.listenAddress, bufferBytes: ProxyLoop.listenerBufferBytes, overridingSystemLimit: true)
         do {
             control = try ProxyControl()
         } catch {
@@ -29,17 +31,19 @@ public final class ImpairmentProxy: Sendable {
         if !started.load(ordering: .acquiring) { listener.close() }
     }
 
-    /// Relays until `stop()`, the `quit` command, SIGINT/SIGTERM (with `TerminationSignals`), or
+    /// Relays until `stop()`, the `quit` command, SIGINT/SIGTERM (with `stopsOnTerminationSignals`:
+    /// the executable, whose only thread this is, since the loop blocks them for its signalfd), or
     /// end of `commandInput` with `exitWhenInputCloses`. Answers to commands read from
     /// `commandInput` go to `output`; diagnostics (rebinds, errors) go to `log`. Returns the
     /// final statistics. Call once.
     public func run(
-        commandInput: Int32? = nil, output: @escaping (String) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in }
+        commandInput: Int32? = nil, stopsOnTerminationSignals: Bool = false, output: @escaping (String) -> Void = { _ in },
+        log: @escaping (String) -> Void = { _ in }
     ) -> ProxyStatistics {
         precondition(!started.exchange(true, ordering: .acquiringAndReleasing), "ImpairmentProxy.run() called twice")
         let loop = ProxyLoop(
             configuration: configuration, control: control, listener: listener, commandInput: commandInput,
-            output: output, log: log)
+            stopsOnTerminationSignals: stopsOnTerminationSignals, output: output, log: log)
         return loop.run()
     }
 
@@ -57,7 +61,7 @@ public final class ImpairmentProxy: Sendable {
         timeout: Double, until condition: @escaping @Sendable (ProxyStatistics) -> Bool
     ) -> ProxyStatistics? {
         let reply = ReplySlot<ProxyStatistics?>()
-        let deadline = MonotonicClock.now() + Nanoseconds(timeout * 1e9)
+        let deadline = MonotonicTime.now() + TimeSpan(nanoseconds: UInt64(max(0, timeout) * 1e9))
         guard control.submit(.statistics(condition: condition, deadline: deadline, reply: reply)) else { return nil }
         // The loop answers at the deadline itself; the extra second only guards against a loop
         // that died without answering.

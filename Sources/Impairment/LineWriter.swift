@@ -1,3 +1,4 @@
+import EventRuntime
 import Glibc
 
 /// Writes whole lines straight to a descriptor with write(2), so every line is flushed at once
@@ -16,17 +17,6 @@ public struct LineWriter: Sendable {
     public func write(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written: Int
-                do {
-                    written = try systemCall("write") { Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
-                } catch {
-                    return
-                }
-                offset += written
-            }
-        }
+        _ = bytes.withUnsafeBytes { FileDescriptorIO.write($0, to: descriptor) }
     }
 }

@@ -1,15 +1,17 @@
+import EventRuntime
+
 /// What the impairments decided for one arriving packet: zero, one or two copies (duplication),
 /// each with its release time and whether to corrupt it. Two inline slots, not an array, so
 /// planning allocates nothing.
 struct PacketPlan {
     struct Copy: Equatable {
-        var releaseAt: Nanoseconds
+        var releaseAt: MonotonicTime
         var corrupt: Bool
     }
 
     private(set) var count = 0
-    private var first = Copy(releaseAt: 0, corrupt: false)
-    private var second = Copy(releaseAt: 0, corrupt: false)
+    private var first = Copy(releaseAt: MonotonicTime(nanoseconds: 0), corrupt: false)
+    private var second = Copy(releaseAt: MonotonicTime(nanoseconds: 0), corrupt: false)
 
     mutating func append(_ copy: Copy) {
         precondition(count < 2, "a packet has at most two copies")

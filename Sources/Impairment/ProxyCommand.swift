@@ -1,3 +1,5 @@
+import EventRuntime
+
 /// A line typed on stdin (or sent by a test through `ImpairmentProxy.perform`).
 public enum ProxyCommand: Sendable, Equatable {
     /// `stats`: answered with the JSON statistics line.
@@ -6,7 +8,7 @@ public enum ProxyCommand: Sendable, Equatable {
     /// with `changeAddress` also on the next 127.0.0.x address.
     case rebind(changeAddress: Bool, client: SocketAddress?)
     /// `blackhole 5s`: drop everything both ways from now for that long.
-    case blackhole(Nanoseconds)
+    case blackhole(TimeSpan)
     /// `loss 0.3`, `up-delay 50ms`, ...: change an impairment on the fly.
     case impairment(ImpairmentSetting)
     case quit

@@ -1,3 +1,5 @@
+import EventRuntime
+
 extension ProxyConfiguration {
     /// Parses `udp-impair`'s flags (without the program name). Every flag must be known, so a
     /// misspelt impairment fails loudly instead of silently testing a perfect network.
@@ -7,7 +9,7 @@ extension ProxyConfiguration {
         var seed: UInt64?
         var settings: [ImpairmentSetting] = []
         var blackholes: [BlackholeWindow] = []
-        var rebindInterval: Nanoseconds?
+        var rebindInterval: TimeSpan?
         var rebindChangesAddress = false
         var exitWhenInputCloses = false
 
@@ -49,7 +51,7 @@ extension ProxyConfiguration {
             case "blackhole": blackholes.append(try ValueParser.blackholeWindow(value))
             case "rebind-every":
                 let interval = try ValueParser.duration(value)
-                guard interval > 0 else { throw .invalidArgument("--rebind-every must be longer than 0") }
+                guard interval > .zero else { throw .invalidArgument("--rebind-every must be longer than 0") }
                 rebindInterval = interval
             default:
                 guard let setting = ImpairmentSetting(option: name, value: value) else {

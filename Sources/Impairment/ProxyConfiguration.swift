@@ -1,3 +1,5 @@
+import EventRuntime
+
 /// Everything `udp-impair` is started with. The impairment profiles and blackholes can change
 /// later through commands; addresses, seed and rebinding schedule cannot.
 public struct ProxyConfiguration: Sendable, Equatable {
@@ -13,7 +15,7 @@ public struct ProxyConfiguration: Sendable, Equatable {
     /// from it, so one direction's decisions do not depend on the other's traffic.
     public var seed: UInt64
     /// Rebinds every client at this period, counted from proxy start.
-    public var rebindInterval: Nanoseconds?
+    public var rebindInterval: TimeSpan?
     /// Scheduled rebinds also move to the next 127.0.0.x source address.
     public var rebindChangesAddress = false
     /// Stop (printing statistics) when the command input reaches end of file, so a proxy started
@@ -25,9 +27,9 @@ public struct ProxyConfiguration: Sendable, Equatable {
         self.seed = seed
     }
 
-    /// The source address for a new client's upstream socket: 127.0.0.1 toward a loopback
-    /// server so that reports show the address the server sees, otherwise the kernel's choice.
-    var initialUpstreamHost: UInt32 {
-        serverAddress.isLoopback ? SocketAddress.loopback(1).host : SocketAddress.anyHost
+    /// Where a new client's upstream socket binds (port 0): 127.0.0.1 toward a loopback server so
+    /// that reports show the address the server sees, otherwise 0.0.0.0, the kernel's choice.
+    var initialUpstreamAddress: SocketAddress {
+        serverAddress.isLoopback ? .loopback(1) : .v4(address: 0, port: 0)
     }
 }

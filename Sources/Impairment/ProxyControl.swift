@@ -1,13 +1,13 @@
+import EventRuntime
 import Synchronization
 
-/// The part of a proxy that other threads share with its loop: a request queue, a stop flag and
-/// the waker that makes the loop look at both.
+/// The part of a proxy that other threads share with its loop: a request queue and the loop's
+/// waker (made before the loop, so that a stop or a request may come before `run()`).
 final class ProxyControl: Sendable {
     let waker: LoopWaker
     private let inbox = Mutex<(requests: [ProxyRequest], closed: Bool)>(([], false))
-    private let stopFlag = Atomic<Bool>(false)
 
-    init() throws(ImpairmentError) {
+    init() throws {
         waker = try LoopWaker()
     }
 
@@ -38,10 +38,8 @@ final class ProxyControl: Sendable {
         }
     }
 
+    /// Makes the loop return from `run()` (the waker's stop flag, which the loop checks each turn).
     func requestStop() {
-        stopFlag.store(true, ordering: .releasing)
-        waker.wake()
+        waker.requestStop()
     }
-
-    var isStopRequested: Bool { stopFlag.load(ordering: .acquiring) }
 }

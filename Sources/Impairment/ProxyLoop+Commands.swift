@@ -1,3 +1,4 @@
+import EventRuntime
 import Glibc
 
 extension ProxyLoop {
@@ -10,7 +11,7 @@ extension ProxyLoop {
         } catch {
             return "ERROR \(error)"
         }
-        let now = MonotonicClock.now()
+        let now = MonotonicTime.now()
         switch command {
         case .statistics:
             return snapshot(now: now).jsonLine
@@ -26,7 +27,7 @@ extension ProxyLoop {
             return "OK \(verb) \(result.rebound)"
         case .blackhole(let duration):
             blackholes.add(BlackholeWindow(start: now - startTime, duration: duration))
-            return "OK blackhole \(Double(duration) / 1e9)s"
+            return "OK blackhole \(duration.seconds)s"
         case .impairment(let setting):
             var up = directions[TrafficDirection.up.rawValue].profile
             var down = directions[TrafficDirection.down.rawValue].profile
@@ -58,8 +59,24 @@ extension ProxyLoop {
         }
     }
 
-    /// Reads what stdin has (poll said it is readable, so one read(2) does not block even on a
-    /// blocking descriptor, which is left blocking because it may be a terminal shared with a
+    /// Watches the command input on the loop; a regular file or /dev/null, which epoll refuses,
+    /// is always readable, so it is read a chunk per loop turn instead (as poll(2) would report it).
+    func watchCommands(_ descriptor: Int32, on loop: EventLoop) {
+        do {
+            try loop.watchReadable(descriptor) { [unowned self] in readCommands() }
+        } catch {
+            commandInputIsPolled = true
+            loop.schedule(at: .now()) { [unowned self] in pollCommands() }
+        }
+    }
+
+    private func pollCommands() {
+        readCommands()
+        if commandInput != nil { loop?.schedule(at: .now()) { [unowned self] in pollCommands() } }
+    }
+
+    /// Reads what stdin has (the loop said it is readable, so one read(2) does not block even on
+    /// a blocking descriptor, which is left blocking because it may be a terminal shared with a
     /// shell) and answers each complete line on the output.
     func readCommands() {
         guard let descriptor = commandInput else { return }
@@ -85,7 +102,7 @@ extension ProxyLoop {
     }
 
     private func stopReadingCommands() {
-        if let commandInput { pollSet.remove(commandInput) }
+        if let commandInput, !commandInputIsPolled { loop?.unwatch(commandInput) }
         commandInput = nil
     }
 }

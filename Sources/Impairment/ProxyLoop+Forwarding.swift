@@ -1,6 +1,8 @@
+import EventRuntime
+
 extension ProxyLoop {
     func receiveFromClients() {
-        let now = MonotonicClock.now()
+        let now = MonotonicTime.now()
         for _ in 0..<ProxyLoop.receiveBatchLimit {
             let received: (count: Int, source: SocketAddress)?
             do {
@@ -21,7 +23,7 @@ extension ProxyLoop {
     }
 
     func receiveFromServer(clientIndex: Int) {
-        let now = MonotonicClock.now()
+        let now = MonotonicTime.now()
         let upstream = clients[clientIndex].upstream
         for _ in 0..<ProxyLoop.receiveBatchLimit {
             let received: (count: Int, source: SocketAddress)?
@@ -47,29 +49,39 @@ extension ProxyLoop {
         }
     }
 
+    /// Reads what the server sends to client `index` through `upstream` (its socket now).
+    func watch(_ upstream: UDPSocket, of index: Int) throws {
+        try loop?.watchReadable(upstream.descriptor) { [unowned self] in receiveFromServer(clientIndex: index) }
+    }
+
     /// The client table entry for `address`, opening its upstream socket on first sight.
     private func clientIndex(for address: SocketAddress) -> Int? {
         if let existing = clientIndexByAddress[address] { return existing }
         let upstream: UDPSocket
         do {
             upstream = try UDPSocket(
-                bindingTo: SocketAddress(host: configuration.initialUpstreamHost, port: 0),
-                bufferBytes: ProxyLoop.upstreamBufferBytes)
+                bindingTo: configuration.initialUpstreamAddress, bufferBytes: ProxyLoop.upstreamBufferBytes,
+                overridingSystemLimit: true)
         } catch {
             log("udp-impair: no upstream socket for client \(address): \(error)")
             return nil
         }
         let index = clients.count
+        do {
+            try watch(upstream, of: index)
+        } catch {
+            log("udp-impair: no upstream socket for client \(address): \(error)")
+            upstream.close()
+            return nil
+        }
         clients.append(ClientSession(address: address, upstream: upstream))
         clientIndexByAddress[address] = index
-        clientIndexByUpstreamDescriptor[upstream.descriptor] = index
-        pollSet.add(upstream.descriptor)
         return index
     }
 
     /// Counts a packet now in `receiveBuffer`, then impairs it: sent at once when it has no
     /// delay and no corruption, otherwise copied into the timer heap.
-    private func arrive(_ direction: TrafficDirection, clientIndex: Int, count: Int, now: Nanoseconds) {
+    private func arrive(_ direction: TrafficDirection, clientIndex: Int, count: Int, now: MonotonicTime) {
         let lane = direction.rawValue
         directions[lane].statistics.receivedPackets += 1
         directions[lane].statistics.receivedBytes += count
@@ -104,7 +116,7 @@ extension ProxyLoop {
     }
 
     /// Sends every packet whose time has come, unless a blackhole is open right now.
-    func releaseDuePackets(now: Nanoseconds) {
+    func releaseDuePackets(now: MonotonicTime) {
         guard let earliest = pending.earliestDeadline, earliest <= now else { return }
         let blackholed = blackholes.isActive(at: now - startTime)
         while let packet = pending.popDue(now: now) {
@@ -121,7 +133,7 @@ extension ProxyLoop {
 
     /// Up goes from the client's current upstream socket to the server; down goes from the
     /// listen socket to the client.
-    private func transmit(_ direction: TrafficDirection, clientIndex: Int, bytes: UnsafeRawBufferPointer, now: Nanoseconds) {
+    private func transmit(_ direction: TrafficDirection, clientIndex: Int, bytes: UnsafeRawBufferPointer, now: MonotonicTime) {
         let lane = direction.rawValue
         let sent: Bool
         do {
@@ -131,7 +143,7 @@ extension ProxyLoop {
             }
         } catch {
             // Rate-limited: a dead route would otherwise print a line per packet.
-            if now - lastSendErrorLog >= 1_000_000_000 {
+            if lastSendErrorLog.map({ now - $0 >= .seconds(1) }) ?? true {
                 lastSendErrorLog = now
                 log("udp-impair: \(error)")
             }

@@ -1,5 +1,7 @@
+import EventRuntime
+
 extension ProxyLoop {
-    func runScheduledRebind(now: Nanoseconds) {
+    func runScheduledRebind(now: MonotonicTime) {
         guard let due = nextScheduledRebind, let interval = configuration.rebindInterval, now >= due else { return }
         var following = due + interval
         // After a stall, skip the missed periods instead of rebinding in a burst.
@@ -30,18 +32,21 @@ extension ProxyLoop {
     /// closes, so the kernel cannot hand back the same port.
     private func rebind(clientIndex index: Int, changeAddress: Bool) throws {
         let old = clients[index].upstream
-        let host = changeAddress ? loopbackCycle.next() : old.localAddress.host
-        let replacement = try UDPSocket(bindingTo: SocketAddress(host: host, port: 0), bufferBytes: ProxyLoop.upstreamBufferBytes)
+        let source = changeAddress ? loopbackCycle.next() : old.localAddress.withPort(0)
+        let replacement = try UDPSocket(bindingTo: source, bufferBytes: ProxyLoop.upstreamBufferBytes, overridingSystemLimit: true)
+        do {
+            try watch(replacement, of: index)
+        } catch {
+            replacement.close()
+            throw error
+        }
         // Replies that reached the old mapping before the switch still count as delivered.
         receiveFromServer(clientIndex: index)
-        pollSet.remove(old.descriptor)
-        clientIndexByUpstreamDescriptor[old.descriptor] = nil
+        loop?.unwatch(old.descriptor)
         old.close()
         clients[index].upstream = replacement
         clients[index].statistics.upstreamAddress = replacement.localAddress
         clients[index].statistics.rebinds += 1
-        clientIndexByUpstreamDescriptor[replacement.descriptor] = index
-        pollSet.add(replacement.descriptor)
         rebinds += 1
         log("udp-impair: client \(clients[index].address) rebound from \(old.localAddress) to \(replacement.localAddress)")
     }

@@ -1,6 +1,10 @@
-/// The proxy's single thread of work: one poll loop over the listen socket, one upstream socket
-/// per client, the request waker and the command input, with a timer heap for delayed packets.
-/// All mutable proxy state lives here and is touched only from the thread inside `run()`.
+import EventRuntime
+import Glibc
+
+/// The proxy's single thread of work: the runtime's event loop over the listen socket, one
+/// upstream socket per client, the request waker and the command input, with the runtime's
+/// deadline heap for delayed packets. All mutable proxy state lives here and is touched only
+/// from the thread inside `run()`.
 final class ProxyLoop {
     /// Receive and release in bounded batches so one busy socket cannot starve the others.
     static let receiveBatchLimit = 64
@@ -10,11 +14,13 @@ final class ProxyLoop {
     let configuration: ProxyConfiguration
     let control: ProxyControl
     let listener: UDPSocket
-    let startTime: Nanoseconds
+    let stopsOnTerminationSignals: Bool
+    let startTime: MonotonicTime
     let output: (String) -> Void
     let log: (String) -> Void
 
-    var pollSet = PollSet()
+    /// Set for the duration of `run()`.
+    var loop: EventLoop?
     /// Indexed by `TrafficDirection.rawValue`; an array so a direction mutates in place.
     var directions: [ImpairedDirection]
     var pending = DeadlineHeap<ScheduledPacket>()
@@ -22,15 +28,17 @@ final class ProxyLoop {
     /// Clients are only ever appended, so indices held by queued packets stay valid.
     var clients: [ClientSession] = []
     var clientIndexByAddress: [SocketAddress: Int] = [:]
-    var clientIndexByUpstreamDescriptor: [Int32: Int] = [:]
     var loopbackCycle = LoopbackAddressCycle()
-    var nextScheduledRebind: Nanoseconds?
+    var nextScheduledRebind: MonotonicTime?
     var rebinds = 0
     var loopWakeups = 0
-    var waiters: [(condition: @Sendable (ProxyStatistics) -> Bool, deadline: Nanoseconds, reply: ReplySlot<ProxyStatistics?>)] = []
+    var waiters: [(condition: @Sendable (ProxyStatistics) -> Bool, deadline: MonotonicTime, reply: ReplySlot<ProxyStatistics?>)] = []
     var commandInput: Int32?
+    /// The command input is a regular file or /dev/null, which epoll refuses: always readable,
+    /// so it is read a chunk per loop turn instead.
+    var commandInputIsPolled = false
     var commandBuffer = CommandLineBuffer()
-    var lastSendErrorLog: Nanoseconds = .min
+    var lastSendErrorLog: MonotonicTime?
     var stopping = false
     /// One buffer for every receive: packets released immediately are sent straight from it,
     /// only delayed ones are copied.
@@ -38,15 +46,16 @@ final class ProxyLoop {
 
     init(
         configuration: ProxyConfiguration, control: ProxyControl, listener: UDPSocket, commandInput: Int32?,
-        output: @escaping (String) -> Void, log: @escaping (String) -> Void
+        stopsOnTerminationSignals: Bool, output: @escaping (String) -> Void, log: @escaping (String) -> Void
     ) {
         self.configuration = configuration
         self.control = control
         self.listener = listener
         self.commandInput = commandInput
+        self.stopsOnTerminationSignals = stopsOnTerminationSignals
         self.output = output
         self.log = log
-        startTime = MonotonicClock.now()
+        startTime = MonotonicTime.now()
         directions = [
             ImpairedDirection(profile: configuration.up, seed: configuration.seed, direction: .up),
             ImpairedDirection(profile: configuration.down, seed: configuration.seed, direction: .down),
@@ -61,55 +70,47 @@ final class ProxyLoop {
 
     /// Runs until stopped; closes every socket (the listener included) and returns final statistics.
     func run() -> ProxyStatistics {
-        pollSet.add(listener.descriptor)
-        pollSet.add(control.waker.readDescriptor)
-        if let commandInput { pollSet.add(commandInput) }
-        while !stopping {
-            let now = MonotonicClock.now()
-            releaseDuePackets(now: now)
-            runScheduledRebind(now: now)
-            if !waiters.isEmpty { resolveWaiters(now: now) }
-            if stopping { break }
-            let ready: [Int32]
-            do {
-                ready = try pollSet.wait(timeoutMilliseconds: pollTimeout(now: MonotonicClock.now()))
-            } catch {
-                log("udp-impair: \(error); stopping")
-                break
+        do {
+            let loop = try EventLoop(waker: control.waker)
+            self.loop = loop
+            try loop.watchReadable(listener.descriptor) { [unowned self] in receiveFromClients() }
+            if let commandInput { watchCommands(commandInput, on: loop) }
+            if stopsOnTerminationSignals {
+                try loop.handleSignals([SIGINT, SIGTERM]) { [unowned self] _ in stop() }
             }
-            loopWakeups += 1
-            for descriptor in ready { handleReadable(descriptor) }
+            loop.addTick { [unowned self] in tick() }
+            loop.run()
+        } catch {
+            log("udp-impair: \(error); stopping")
         }
         return shutDown()
     }
 
-    /// Milliseconds to the earliest deadline, rounded up so the loop never wakes early and
-    /// spins; -1 (forever) when nothing is scheduled. Timing is therefore good to about 1 ms.
-    private func pollTimeout(now: Nanoseconds) -> Int32 {
+    /// After every wake-up (and before the first wait): requests from other threads, packets
+    /// whose time has come, the rebind schedule and the statistics waiters; the earliest of their
+    /// deadlines bounds the loop's next wait.
+    private func tick() -> (deadline: MonotonicTime?, busy: Bool) {
+        loopWakeups += 1
+        handleRequests()
+        let now = MonotonicTime.now()
+        releaseDuePackets(now: now)
+        runScheduledRebind(now: now)
+        if !waiters.isEmpty { resolveWaiters(now: now) }
+        if stopping { loop?.stop() }
         var earliest = pending.earliestDeadline
         if let rebind = nextScheduledRebind { earliest = min(earliest ?? rebind, rebind) }
         for waiter in waiters { earliest = min(earliest ?? waiter.deadline, waiter.deadline) }
-        guard let earliest else { return -1 }
-        let milliseconds = (earliest - now + 999_999) / 1_000_000
-        return Int32(clamping: max(0, milliseconds))
+        return (earliest, false)
     }
 
-    private func handleReadable(_ descriptor: Int32) {
-        if descriptor == listener.descriptor {
-            receiveFromClients()
-        } else if descriptor == control.waker.readDescriptor {
-            control.waker.drain()
-            handleRequests()
-            if control.isStopRequested || TerminationSignals.received != nil { stopping = true }
-        } else if descriptor == commandInput {
-            readCommands()
-        } else if let clientIndex = clientIndexByUpstreamDescriptor[descriptor] {
-            receiveFromServer(clientIndex: clientIndex)
-        }
+    /// Ends `run()` after the current turn (loop thread).
+    func stop() {
+        stopping = true
+        loop?.stop()
     }
 
     private func shutDown() -> ProxyStatistics {
-        let final = snapshot(now: MonotonicClock.now())
+        let final = snapshot(now: MonotonicTime.now())
         for request in control.close() {
             switch request {
             case .command(_, let reply): reply.fulfil("ERROR proxy stopped")
@@ -118,12 +119,17 @@ final class ProxyLoop {
         }
         for waiter in waiters { waiter.reply.fulfil(nil) }
         waiters.removeAll()
-        for client in clients { client.upstream.close() }
+        for client in clients {
+            loop?.unwatch(client.upstream.descriptor)
+            client.upstream.close()
+        }
+        loop?.unwatch(listener.descriptor)
         listener.close()
+        loop = nil
         return final
     }
 
-    func snapshot(now: Nanoseconds) -> ProxyStatistics {
+    func snapshot(now: MonotonicTime) -> ProxyStatistics {
         ProxyStatistics(
             seed: configuration.seed, uptime: now - startTime, listenAddress: listener.localAddress,
             serverAddress: configuration.serverAddress, up: directions[TrafficDirection.up.rawValue].statistics,
@@ -131,7 +137,7 @@ final class ProxyLoop {
             rebinds: rebinds, loopWakeups: loopWakeups)
     }
 
-    private func resolveWaiters(now: Nanoseconds) {
+    private func resolveWaiters(now: MonotonicTime) {
         let current = snapshot(now: now)
         waiters.removeAll { waiter in
             if waiter.condition(current) {

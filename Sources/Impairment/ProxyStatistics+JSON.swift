@@ -2,7 +2,7 @@ extension ProxyStatistics {
     /// One line of JSON with snake_case keys. Written by hand: the keys are fixed, the values
     /// are numbers and dotted addresses (nothing to escape), and the library avoids Foundation.
     public var jsonLine: String {
-        var json = "{\"type\":\"stats\",\"seed\":\(seed),\"uptime_s\":\(Double(uptime) / 1e9)"
+        var json = "{\"type\":\"stats\",\"seed\":\(seed),\"uptime_s\":\(uptime.seconds)"
         json += ",\"listen\":\"\(listenAddress)\",\"server\":\"\(serverAddress)\""
         json += ",\"rebinds\":\(rebinds),\"loop_wakeups\":\(loopWakeups)"
         json += ",\"up\":\(ProxyStatistics.json(up)),\"down\":\(ProxyStatistics.json(down)),\"clients\":["

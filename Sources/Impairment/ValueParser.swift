@@ -1,19 +1,21 @@
+import EventRuntime
+
 /// The units people type on the command line and on stdin: durations, probabilities, rates and
 /// byte counts. Every error message repeats the offending text and an example that works.
 public enum ValueParser {
     /// `250us`, `100ms`, `1.5s`, `2m`; a bare `0` is allowed. A number without a unit is an error
     /// because "100" could mean seconds or milliseconds and a wrong guess wastes a test run.
-    public static func duration(_ text: String) throws(ImpairmentError) -> Nanoseconds {
+    public static func duration(_ text: String) throws(ImpairmentError) -> TimeSpan {
         let units: [(suffix: String, nanoseconds: Double)] = [
             ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9),
         ]
         let trimmed = text.trimmingWhitespace()
-        if trimmed == "0" { return 0 }
+        if trimmed == "0" { return .zero }
         for unit in units where trimmed.hasSuffix(unit.suffix) {
             let number = trimmed.dropLast(unit.suffix.count)
             // "ms" also ends in "s": only accept when what is left is a plain number.
-            if let value = Double(number), value >= 0, value.isFinite {
-                return Nanoseconds((value * unit.nanoseconds).rounded())
+            if let value = Double(number), value >= 0, value * unit.nanoseconds < 0x1p63 {
+                return TimeSpan(nanoseconds: UInt64((value * unit.nanoseconds).rounded()))
             }
         }
         throw .invalidArgument("'\(text)' is not a duration: use a unit, e.g. 250us, 100ms, 1.5s, 2m")

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// A small, strict HTTP/1.1 server for `GET /metrics` on the process's event loop: one
 /// request per connection (`Connection: close`), every connection bounded in number, request
@@ -17,7 +17,7 @@ public final class MetricsEndpoint {
     private var connections: [Int32: ScrapeConnection] = [:]
     /// The connections a newcomer may take the place of when every slot is taken.
     private let displaceable = DisplaceableScrapes()
-    private var cached: (built: QuicTime, answer: [UInt8])?
+    private var cached: (built: MonotonicTime, answer: [UInt8])?
     /// One read buffer for every connection: reads happen one at a time on the loop.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
     /// Set while accepting is paused (out of descriptors): the timer that resumes it.
@@ -181,7 +181,7 @@ public final class MetricsEndpoint {
 
     /// The page with its status line and headers, rebuilt once the cached one is too old.
     private func page() -> [UInt8] {
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         if let cached, now - cached.built < limits.cacheLifetime { return cached.answer }
         statistics.pagesBuilt += 1
         let body = buildPage()

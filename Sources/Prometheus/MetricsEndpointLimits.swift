@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// What bounds the metrics endpoint, so scrapers can cost the chat nothing measurable: with
 /// `maxConnections` open, a new connection takes the place of the oldest one still sending its
@@ -10,11 +10,11 @@ import QuicEngine
 public struct MetricsEndpointLimits: Equatable, Sendable {
     public var maxConnections: Int
     public var maxRequestBytes: Int
-    public var timeout: QuicDuration
-    public var cacheLifetime: QuicDuration
+    public var timeout: TimeSpan
+    public var cacheLifetime: TimeSpan
 
-    public init(maxConnections: Int = 64, maxRequestBytes: Int = 8192, timeout: QuicDuration = .seconds(10),
-                cacheLifetime: QuicDuration = .seconds(1)) {
+    public init(maxConnections: Int = 64, maxRequestBytes: Int = 8192, timeout: TimeSpan = .seconds(10),
+                cacheLifetime: TimeSpan = .seconds(1)) {
         self.maxConnections = maxConnections
         self.maxRequestBytes = maxRequestBytes
         self.timeout = timeout

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// One scraper's TCP connection: the request head as it arrives, then the answer being written,
 /// then the wait for the scraper to close its side.

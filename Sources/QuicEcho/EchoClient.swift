@@ -1,7 +1,7 @@
 import CLIOptions
 import Foundation
 import Glibc
-import QuicEngine
+import QuicIO
 
 /// The client side of quic-echo. Each mode prints one JSON line and returns the exit status:
 /// 0 success, 1 the check failed, 2 no handshake.
@@ -14,7 +14,7 @@ final class EchoClient {
     private let options: Options
     private var status: Int32 = 1
     private var report: [String: String] = [:]
-    private let started = QuicTime.now()
+    private let started = MonotonicTime.now()
 
     init(options: Options) throws {
         self.options = options
@@ -72,7 +72,7 @@ final class EchoClient {
         try driver.endpoint.connect(to: remote, from: local, configuration: configuration, now: .now())
     }
 
-    private var elapsedSeconds: Double { (QuicTime.now() - started).seconds }
+    private var elapsedSeconds: Double { (MonotonicTime.now() - started).seconds }
 
     // MARK: Modes
 
@@ -144,7 +144,7 @@ final class EchoClient {
         let total = try options.integer("download", default: 0, in: 0...1 << 40)
         _ = try connect()
         var received = 0
-        var firstByte: QuicTime?
+        var firstByte: MonotonicTime?
         driver.onEvent = { [unowned self] connection, event in
             switch event {
             case .handshakeCompleted:

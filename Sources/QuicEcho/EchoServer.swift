@@ -1,6 +1,6 @@
 import CLIOptions
 import Glibc
-import QuicEngine
+import QuicIO
 import QuicSimulation
 
 /// Echo server on real UDP: prints `READY <port>` once listening, exits 0 on SIGINT/SIGTERM.

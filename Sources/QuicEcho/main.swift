@@ -1,6 +1,6 @@
 import CLIOptions
 import Glibc
-import QuicEngine
+import QuicIO
 
 // quic-echo: the engine's reference peer. `server` echoes streams and datagrams (and serves
 // `SEND <n>` requests for the transfer benchmark); `client` checks an echo server, downloads,

@@ -7,10 +7,10 @@ public final class SimulatedNetwork {
     public struct Impairment: Sendable {
         public var loss = 0.0
         public var duplication = 0.0
-        public var delay = QuicDuration.milliseconds(5)
+        public var delay = TimeSpan.milliseconds(5)
         /// Extra random delay in [0, jitter): with jitter above the packet spacing, packets reorder.
-        public var jitter = QuicDuration.zero
-        public init(loss: Double = 0, duplication: Double = 0, delay: QuicDuration = .milliseconds(5), jitter: QuicDuration = .zero) {
+        public var jitter = TimeSpan.zero
+        public init(loss: Double = 0, duplication: Double = 0, delay: TimeSpan = .milliseconds(5), jitter: TimeSpan = .zero) {
             self.loss = loss
             self.duplication = duplication
             self.delay = delay
@@ -19,14 +19,14 @@ public final class SimulatedNetwork {
     }
 
     private struct Flight {
-        var deliverAt: QuicTime
+        var deliverAt: MonotonicTime
         var order: UInt64
         var bytes: [UInt8]
         var from: SocketAddress
         var to: SocketAddress
     }
 
-    public private(set) var now: QuicTime
+    public private(set) var now: MonotonicTime
     public var impairment: Impairment
     /// Source rewriting at a NAT: datagrams from the key leave with the value as their source, and
     /// datagrams to the value are delivered to the key.
@@ -46,7 +46,7 @@ public final class SimulatedNetwork {
     private var random: SplitMix64
     private var buffer = [UInt8](repeating: 0, count: 64 * 1500)
 
-    public init(impairment: Impairment = Impairment(), seed: UInt64 = 1, start: QuicTime = QuicTime(nanoseconds: 1_000_000_000)) {
+    public init(impairment: Impairment = Impairment(), seed: UInt64 = 1, start: MonotonicTime = MonotonicTime(nanoseconds: 1_000_000_000)) {
         self.impairment = impairment
         self.random = SplitMix64(seed: seed)
         self.now = start
@@ -77,7 +77,7 @@ public final class SimulatedNetwork {
     /// Moves packets and time until `done` returns true or `limit` of virtual time has passed.
     /// `onEvent` sees every event of every endpoint. Returns whether `done` became true.
     @discardableResult
-    public func run(for limit: QuicDuration, until done: () -> Bool = { false },
+    public func run(for limit: TimeSpan, until done: () -> Bool = { false },
                     onEvent: (QuicEndpoint, QuicConnection, QuicEvent) -> Void = { _, _, _ in }) -> Bool {
         let end = now + limit
         while true {
@@ -142,7 +142,7 @@ public final class SimulatedNetwork {
         for _ in 0..<copies {
             var delay = impairment.delay
             if impairment.jitter.nanoseconds > 0 {
-                delay = delay + QuicDuration(nanoseconds: random.next() % impairment.jitter.nanoseconds)
+                delay = delay + TimeSpan(nanoseconds: random.next() % impairment.jitter.nanoseconds)
             }
             order += 1
             insert(Flight(deliverAt: now + delay, order: order, bytes: bytes, from: source, to: to))
@@ -156,7 +156,7 @@ public final class SimulatedNetwork {
         flights.insert(flight, at: index)
     }
 
-    private func nextInstant() -> QuicTime? {
+    private func nextInstant() -> MonotonicTime? {
         var next = flights.first?.deliverAt
         for endpoint in endpoints where !heldTimers.contains(ObjectIdentifier(endpoint)) {
             if let deadline = endpoint.nextTimeout { next = min(next ?? deadline, deadline) }

@@ -1,5 +1,5 @@
 import Glibc
-import QuicEngine
+import EventRuntime
 
 /// One Redis connection for a thread of its own that may block (a node's heartbeat, which must
 /// not wait behind the event loop's work or its pipelined commands): one command at a time, each
@@ -8,12 +8,12 @@ import QuicEngine
 public final class RedisBlockingConnection {
     public let address: RedisServerAddress
     private let stream: TCPStream
-    private let timeout: QuicDuration
+    private let timeout: TimeSpan
     private let reader = RESPReader(limits: RedisLimits(maxReplyElements: 1024, maxReplyBytes: 1 << 20))
     private var failed = false
 
     /// Connects (and SELECTs `database` when it is not 0) within `timeout`.
-    public init(address: RedisServerAddress, database: Int = 0, timeout: QuicDuration) throws(RedisFailure) {
+    public init(address: RedisServerAddress, database: Int = 0, timeout: TimeSpan) throws(RedisFailure) {
         self.address = address
         self.timeout = timeout
         guard let remote = SocketAddress.resolve(host: address.host, port: address.port) else {
@@ -24,7 +24,7 @@ public final class RedisBlockingConnection {
         } catch {
             throw .unavailable("connect to \(address): \(error)")
         }
-        let deadline = QuicTime.now() + timeout
+        let deadline = MonotonicTime.now() + timeout
         guard Self.wait(for: Int16(POLLOUT), on: stream.descriptor, until: deadline) else {
             stream.close()
             throw .unavailable("connect to \(address) timed out")
@@ -47,7 +47,7 @@ public final class RedisBlockingConnection {
     /// makes a new one).
     public func call(_ command: RedisCommand) throws(RedisFailure) -> RedisReply {
         guard !failed else { throw .connectionLost("connection failed before") }
-        let deadline = QuicTime.now() + timeout
+        let deadline = MonotonicTime.now() + timeout
         var bytes: [UInt8] = []
         RESPEncoder.append(command, to: &bytes)
         var written = 0
@@ -87,9 +87,9 @@ public final class RedisBlockingConnection {
     }
 
     /// Waits until `descriptor` is ready for `events` or `deadline` passes.
-    private static func wait(for events: Int16, on descriptor: Int32, until deadline: QuicTime) -> Bool {
+    private static func wait(for events: Int16, on descriptor: Int32, until deadline: MonotonicTime) -> Bool {
         while true {
-            let now = QuicTime.now()
+            let now = MonotonicTime.now()
             guard now < deadline else { return false }
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let milliseconds = Int32(min(Int64((deadline - now).nanoseconds / 1_000_000) + 1, Int64(Int32.max)))

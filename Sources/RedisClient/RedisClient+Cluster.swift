@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 extension RedisClient {
     /// The slot map in use (nil before the first CLUSTER SLOTS answer, and always standalone).

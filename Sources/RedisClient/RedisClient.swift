@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// The Redis client of a process, on its event loop: one standalone server, or a Redis Cluster
 /// reached through seed addresses. Commands are routed by key slot (cluster), pipelined on one

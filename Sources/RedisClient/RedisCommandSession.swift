@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// What answers a command: its reply (an error reply included) or why none came.
 public typealias RedisCompletion = (Result<RedisReply, RedisFailure>) -> Void
@@ -9,7 +9,7 @@ public typealias RedisCompletion = (Result<RedisReply, RedisFailure>) -> Void
 final class RedisCommandSession: RedisLinkSession {
     struct Pending {
         let completion: RedisCompletion?
-        let sentAt: QuicTime
+        let sentAt: MonotonicTime
     }
 
     let connection: RedisConnection<Pending>
@@ -89,7 +89,7 @@ final class RedisCommandSession: RedisLinkSession {
         replicaWait?.lost(failure)
     }
 
-    func linkCheck(now: QuicTime) -> RedisFailure? {
+    func linkCheck(now: MonotonicTime) -> RedisFailure? {
         if let oldest = connection.oldestPending {
             if now - oldest.sentAt > settings.replyTimeout {
                 return .connectionLost("no reply for \(settings.replyTimeout.seconds) s")

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// One command connection to Redis without I/O: commands in, bytes out; bytes in, each reply
 /// matched to its command in order (Redis answers a connection's commands in the order sent, so

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// How a client drives its connections: limits, reconnect backoff, the timeouts that find a
 /// dead or frozen server, and how many replicas must confirm a durable write.
@@ -6,14 +6,14 @@ public struct RedisConnectionSettings: Sendable {
     public var limits: RedisLimits
     public var backoff: RedisBackoff
     /// A TCP connect that has not completed by then is abandoned (a retry follows).
-    public var connectTimeout: QuicDuration
+    public var connectTimeout: TimeSpan
     /// A command (or heartbeat PING) unanswered for this long means the server is frozen or
     /// gone: the connection is dropped, every waiting command fails, and a reconnect follows.
     /// So blocking commands (BLPOP, XREAD BLOCK, WAIT) must finish well within it: qchat's only
     /// one is WAIT, bounded by `replicationTimeout`.
-    public var replyTimeout: QuicDuration
+    public var replyTimeout: TimeSpan
     /// An idle connection sends a PING this often, so a silent dead peer is noticed.
-    public var heartbeatInterval: QuicDuration
+    public var heartbeatInterval: TimeSpan
     /// SELECTed on every new command connection (standalone Redis only; a cluster has only 0).
     public var database: Int
     /// Replicas that must confirm a durable write (`send(..., durable: true)`) before it is
@@ -23,12 +23,12 @@ public struct RedisConnectionSettings: Sendable {
     /// behind it waits for it, so this bounds the delay a missing replica adds to everything on
     /// that master: a tenth of `replyTimeout`, and far above a healthy replica's confirmation
     /// (well under a millisecond on a LAN: the master asks at the end of its event-loop round).
-    public var replicationTimeout: QuicDuration
+    public var replicationTimeout: TimeSpan
 
     public init(limits: RedisLimits = RedisLimits(), backoff: RedisBackoff = RedisBackoff(),
-                connectTimeout: QuicDuration = .seconds(2), replyTimeout: QuicDuration = .seconds(5),
-                heartbeatInterval: QuicDuration = .seconds(1), database: Int = 0, replicasToWaitFor: Int = 0,
-                replicationTimeout: QuicDuration = .milliseconds(500)) {
+                connectTimeout: TimeSpan = .seconds(2), replyTimeout: TimeSpan = .seconds(5),
+                heartbeatInterval: TimeSpan = .seconds(1), database: Int = 0, replicasToWaitFor: Int = 0,
+                replicationTimeout: TimeSpan = .milliseconds(500)) {
         self.limits = limits
         self.backoff = backoff
         self.connectTimeout = connectTimeout
@@ -37,6 +37,6 @@ public struct RedisConnectionSettings: Sendable {
         self.database = database
         self.replicasToWaitFor = max(0, replicasToWaitFor)
         // A WAIT longer than the reply timeout would be taken for a frozen server.
-        self.replicationTimeout = min(replicationTimeout, QuicDuration(nanoseconds: replyTimeout.nanoseconds / 2))
+        self.replicationTimeout = min(replicationTimeout, TimeSpan(nanoseconds: replyTimeout.nanoseconds / 2))
     }
 }

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// One TCP connection to one Redis server on an event loop, and its replacements: a
 /// non-blocking connect with a timeout, buffered writes, reads handed to the session, and after

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// The sans-IO side of one socket, as a ``RedisLink`` drives it.
 protocol RedisLinkSession: AnyObject {
@@ -12,5 +12,5 @@ protocol RedisLinkSession: AnyObject {
     func linkLost(_ failure: RedisFailure)
     /// Called every heartbeat interval while open: a failure (a reply overdue) ends the
     /// connection; otherwise the session may queue a PING.
-    func linkCheck(now: QuicTime) -> RedisFailure?
+    func linkCheck(now: MonotonicTime) -> RedisFailure?
 }

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// The two connections a client keeps to one server: commands, and (once something is
 /// subscribed there) pub/sub.

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// Durable writes on one command connection and the `WAIT`s that confirm them (Redis's
 /// replication is asynchronous: a master acknowledges a write before any replica has it, and a
@@ -38,12 +38,12 @@ final class RedisReplicaWait {
     }
 
     let replicas: Int
-    let timeout: QuicDuration
+    let timeout: TimeSpan
     /// Sent, and no WAIT asked for them yet.
     private var unasked: [Write] = []
     private var inFlight = false
 
-    init(replicas: Int, timeout: QuicDuration) {
+    init(replicas: Int, timeout: TimeSpan) {
         self.replicas = replicas
         self.timeout = timeout
     }

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// The pub/sub connection to one Redis server, without I/O: the owner says which subscriptions
 /// it wants, this sends (P|S)SUBSCRIBE one channel per command, so that each command has exactly

@@ -1,11 +1,11 @@
-import QuicEngine
+import EventRuntime
 
 /// A ``RedisSubscriber`` on a ``RedisLink``: events to the owner, subscriptions restored on each
 /// new connection, a heartbeat PING whose pong must come within the reply timeout.
 final class RedisSubscriberSession: RedisLinkSession {
     let subscriber: RedisSubscriber
     private let settings: RedisConnectionSettings
-    private var pingSentAt: QuicTime?
+    private var pingSentAt: MonotonicTime?
     weak var link: RedisLink?
     var markDirty: (RedisLink) -> Void = { _ in }
     var onEvent: (RedisSubscriberEvent) -> Void = { _ in }
@@ -46,7 +46,7 @@ final class RedisSubscriberSession: RedisLinkSession {
         if !interrupted.isEmpty { onInterrupted(interrupted) }
     }
 
-    func linkCheck(now: QuicTime) -> RedisFailure? {
+    func linkCheck(now: MonotonicTime) -> RedisFailure? {
         if let pingSentAt {
             if now - pingSentAt > settings.replyTimeout { return .connectionLost("no pong for \(settings.replyTimeout.seconds) s") }
             return nil

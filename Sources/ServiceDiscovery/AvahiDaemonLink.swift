@@ -1,5 +1,5 @@
 internal import CAvahi
-import QuicEngine
+import EventRuntime
 
 /// One avahi-client connection to the system's avahi-daemon (over the D-Bus system bus, which
 /// `DBUS_SYSTEM_BUS_ADDRESS` can name), on our event loop. It outlives the daemon: when the
@@ -24,7 +24,7 @@ final class AvahiDaemonLink {
         case lost(String)
     }
 
-    static let retryInterval = QuicDuration.seconds(5)
+    static let retryInterval = TimeSpan.seconds(5)
 
     let poll: AvahiLoopPoll
     private let recorder = AvahiCallbackRecorder()

@@ -1,6 +1,6 @@
 internal import CAvahi
 import Glibc
-import QuicEngine
+import EventRuntime
 
 /// Avahi's poll API (`AvahiPoll`) over our own event loop, so avahi-client and the D-Bus
 /// connection under it run on the loop's thread like everything else: no threaded poll, no
@@ -156,7 +156,7 @@ final class AvahiLoopPoll {
         var now = timeval()
         gettimeofday(&now, nil)
         let microseconds = (Int64(time.pointee.tv_sec) - Int64(now.tv_sec)) * 1_000_000 + Int64(time.pointee.tv_usec) - Int64(now.tv_usec)
-        let deadline = QuicTime.now() + .microseconds(UInt64(max(0, microseconds)))
+        let deadline = MonotonicTime.now() + .microseconds(UInt64(max(0, microseconds)))
         timeout.timer = loop.schedule(at: deadline) { [unowned timeout] in
             timeout.timer = nil
             guard timeout.isLive else { return }

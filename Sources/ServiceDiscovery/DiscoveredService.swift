@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// A qchat server found on the local network (PROTOCOL.md section 11): its instance name, the
 /// addresses its host resolved to (IPv4 first), its port and its TXT record.

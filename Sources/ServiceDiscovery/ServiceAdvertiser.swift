@@ -1,6 +1,6 @@
 internal import CAvahi
 import Glibc
-import QuicEngine
+import EventRuntime
 
 /// Publishes one DNS-SD service through the system's avahi-daemon, on our event loop: under
 /// Avahi's alternative name when another host has taken ours (`qchat` becomes `qchat #2`),

@@ -1,6 +1,6 @@
 internal import CAvahi
 import Glibc
-import QuicEngine
+import EventRuntime
 
 /// Browses for one DNS-SD service type through the system's avahi-daemon, on our event loop,
 /// resolving each instance found and following it (a resolver stays open, so a new port or TXT

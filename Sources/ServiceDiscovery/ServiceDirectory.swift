@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 
 /// The services of one type on the network as the browser reports them, one entry per instance
 /// name: the daemon reports an instance per interface and IP version, and a name appears when

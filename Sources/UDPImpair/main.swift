@@ -26,12 +26,18 @@ if arguments.contains("--version") {
 do {
     let configuration = try ProxyConfiguration(arguments: arguments)
     let proxy = try ImpairmentProxy(configuration: configuration)
-    TerminationSignals.install(for: proxy)
+    // SIGINT and SIGTERM are blocked from before READY: they wait for the loop's signalfd, which
+    // ends the run with final statistics, instead of killing a proxy that was just told to stop.
+    var terminationSignals = sigset_t()
+    sigemptyset(&terminationSignals)
+    for signalNumber in [SIGINT, SIGTERM] { sigaddset(&terminationSignals, signalNumber) }
+    pthread_sigmask(SIG_BLOCK, &terminationSignals, nil)
     LineWriter.standardOutput.write("READY \(proxy.listenAddress.port)")
     LineWriter.standardError.write(
         "udp-impair: relaying \(proxy.listenAddress) -> \(configuration.serverAddress), seed \(configuration.seed)")
     let final = proxy.run(
-        commandInput: STDIN_FILENO, output: LineWriter.standardOutput.write, log: LineWriter.standardError.write)
+        commandInput: STDIN_FILENO, stopsOnTerminationSignals: true, output: LineWriter.standardOutput.write,
+        log: LineWriter.standardError.write)
     LineWriter.standardOutput.write(final.jsonLine)
     exit(0)
 } catch {

@@ -1,5 +1,5 @@
 import Foundation
-import QuicEngine
+import QuicIO
 import Testing
 
 @testable import ChatClientKit

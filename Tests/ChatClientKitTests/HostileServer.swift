@@ -1,5 +1,5 @@
 import ChatProtocol
-import QuicEngine
+import QuicIO
 import TestSupport
 
 @testable import ChatClientKit

@@ -1,6 +1,6 @@
 import ChatProtocol
 import Foundation
-import QuicEngine
+import QuicIO
 import TestSupport
 import Testing
 

@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func memoryStaysBounded(seed: UInt64) throws {
         let store = InMemoryHistoryStore(receiptLimit: Self.receiptLimit)
-        let state = try ChatServerState(configuration: Self.configuration, history: store)
+        let state = try ChatServerState(configuration: Self.configuration, history: store, random: SplitMix64(seed: seed))
         var random = SplitMix64(seed: seed)
         var now: Int64 = 1_764_480_000_000
         var connected: Set<ClientID> = []

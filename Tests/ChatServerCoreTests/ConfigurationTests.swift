@@ -39,11 +39,11 @@ import Testing
         ]
         for configuration in broken {
             #expect(throws: ChatServerConfigurationError.self) {
-                _ = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore())
+                _ = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), random: SystemRandomNumberGenerator())
             }
         }
         #expect(throws: Never.self) {
-            _ = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore())
+            _ = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore(), random: SystemRandomNumberGenerator())
         }
     }
 }

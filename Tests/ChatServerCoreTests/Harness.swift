@@ -1,5 +1,6 @@
 import ChatProtocol
 import ChatServerCore
+import SplitMix
 
 /// Drives a ``ChatServerState`` the way the glue would, on a clock the test controls.
 final class Harness {
@@ -11,7 +12,7 @@ final class Harness {
 
     init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore(),
          accounts: any AccountStore = InMemoryAccountStore()) throws {
-        state = try ChatServerState(configuration: configuration, history: history, accounts: accounts)
+        state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: 1))
     }
 
     /// A harness whose flood limit never triggers, for tests that send many messages.

@@ -1,6 +1,7 @@
 import ChatProtocol
 @testable import ChatServerCore
 import LocalStore
+import SplitMix
 import Testing
 
 /// The core of one server on the local store adapter (issue 27 item 1, the path step 3 moves
@@ -19,7 +20,7 @@ import Testing
         init() throws {
             // One server: no node name (its `welcome` names no node and lists no `cluster`).
             state = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
-                                        files: nil, roomLog: .shared)
+                                        files: nil, roomLog: .shared, random: SplitMix64(seed: 1))
             state.clusterReady(true)
             rig = LocalStoreAdapterTests.Rig()
             adapter = try rig.makeLog()

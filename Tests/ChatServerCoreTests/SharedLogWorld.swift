@@ -96,7 +96,8 @@ final class SharedLogWorld {
         var configuration = configuration
         configuration.nodeName = name
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
-                                                               accounts: SharedAccountCache(), files: files, roomLog: .shared))
+                                                               accounts: SharedAccountCache(), files: files, roomLog: .shared,
+                                                               random: SystemRandomNumberGenerator()))
         node.state.clusterReady(true)
         nodes[name] = node
         return node

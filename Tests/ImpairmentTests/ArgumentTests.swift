@@ -1,3 +1,4 @@
+import EventRuntime
 import Impairment
 import Testing
 
@@ -5,11 +6,11 @@ import Testing
 @Suite struct ArgumentTests {
     /// Durations, probabilities, rates and byte counts parse in the documented units.
     @Test func valuesParseInDocumentedUnits() throws {
-        #expect(try ValueParser.duration("250us") == 250_000)
-        #expect(try ValueParser.duration("100ms") == 100_000_000)
-        #expect(try ValueParser.duration("1.5s") == 1_500_000_000)
-        #expect(try ValueParser.duration("2m") == 120_000_000_000)
-        #expect(try ValueParser.duration("0") == 0)
+        #expect(try ValueParser.duration("250us") == .microseconds(250))
+        #expect(try ValueParser.duration("100ms") == .milliseconds(100))
+        #expect(try ValueParser.duration("1.5s") == .milliseconds(1500))
+        #expect(try ValueParser.duration("2m") == .seconds(120))
+        #expect(try ValueParser.duration("0") == .zero)
         #expect(try ValueParser.probability("0.25") == 0.25)
         #expect(try ValueParser.probability("5%") == 0.05)
         #expect(try ValueParser.rate("250000") == 250_000)
@@ -19,7 +20,7 @@ import Testing
         #expect(try ValueParser.rate("500kbps") == 62_500)
         #expect(try ValueParser.byteCount("64KiB") == 65_536)
         #expect(try ValueParser.byteCount("10kB") == 10_000)
-        #expect(try ValueParser.blackholeWindow("5s+2.5s") == BlackholeWindow(start: 5_000_000_000, duration: 2_500_000_000))
+        #expect(try ValueParser.blackholeWindow("5s+2.5s") == BlackholeWindow(start: .seconds(5), duration: .milliseconds(2500)))
     }
 
     /// Values outside the documented forms are rejected rather than guessed at.
@@ -40,12 +41,12 @@ import Testing
         #expect(configuration.listenAddress == .loopback(1, port: 5000))
         #expect(configuration.serverAddress == .loopback(1, port: 4433))
         #expect(configuration.up.lossProbability == 0.2 && configuration.down.lossProbability == 0.1)
-        #expect(configuration.up.delay == 0 && configuration.down.delay == 40_000_000)
-        #expect(configuration.up.jitter == 5_000_000 && configuration.down.jitter == 5_000_000)
+        #expect(configuration.up.delay == .zero && configuration.down.delay == .milliseconds(40))
+        #expect(configuration.up.jitter == .milliseconds(5) && configuration.down.jitter == .milliseconds(5))
         #expect(configuration.up.bandwidth == 125_000 && configuration.down.bandwidth == 125_000)
         #expect(configuration.up.queueLimit == nil && configuration.down.queueLimit == 32_768)
-        #expect(configuration.blackholes.count == 2 && configuration.blackholes[1].start == 10_000_000_000)
-        #expect(configuration.rebindInterval == 10_000_000_000 && configuration.rebindChangesAddress)
+        #expect(configuration.blackholes.count == 2 && configuration.blackholes[1].start == .seconds(10))
+        #expect(configuration.rebindInterval == .seconds(10) && configuration.rebindChangesAddress)
         #expect(configuration.seed == 77)
     }
 
@@ -73,7 +74,7 @@ import Testing
         #expect(try ProxyCommand(parsing: "  ") == nil)
         #expect(try ProxyCommand(parsing: "stats") == .statistics)
         #expect(try ProxyCommand(parsing: "rebind-address 127.0.0.1:7") == .rebind(changeAddress: true, client: .loopback(1, port: 7)))
-        #expect(try ProxyCommand(parsing: "blackhole 5s") == .blackhole(5_000_000_000))
+        #expect(try ProxyCommand(parsing: "blackhole 5s") == .blackhole(.seconds(5)))
         #expect(try ProxyCommand(parsing: "down-duplicate 0.5") == .impairment(ImpairmentSetting(option: "down-duplicate", value: "0.5")!))
         #expect(throws: ImpairmentError.self) { try ProxyCommand(parsing: "stats now") }
     }

@@ -1,4 +1,6 @@
+import EventRuntime
 @testable import Impairment
+import SplitMix
 import Testing
 
 /// The pure parts of the proxy, checked without sockets or clocks.
@@ -6,17 +8,17 @@ import Testing
     /// The timer heap releases in deadline order, ties in insertion order, and nothing before its time.
     @Test func deadlineHeapOrdersByDeadlineThenInsertion() {
         var heap = DeadlineHeap<Int>()
-        var random = SeededRandom(seed: 11)
-        var expected: [(Nanoseconds, Int)] = []
+        var random = SplitMix64(seed: 11)
+        var expected: [(UInt64, Int)] = []
         for value in 0..<500 {
-            let deadline = Nanoseconds.random(in: 0..<50, using: &random)
-            heap.insert(value, deadline: deadline)
+            let deadline = UInt64.random(in: 1..<51, using: &random)
+            heap.insert(value, deadline: MonotonicTime(nanoseconds: deadline))
             expected.append((deadline, value))
         }
         expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        #expect(heap.popDue(now: -1) == nil)
+        #expect(heap.popDue(now: MonotonicTime(nanoseconds: 0)) == nil)
         var released: [Int] = []
-        while let value = heap.popDue(now: 49) { released.append(value) }
+        while let value = heap.popDue(now: MonotonicTime(nanoseconds: 50)) { released.append(value) }
         #expect(released == expected.map(\.1))
         #expect(heap.isEmpty)
     }
@@ -26,11 +28,11 @@ import Testing
         var profile = ImpairmentProfile()
         profile.lossProbability = 0.2
         profile.duplicateProbability = 0.1
-        profile.jitter = 5_000_000
+        profile.jitter = .milliseconds(5)
         profile.reorderProbability = 0.1
         func plans(seed: UInt64) -> [[PacketPlan.Copy]] {
             var direction = ImpairedDirection(profile: profile, seed: seed, direction: .up)
-            return (0..<1000).map { direction.plan(packetSize: 1200, now: Nanoseconds($0) * 1_000_000).copies }
+            return (0..<1000).map { direction.plan(packetSize: 1200, now: MonotonicTime(nanoseconds: UInt64($0) * 1_000_000)).copies }
         }
         #expect(plans(seed: 1) == plans(seed: 1))
         #expect(plans(seed: 1) != plans(seed: 2))
@@ -39,13 +41,14 @@ import Testing
     /// The bottleneck spaces departures by size ÷ rate and refuses arrivals beyond its queue.
     @Test func bandwidthShaperSpacesAndDrops() {
         var shaper = BandwidthShaper(rate: 1_000_000, queueLimit: 3000)
-        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: 0) == 1_000_000)
-        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: 0) == 2_000_000)
-        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: 0) == 3_000_000)
-        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: 0) == nil)
-        #expect(shaper.backlog(at: 1_500_000) == 1500)
-        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: 1_500_000) == 4_000_000)
-        #expect(shaper.departure(ofPacketSized: 100, arrivingAt: 10_000_000) == 10_100_000)
+        func at(_ nanoseconds: UInt64) -> MonotonicTime { MonotonicTime(nanoseconds: nanoseconds) }
+        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: at(0)) == at(1_000_000))
+        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: at(0)) == at(2_000_000))
+        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: at(0)) == at(3_000_000))
+        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: at(0)) == nil)
+        #expect(shaper.backlog(at: at(1_500_000)) == 1500)
+        #expect(shaper.departure(ofPacketSized: 1000, arrivingAt: at(1_500_000)) == at(4_000_000))
+        #expect(shaper.departure(ofPacketSized: 100, arrivingAt: at(10_000_000)) == at(10_100_000))
     }
 
     /// Corruption flips the configured number of distinct bits, capped by the packet's size.

@@ -29,7 +29,7 @@ extension ProxySuite {
             #expect(try client.roundTrip("second") == "second")
             #expect(proxy.perform("rebind-address") == "OK rebind-address 1")
             #expect(try client.roundTrip("third") == "third")
-            #expect(echo.sources.map(\.hostDescription) == ["127.0.0.1", "127.0.0.2", "127.0.0.3"])
+            #expect(echo.sources.map(\.host) == ["127.0.0.1", "127.0.0.2", "127.0.0.3"])
         }
 
         /// --rebind-every with --rebind-address rebinds on schedule, and the client keeps being answered.
@@ -41,8 +41,8 @@ extension ProxySuite {
             #expect(proxy.statistics(within: 3) { $0.rebinds >= 2 } != nil)
             #expect(try client.roundTrip("later") == "later")
             let sources = echo.sources
-            #expect(sources.first?.hostDescription == "127.0.0.1")
-            #expect(sources.count == 2 && sources.last?.hostDescription != "127.0.0.1")
+            #expect(sources.first?.host == "127.0.0.1")
+            #expect(sources.count == 2 && sources.last?.host != "127.0.0.1")
         }
 
         /// A packet queued before a rebind leaves from the new socket, and its reply still reaches the client.

@@ -1,4 +1,5 @@
 import Dispatch
+import EventRuntime
 import Foundation
 import Impairment
 import Synchronization

@@ -1,3 +1,4 @@
+import EventRuntime
 import Impairment
 
 /// A UDP client that talks to the proxy like a QUIC client would: one socket, one source address.

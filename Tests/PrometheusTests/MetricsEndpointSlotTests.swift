@@ -1,6 +1,6 @@
 import Foundation
 import Prometheus
-import QuicEngine
+import EventRuntime
 import Testing
 import TestSupport
 

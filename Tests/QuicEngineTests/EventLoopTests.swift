@@ -1,5 +1,5 @@
 import Foundation
-import QuicEngine
+import QuicIO
 import Testing
 
 struct EventLoopTests {
@@ -42,8 +42,8 @@ struct EventLoopTests {
         defer { close(descriptors[0]); close(descriptors[1]) }
         let reader = descriptors[0], writer = descriptors[1]
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
-        var reads: [(bytes: Int, at: QuicTime)] = []
-        var pauseEnd: QuicTime?
+        var reads: [(bytes: Int, at: MonotonicTime)] = []
+        var pauseEnd: MonotonicTime?
         try loop.watchReadable(reader) {
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(reader, &buffer, buffer.count)
@@ -51,7 +51,7 @@ struct EventLoopTests {
             reads.append((count, .now()))
             if pauseEnd == nil {
                 // The first byte pauses input; three more arrive during the pause.
-                let end = QuicTime.now() + .milliseconds(50)
+                let end = MonotonicTime.now() + .milliseconds(50)
                 pauseEnd = end
                 loop.pauseInput(until: end)
                 for _ in 0..<3 { _ = write(writer, [UInt8(1)], 1) }

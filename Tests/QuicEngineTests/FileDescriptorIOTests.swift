@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import QuicEngine
+import QuicIO
 import Testing
 
 /// Whole reads and writes on a file: what is written reads back from any offset, a read past

@@ -13,9 +13,9 @@ import Testing
 /// with a window too).
 @Suite("Engine in memory: the coalescing window")
 struct InMemoryCoalescingTests {
-    private static let oneWay = QuicDuration.milliseconds(5)
-    private static let slack = QuicDuration.microseconds(50)
-    private static let window = QuicDuration.milliseconds(20)
+    private static let oneWay = TimeSpan.milliseconds(5)
+    private static let slack = TimeSpan.microseconds(50)
+    private static let window = TimeSpan.milliseconds(20)
 
     /// A settled pair whose server coalesces, quiet for longer than a window, and a stream the
     /// server opened whose bytes the client records with their arrival times.
@@ -23,10 +23,10 @@ struct InMemoryCoalescingTests {
         let pair: EnginePair
         let serverSide: QuicConnection
         let stream: QuicStreamID
-        private(set) var arrivals: [(text: String, at: QuicTime)] = []
-        private(set) var datagrams: [QuicTime] = []
+        private(set) var arrivals: [(text: String, at: MonotonicTime)] = []
+        private(set) var datagrams: [MonotonicTime] = []
 
-        init(window: QuicDuration = InMemoryCoalescingTests.window) throws {
+        init(window: TimeSpan = InMemoryCoalescingTests.window) throws {
             var server = EngineFixtures.serverConfiguration()
             server.connection.coalescingWindow = window
             pair = try EnginePair(serverConfiguration: server)
@@ -38,7 +38,7 @@ struct InMemoryCoalescingTests {
         }
 
         /// Runs for `duration`, recording what reaches the client.
-        func run(for duration: QuicDuration, until done: () -> Bool = { false }) {
+        func run(for duration: TimeSpan, until done: () -> Bool = { false }) {
             pair.run(for: duration, until: done, client: { _, event in
                 switch event {
                 case .streamData(self.stream, let bytes, _):
@@ -57,7 +57,7 @@ struct InMemoryCoalescingTests {
             try serverSide.write(Array((text + "\n").utf8), to: stream)
         }
 
-        func arrival(of text: String) -> QuicTime? { arrivals.first { $0.text == text }?.at }
+        func arrival(of text: String) -> MonotonicTime? { arrivals.first { $0.text == text }?.at }
 
         var packetsToClient: Int { pair.client.statistics.datagramsReceived }
     }
@@ -99,7 +99,7 @@ struct InMemoryCoalescingTests {
     /// of its write, and the writes travel a window's worth per packet, not one per packet.
     @Test func noWriteWaitsLongerThanTheWindow() throws {
         let fixture = try Fixture()
-        var written: [String: QuicTime] = [:]
+        var written: [String: MonotonicTime] = [:]
         for index in 0..<200 {
             written["w\(index)"] = fixture.pair.network.now
             try fixture.write("w\(index)")
@@ -145,7 +145,7 @@ struct InMemoryCoalescingTests {
         let bulk = try fixture.serverSide.openStream(bulk: true)
         let start = fixture.pair.network.now
         try fixture.serverSide.write(Array("chunk".utf8), to: bulk)
-        var chunkAt: QuicTime?
+        var chunkAt: MonotonicTime?
         fixture.pair.run(for: .milliseconds(50), until: { chunkAt != nil }, client: { _, event in
             if case .streamData(bulk, _, _) = event { chunkAt = fixture.pair.network.now }
         })

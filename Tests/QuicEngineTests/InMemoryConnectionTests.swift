@@ -287,7 +287,7 @@ struct InMemoryEarlyCloseTests {
     /// server reports the close instead of waiting for a timeout.
     @Test func closeRightAfterHandshakeReachesServer() throws {
         let pair = try EnginePair()
-        var closedAt: QuicTime?
+        var closedAt: MonotonicTime?
         pair.run(for: .seconds(5), until: { pair.serverCloseReason != nil }, client: { connection, event in
             if case .handshakeCompleted = event {
                 connection.close(applicationCode: 0, reason: "bye")
@@ -305,13 +305,13 @@ struct InMemoryServerEndpointTests {
     /// A long-header datagram of an unknown version gets a Version Negotiation listing QUIC v1;
     /// a small one gets nothing (no amplification).
     @Test func versionNegotiation() throws {
-        let server = try QuicEndpoint(server: EngineFixtures.serverConfiguration(), now: QuicTime(nanoseconds: 1))
+        let server = try QuicEndpoint(server: EngineFixtures.serverConfiguration(), now: MonotonicTime(nanoseconds: 1))
         var probe: [UInt8] = [0xc0, 0x1a, 0x2a, 0x3a, 0x4a, 8] + [UInt8](repeating: 7, count: 8) + [8] + [UInt8](repeating: 9, count: 8)
         probe += [UInt8](repeating: 0, count: 1200 - probe.count)
-        server.receive(Array(probe.prefix(100)), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 2))
-        #expect(server.pollTransmit(now: QuicTime(nanoseconds: 2)) == nil)
-        server.receive(probe, from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: QuicTime(nanoseconds: 3))
-        let reply = try #require(server.pollTransmit(now: QuicTime(nanoseconds: 3)))
+        server.receive(Array(probe.prefix(100)), from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: MonotonicTime(nanoseconds: 2))
+        #expect(server.pollTransmit(now: MonotonicTime(nanoseconds: 2)) == nil)
+        server.receive(probe, from: EngineFixtures.clientAddress, to: EngineFixtures.serverAddress, now: MonotonicTime(nanoseconds: 3))
+        let reply = try #require(server.pollTransmit(now: MonotonicTime(nanoseconds: 3)))
         #expect(reply.bytes[0] & 0x80 != 0)
         #expect(Array(reply.bytes[1...4]) == [0, 0, 0, 0])
         #expect(reply.bytes.count < probe.count)
@@ -434,7 +434,7 @@ struct InMemoryEndpointLimitTests {
     @Test func statelessResetsAreBudgetedPerSecond() throws {
         var configuration = EngineFixtures.serverConfiguration()
         configuration.statelessResetsPerSecond = 100
-        let start = QuicTime(nanoseconds: 5_000_000_000)
+        let start = MonotonicTime(nanoseconds: 5_000_000_000)
         let server = try QuicEndpoint(server: configuration, now: start)
         var random = SplitMix64(seed: 9)
         func unknownShortHeader() -> [UInt8] { [0x40] + (0..<60).map { _ in UInt8(truncatingIfNeeded: random.next()) } }

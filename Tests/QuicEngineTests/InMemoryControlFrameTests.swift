@@ -18,10 +18,10 @@ import Testing
 struct InMemoryControlFrameTests {
     /// The link's one-way delay (``SimulatedNetwork/Impairment``'s default) and what a round of
     /// the simulation adds to it.
-    private static let oneWay = QuicDuration.milliseconds(5)
-    private static let slack = QuicDuration.microseconds(50)
+    private static let oneWay = TimeSpan.milliseconds(5)
+    private static let slack = TimeSpan.microseconds(50)
     /// The coalescing window of the runs with `holding`.
-    private static let window = QuicDuration.milliseconds(100)
+    private static let window = TimeSpan.milliseconds(100)
 
     /// Handshake, then quiet: spare connection IDs, the session ticket and their ACKs are through.
     /// With `holding`, both sides coalesce (a side's writer holds data only where a test adds one).
@@ -67,7 +67,7 @@ struct InMemoryControlFrameTests {
         let streams = try (0..<4).map { _ in try pair.connection.openStream() }
         #expect(throws: QuicError.streamLimitReached) { try pair.connection.openStream() }
         for stream in streams { try pair.connection.write(Array("upload".utf8), to: stream, fin: true) }
-        var firstClosed: QuicTime?
+        var firstClosed: MonotonicTime?
         var fifth: QuicStreamID?
         let opened = pair.run(for: .seconds(10), until: {
             if fifth == nil, firstClosed != nil { fifth = try? pair.connection.openStream() }
@@ -117,8 +117,8 @@ struct InMemoryControlFrameTests {
         try pair.connection.write(EngineFixtures.payload(count: upload), to: stream, fin: true)
         var taken = 0
         var finished = false
-        var halfTakenAt: QuicTime?
-        var raisedAt: QuicTime?
+        var halfTakenAt: MonotonicTime?
+        var raisedAt: MonotonicTime?
         let done = pair.run(for: .seconds(10), until: {
             if raisedAt == nil, limit(pair.connection, stream) > initialLimit { raisedAt = pair.network.now }
             return finished
@@ -179,7 +179,7 @@ struct InMemoryControlFrameTests {
         let pair = try EnginePair(impairment: Self.handshakeLink, serverConfiguration: Self.coalescing(holding))
         pair.network.holdTimers(of: pair.server)
         Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
-        var completedAt: QuicTime?
+        var completedAt: MonotonicTime?
         let confirmed = pair.run(for: .seconds(5), until: { pair.connection.isHandshakeConfirmed }, server: { _, event in
             if case .handshakeCompleted = event { completedAt = pair.network.now }
         })

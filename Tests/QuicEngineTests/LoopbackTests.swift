@@ -1,7 +1,7 @@
 import TestSupport
 import Foundation
 import Glibc
-import QuicEngine
+import QuicIO
 import QuicSimulation
 import Testing
 
@@ -100,7 +100,7 @@ struct LoopbackTests {
             }
             // The endpoint lets go of a connection once its closing period (three PTOs, a few
             // milliseconds here) is over: look every 10 ms, all checks scheduled at once.
-            let start = QuicTime.now()
+            let start = MonotonicTime.now()
             for tick in 1...2000 {
                 _ = harness.loop.schedule(at: start + .milliseconds(UInt64(10 * tick))) { [unowned harness] in
                     if closed == 20 && harness.server.endpoint.connectionCount == 0 { harness.stop() }
@@ -314,9 +314,9 @@ struct LoopbackExtraTests {
     /// is) is stamped with the current time by the driver: the RTT sample of its ACK is the
     /// loopback's, not the idle gap's (issue 11 item 8).
     @Test func writeAfterIdleGapGivesLoopbackRTT() async throws {
-        let rtt = try await onDedicatedThread { () throws -> (latest: QuicDuration, smoothed: QuicDuration)? in
+        let rtt = try await onDedicatedThread { () throws -> (latest: TimeSpan, smoothed: TimeSpan)? in
             let harness = try LoopbackHarness()
-            var measured: (latest: QuicDuration, smoothed: QuicDuration)?
+            var measured: (latest: TimeSpan, smoothed: TimeSpan)?
             var stream: QuicStreamID = -1
             harness.onClientEvent = { [unowned harness] connection, event in
                 switch event {

@@ -1,4 +1,4 @@
-import QuicEngine
+import QuicIO
 import TestSupport
 import Testing
 
@@ -10,7 +10,7 @@ struct PortUnreachableTests {
     /// How a client connection to `host`:`port` ended within 15 s (nil: it had not), its
     /// handshake timeout 20 s.
     static func closeOfConnection(to host: String, port: UInt16, reportsUnreachable: Bool,
-                                  handshakeTimeout: QuicDuration = .seconds(20)) throws -> QuicCloseReason? {
+                                  handshakeTimeout: TimeSpan = .seconds(20)) throws -> QuicCloseReason? {
         let loop = try EventLoop()
         let client = QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now()))
         let local = try client.bind(SocketAddress(host: host, port: 0)!, reportsUnreachable: reportsUnreachable)

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import QuicEngine
+import QuicIO
 import TestSupport
 import Testing
 
@@ -138,7 +138,7 @@ struct TLSStreamSessionTests {
     @Test func refusedConnectIsReported() throws {
         let stream = try TCPStream(connectingTo: .v4(address: 0x7F00_0001, port: try FreePort.tcp()))
         #expect(Self.waitFor(stream, events: Int16(POLLOUT), TestTime.scaled(5)))
-        #expect(throws: QuicError.system(function: "connect 127.0.0.1:\(stream.remote.port)", errno: ECONNREFUSED,
-                                         message: String(cString: strerror(ECONNREFUSED)))) { try stream.finishConnect() }
+        #expect(throws: SystemCallError(function: "connect 127.0.0.1:\(stream.remote.port)", errno: ECONNREFUSED,
+                                        message: String(cString: strerror(ECONNREFUSED)))) { try stream.finishConnect() }
     }
 }

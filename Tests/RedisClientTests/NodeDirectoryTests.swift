@@ -1,6 +1,6 @@
 import ClusterStore
 import Foundation
-import QuicEngine
+import EventRuntime
 import RedisClient
 import TestSupport
 import Testing
@@ -125,10 +125,10 @@ import Testing
             #expect(isAlive(try wait(harness) { first.renew($0) }))
             // The first stops renewing; once its deadline passed the name is free. (The scanner
             // renews meanwhile: time nobody visits the directory does not count against a node.)
-            let free = QuicTime.now() + .milliseconds(500)
+            let free = MonotonicTime.now() + .milliseconds(500)
             #expect(harness.run {
                 scanner.renew { _ in }
-                return QuicTime.now() >= free
+                return MonotonicTime.now() >= free
             })
             let joined = try wait(harness) { second.join($0) }
             #expect(isAlive(joined), "\(joined)")

@@ -1,4 +1,4 @@
-import QuicEngine
+import EventRuntime
 import RedisClient
 import Testing
 

@@ -1,6 +1,6 @@
 import ClusterStore
 import Foundation
-import QuicEngine
+import EventRuntime
 import RedisClient
 import TestSupport
 
@@ -26,7 +26,7 @@ final class RedisHarness {
 
     deinit { for client in clients { client.stop() } }
 
-    static func fastSettings(replyTimeout: QuicDuration = .seconds(5)) -> RedisConnectionSettings {
+    static func fastSettings(replyTimeout: TimeSpan = .seconds(5)) -> RedisConnectionSettings {
         RedisConnectionSettings(backoff: RedisBackoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
                                 replyTimeout: replyTimeout, heartbeatInterval: .milliseconds(200))
     }
@@ -85,8 +85,8 @@ final class RedisHarness {
     func waitUntilOneBlocked(at address: RedisServerAddress, seconds: Double = 15) throws -> Bool {
         let probe = try client(.standalone(address))
         defer { probe.stop() }
-        let deadline = QuicTime.now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))
-        while QuicTime.now() < deadline {
+        let deadline = MonotonicTime.now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))
+        while MonotonicTime.now() < deadline {
             if case .success(let reply) = try call(probe, RedisCommand("INFO", "clients")),
                let text = reply.bytes.map({ String(decoding: $0, as: UTF8.self) }), text.contains("blocked_clients:1") {
                 return true
@@ -152,7 +152,7 @@ final class RedisHarness {
     /// Appends until an attempt succeeds (a shard coming back answers CLUSTERDOWN or refuses
     /// connections for a moment), one attempt per answer, `pause` apart; nil past `seconds`.
     func appendWhenAvailable(_ log: RoomEventLog, room: String, event: String, seconds: Double = 30,
-                             pause: QuicDuration = .milliseconds(100)) -> RoomAppend? {
+                             pause: TimeSpan = .milliseconds(100)) -> RoomAppend? {
         var outcome: RoomAppend?
         func attempt() {
             log.append(room: room, event: Array(event.utf8)) { [unowned self] result in

@@ -1,6 +1,6 @@
 import ClusterStore
 import Foundation
-import QuicEngine
+import EventRuntime
 import RedisClient
 import TestSupport
 import Testing
@@ -49,14 +49,14 @@ import Testing
             defer { replica.thaw() }
             var durable: Result<RedisReply, RedisFailure>?
             var plain: Result<RedisReply, RedisFailure>?
-            let sent = QuicTime.now()
+            let sent = MonotonicTime.now()
             client.send(RedisCommand("SET", "frozen", "1"), durable: true) { durable = $0 }
             client.send(RedisCommand("GET", "k0")) { plain = $0 }
             #expect(harness.run { durable != nil && plain != nil })
             guard case .failure(.notReplicated(let why))? = durable else { Issue.record("got \(String(describing: durable))"); return }
             #expect(why.contains("0 of 1"), "\(why)")
             // The timeout is WAIT's own (500 ms), far under the reply timeout: the connection stayed.
-            #expect(QuicTime.now() - sent < .seconds(4))
+            #expect(MonotonicTime.now() - sent < .seconds(4))
             #expect(plain?.reply == .bulk(Array("v".utf8)))
             #expect(client.isConnected(RedisServerAddress(host: "127.0.0.1", port: master.port)))
 

@@ -1,5 +1,5 @@
 import Foundation
-import QuicEngine
+import EventRuntime
 import RedisClient
 import TestSupport
 import Testing

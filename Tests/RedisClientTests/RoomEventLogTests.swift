@@ -1,6 +1,6 @@
 import ClusterStore
 import Foundation
-import QuicEngine
+import EventRuntime
 import RedisClient
 import TestSupport
 import Testing

@@ -1,7 +1,8 @@
 #ifndef CQUIC_H
 #define CQUIC_H
 
-// The whole C surface the engine sees. Everything else in Swift above QuicEngine is free of C.
+// The whole C surface of ngtcp2 and GnuTLS the engine sees. The system calls are CLinux's
+// (Sources/CLinux); everything in Swift above QuicEngine is free of C.
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
@@ -11,9 +12,6 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <stdint.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/eventfd.h>
 
 // ngtcp2 0.12 exposes these as function-like macros over *_versioned functions; Swift imports no
 // function-like macro, so each gets a one-line forwarder with the `cquic_` prefix.
@@ -61,9 +59,6 @@ size_t cquic_conn_memory_scratch_buffers(void);
 // connections of the process together.
 size_t cquic_page_pool_resident_bytes(void);
 
-// mallinfo2().uordblks: bytes the process's heap has handed out (malloc.h is not in Swift's Glibc).
-size_t cquic_heap_bytes_in_use(void);
-
 int cquic_conn_client_new(ngtcp2_conn **pconn, const ngtcp2_cid *dcid, const ngtcp2_cid *scid,
                           const ngtcp2_path *path, uint32_t version,
                           const ngtcp2_callbacks *callbacks, const ngtcp2_settings *settings,
@@ -87,32 +82,5 @@ void cquic_gnutls_free(void *pointer);
 // GNUTLS_CURVE_TO_BITS is a function-like macro: the `bits` argument that asks
 // gnutls_x509_privkey_generate for a key on `curve`.
 unsigned int cquic_gnutls_curve_to_bits(gnutls_ecc_curve_t curve);
-
-// Linux batching calls: glibc declares `struct mmsghdr`, recvmmsg and sendmmsg only under
-// _GNU_SOURCE, which Swift's Glibc module is not built with. This mirror has the same layout
-// (checked by _Static_assert in shim.c).
-struct cquic_mmsghdr {
-    struct msghdr msg_hdr;
-    unsigned int msg_len;
-};
-int cquic_recvmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
-int cquic_sendmmsg(int fd, struct cquic_mmsghdr *msgs, unsigned int count, int flags);
-// accept4 (non-blocking and close-on-exec in the same call) is _GNU_SOURCE too.
-int cquic_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
-
-// ICMP errors for what a UDP socket sent (ip(7) IP_RECVERR, ipv6(7) IPV6_RECVERR): on, then read
-// from the socket's error queue one at a time. cquic_read_socket_error returns 1 with the original
-// destination in `peer` and the error's errno in `code` (ECONNREFUSED for a port unreachable) and
-// whether the error came from an ICMP message in `from_icmp`; 0 when the queue is empty; -1 on
-// another failure (errno set).
-int cquic_enable_socket_errors(int fd, int ipv6);
-int cquic_read_socket_error(int fd, struct sockaddr_storage *peer, int *code, int *from_icmp);
-
-// CMSG_* are macros.
-struct cmsghdr *cquic_cmsg_firsthdr(struct msghdr *msg);
-struct cmsghdr *cquic_cmsg_nxthdr(struct msghdr *msg, struct cmsghdr *cmsg);
-unsigned char *cquic_cmsg_data(struct cmsghdr *cmsg);
-size_t cquic_cmsg_space(size_t length);
-size_t cquic_cmsg_len(size_t length);
 
 #endif

@@ -1,5 +1,5 @@
 import ChatProtocol
-import QuicEngine
+import QuicIO
 
 /// A chat session that survives losing its connection without losing anything the person did
 /// (PROTOCOL.md sections 3, 6 and 10). The rules are ``SessionCore``'s, which does no I/O; this

@@ -47,7 +47,7 @@ extension ChatServerState {
         case .answered(let claim) where !claim.deviceTaken:
             // The device's session is logged in to an account this connection did not prove: it
             // keeps the lease, and this connection is a new device, with a peer id of the server's.
-            beginClusterHello(join, peer: RandomPeerID.make(), account: account, session: session, into: &out)
+            beginClusterHello(join, peer: makePeerID(), account: account, session: session, into: &out)
         case .answered(let claim):
             if let previous = claim.previous, !previous.isThisNode {
                 // The device is connected through another node: that node closes it (REPLACED),

@@ -90,10 +90,10 @@ extension ChatServerState {
             // With a shared log the event gets its seq there, after the record is stored.
             event = StoredEvent(room: room, seq: roomLog == .local ? nextSequence(inRoom: room, into: &out) : 0, ts: now, kind: .file,
                                 sender: sender, text: partial.name, id: partial.id, account: upload.senderAccount,
-                                file: RandomPeerID.hexKey(), size: partial.size, sha256: partial.sha256)
+                                file: makeHexKey(), size: partial.size, sha256: partial.sha256)
         }
         let file = StoredFile(
-            id: event?.file ?? RandomPeerID.hexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
+            id: event?.file ?? makeHexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
             room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
             uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, address: partial.address, recipient: upload.recipient?.nick,
             recipientAccount: upload.recipient?.account, recipientPeer: upload.recipient?.peer, recipientDevice: upload.recipient?.device)

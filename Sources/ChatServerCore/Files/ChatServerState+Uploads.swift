@@ -55,7 +55,7 @@ extension ChatServerState {
             failUploadHeader(key, id: id, error, into: &out)
             return
         }
-        var partial = PartialUpload(key: held?.key ?? RandomPeerID.hexKey(), peer: session.peer, id: id, owner: owner,
+        var partial = PartialUpload(key: held?.key ?? makeHexKey(), peer: session.peer, id: id, owner: owner,
                                     address: session.address, room: place.room, recipient: place.recipient?.nick, name: message.text,
                                     size: size, sha256: sha256, updated: now)
         let resumes = message.offset != nil && held.map { $0.describesSameUpload(as: partial) } == true
@@ -75,7 +75,7 @@ extension ChatServerState {
             }
             if let held, !resumes {
                 // A new upload under the id of an interrupted one: the old bytes go.
-                partial.key = RandomPeerID.hexKey()
+                partial.key = makeHexKey()
                 out.append(.discardFileBytes(.partial(held.key)))
             }
             // What it may write is spoken for now: stored files make room for it at once.

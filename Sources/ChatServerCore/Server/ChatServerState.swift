@@ -14,6 +14,8 @@ public final class ChatServerState {
     /// File records and partial uploads (PROTOCOL.md section 9); the bytes are the glue's.
     let files: any FileCatalog
     public internal(set) var statistics = ChatServerStatistics()
+    /// Where the core's randomness comes from (peer ids, file ids, upload keys): given at init.
+    var random: any RandomNumberGenerator
 
     /// Every connection the core still serves, said hello or not.
     var clients: [ClientID: ClientSession] = [:]
@@ -92,10 +94,12 @@ public final class ChatServerState {
     /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
     /// store's error when the server bans cannot be read. Without `files`, a history store that
     /// is a ``FileCatalog`` (the SQLite one) keeps the file records, else an in-memory catalog.
+    /// `random` is the core's only source of randomness (the glue passes the system's generator).
     public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore,
                 accounts: any AccountStore = InMemoryAccountStore(), files: (any FileCatalog)? = nil,
-                roomLog: RoomLogMode = .local) throws {
+                roomLog: RoomLogMode = .local, random: any RandomNumberGenerator) throws {
         try configuration.validate()
+        self.random = random
         self.configuration = configuration
         self.roomLog = roomLog
         self.history = history

@@ -66,7 +66,7 @@ extension ChatServerState {
                 }
             }
             // Not a replacement: a new device, with a peer id of the server's making.
-            peer = RandomPeerID.make()
+            peer = makePeerID()
         }
         let lookup = lookUpAccount(join.sender, for: join, from: session, into: &out)
         if case .unreadable = lookup { return }
@@ -86,7 +86,7 @@ extension ChatServerState {
 
     /// The upper-case peer id of a hello, or nil after answering `bad-field`.
     private func helloPeer(of join: ChatMessage, session: ClientSession, into out: inout [ServerAction]) -> String? {
-        guard let claimed = join.peer else { return RandomPeerID.make() }
+        guard let claimed = join.peer else { return makePeerID() }
         guard ChatValidation.isValidPeerID(claimed) else {
             sendError(.badField, "peer must be a UUID", id: join.id, to: session, into: &out)
             return nil
@@ -104,7 +104,7 @@ extension ChatServerState {
         guard var peer = helloPeer(of: join, session: session, into: &out) else { return }
         var replacing = activeChatStreams[peer].flatMap { clients[$0] }
         if let held = replacing?.accountKey, held != ChatValidation.nickKey(account.name) {
-            peer = RandomPeerID.make()
+            peer = makePeerID()
             replacing = nil
         }
         completeHello(join, peer: peer, account: account, replacing: replacing, session: session, now: now, into: &out)

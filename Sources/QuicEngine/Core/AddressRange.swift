@@ -1,3 +1,5 @@
+import RuntimeCore
+
 /// A block of IP addresses in CIDR notation (`127.0.0.0/8`, `::1/128`, `10.1.2.3` for one
 /// address), as the server's exemptions from its per-address connection limit are written.
 public struct AddressRange: Hashable, Sendable, CustomStringConvertible {

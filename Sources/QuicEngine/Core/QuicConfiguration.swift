@@ -1,3 +1,5 @@
+import RuntimeCore
+
 /// TLS settings of one side. Paths point to PEM files.
 public struct QuicTLSConfiguration: Sendable {
     /// Our certificate chain and key: required for a server, optional for a client (mutual TLS).
@@ -41,15 +43,15 @@ public struct QuicTLSConfiguration: Sendable {
 /// Transport settings shared by client and server connections.
 public struct QuicConfiguration: Sendable {
     public var tls: QuicTLSConfiguration
-    public var idleTimeout: QuicDuration = .seconds(30)
+    public var idleTimeout: TimeSpan = .seconds(30)
     /// Send a PING after this long without traffic; nil disables keep-alive.
-    public var keepAliveInterval: QuicDuration? = nil
+    public var keepAliveInterval: TimeSpan? = nil
     /// An established connection that has sent something the peer must acknowledge (a PING
     /// included) and has received nothing at all for this long is given up: it ends `.dropped`
     /// ("no answer ..."), long before the idle timeout. A client's way to notice a peer that went
     /// silent (a stopped process, a dead host) within seconds; nil: only the idle timeout.
-    public var silenceTimeout: QuicDuration? = nil
-    public var handshakeTimeout: QuicDuration = .seconds(10)
+    public var silenceTimeout: TimeSpan? = nil
+    public var handshakeTimeout: TimeSpan = .seconds(10)
     /// Our `max_datagram_frame_size` transport parameter; 0 refuses DATAGRAM frames.
     public var maxDatagramFrameSize: UInt64 = 1200
     /// Datagrams waiting to be sent beyond this count are refused with `datagramQueueFull`.
@@ -72,12 +74,12 @@ public struct QuicConfiguration: Sendable {
     /// less often sends at once. Zero (the default) never holds.
     /// Datagrams, control frames, bulk data and anything else that makes the connection send
     /// take the held data with them: no byte waits longer than this.
-    public var coalescingWindow: QuicDuration = .zero
+    public var coalescingWindow: TimeSpan = .zero
     /// A connection nothing touched for between this long and twice this long has its ngtcp2
     /// state's pages set aside: their written bytes copied compactly onto the heap and the pages
     /// given back to the kernel (``QuicConnection/setAsideIdleMemory()``), put back at its next
     /// datagram, timer or write. Costs a few microseconds each way; nil keeps every page.
-    public var idleMemoryDelay: QuicDuration? = .seconds(2)
+    public var idleMemoryDelay: TimeSpan? = .seconds(2)
 
     public init(tls: QuicTLSConfiguration) { self.tls = tls }
 }
@@ -91,7 +93,7 @@ public struct QuicServerConfiguration: Sendable {
     /// Retry first, until fewer than half as many are: a storm of Initials from spoofed or
     /// silent sources then costs no state.
     public var retryAboveHandshakes = Int.max
-    public var retryTokenLifetime: QuicDuration = .seconds(10)
+    public var retryTokenLifetime: TimeSpan = .seconds(10)
     /// New connections beyond this many are refused with CONNECTION_REFUSED.
     public var maxConnections = 10_000
     /// Connections (handshakes in progress included) from one client address at most, an IPv4

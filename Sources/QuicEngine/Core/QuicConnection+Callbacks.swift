@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// ngtcp2 calls back into these capture-free thunks. Each one finds its connection through
 /// `user_data`, records an event or copies bytes, and returns 0. None of them calls the

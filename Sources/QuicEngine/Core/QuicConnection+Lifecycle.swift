@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// Packets in, timers, and the ways a connection ends (RFC 9000 section 10).
 extension QuicConnection {
@@ -140,9 +141,9 @@ extension QuicConnection {
     }
 
     /// Three PTOs, as RFC 9000 section 10.2 asks for the closing and draining periods.
-    var closePeriod: QuicDuration {
+    var closePeriod: TimeSpan {
         guard let raw else { return .zero }
-        return QuicDuration(nanoseconds: ngtcp2_conn_get_pto(raw) * 3)
+        return TimeSpan(nanoseconds: ngtcp2_conn_get_pto(raw) * 3)
     }
 
     private func enterClosing(with error: inout ngtcp2_connection_close_error) {

@@ -1,10 +1,11 @@
 internal import CQuic
+import RuntimeCore
 
 /// Path and congestion figures for status bars and benchmarks.
 public struct QuicConnectionStatistics: Sendable {
-    public var smoothedRTT: QuicDuration
-    public var minimumRTT: QuicDuration
-    public var latestRTT: QuicDuration
+    public var smoothedRTT: TimeSpan
+    public var minimumRTT: TimeSpan
+    public var latestRTT: TimeSpan
     public var congestionWindow: UInt64
     public var bytesInFlight: UInt64
     public var maxUDPPayloadSize: Int
@@ -19,9 +20,9 @@ extension QuicConnection {
         var stat = ngtcp2_conn_stat()
         cquic_conn_get_conn_stat(raw, &stat)
         return QuicConnectionStatistics(
-            smoothedRTT: QuicDuration(nanoseconds: stat.smoothed_rtt),
-            minimumRTT: QuicDuration(nanoseconds: stat.min_rtt == .max ? 0 : stat.min_rtt),
-            latestRTT: QuicDuration(nanoseconds: stat.latest_rtt),
+            smoothedRTT: TimeSpan(nanoseconds: stat.smoothed_rtt),
+            minimumRTT: TimeSpan(nanoseconds: stat.min_rtt == .max ? 0 : stat.min_rtt),
+            latestRTT: TimeSpan(nanoseconds: stat.latest_rtt),
             congestionWindow: stat.cwnd,
             bytesInFlight: stat.bytes_in_flight,
             maxUDPPayloadSize: Int(ngtcp2_conn_get_path_max_tx_udp_payload_size(raw)))

@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// Packets that share a path and, except the last, a size: one `sendmsg` with UDP GSO.
 public struct TransmitBatch: Equatable, Sendable {

@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// One QUIC connection, client or server, driven without I/O: its endpoint hands it datagrams and
 /// the time, and takes packets and the next deadline from it. All calls happen on one thread.
@@ -8,9 +9,9 @@ public final class QuicConnection {
         case handshaking
         case established
         /// We sent CONNECTION_CLOSE; we answer further packets with it until the deadline.
-        case closing(until: QuicTime)
+        case closing(until: MonotonicTime)
         /// The peer closed; we stay silent until the deadline (RFC 9000 section 10.2.2).
-        case draining(until: QuicTime)
+        case draining(until: MonotonicTime)
         case closed
     }
 
@@ -69,7 +70,7 @@ public final class QuicConnection {
 
     /// With ``QuicConfiguration/silenceTimeout``: since when something sent has waited for the
     /// peer's acknowledgement with nothing received (nil: nothing waits, or the peer answered since).
-    var awaitingAnswerSince: QuicTime?
+    var awaitingAnswerSince: MonotonicTime?
 
     var streams = StreamTable()
     /// Interactive streams with data to send, served round-robin before any bulk stream.
@@ -98,7 +99,7 @@ public final class QuicConnection {
     var isDrained = false
     /// The peer confirmed the handshake (a client got HANDSHAKE_DONE; a server, once complete).
     var isHandshakeConfirmed = false
-    /// When the last packet left, in nanoseconds of ``QuicTime`` (the coalescing window's start).
+    /// When the last packet left, in nanoseconds of ``MonotonicTime`` (the coalescing window's start).
     var lastPacketSentAt: UInt64 = 0
     /// When the application last queued interactive stream data (whether a hold may pay off);
     /// `.max` before the first write, so that one is never judged recent.
@@ -196,7 +197,7 @@ public final class QuicConnection {
         stash = nil
     }
 
-    var now: QuicTime { endpoint.now }
+    var now: MonotonicTime { endpoint.now }
 
     public var isEstablished: Bool { if case .established = phase { return true } else { return false } }
 

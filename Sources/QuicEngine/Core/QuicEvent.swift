@@ -1,3 +1,5 @@
+import RuntimeCore
+
 /// QUIC stream identifiers as RFC 9000 numbers them (client bidirectional streams are 0, 4, 8, ...).
 public typealias QuicStreamID = Int64
 

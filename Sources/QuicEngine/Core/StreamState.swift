@@ -1,3 +1,5 @@
+import RuntimeCore
+
 /// What one stream has queued to send, kept until the peer acknowledges it.
 ///
 /// Offsets are stream offsets. Bytes in [ackedOffset, sentOffset) are in flight and may be

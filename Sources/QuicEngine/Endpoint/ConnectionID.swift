@@ -1,4 +1,5 @@
 internal import CQuic
+import RuntimeCore
 
 /// A QUIC connection ID (at most 20 bytes) stored inline, used as the routing key.
 struct ConnectionID: Hashable, CustomStringConvertible {

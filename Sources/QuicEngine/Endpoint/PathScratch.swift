@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// Stable C memory for the `ngtcp2_path` arguments of every call. ngtcp2 path storage points into
 /// itself, so it must never move: it lives on the heap, one set per endpoint (all calls happen on

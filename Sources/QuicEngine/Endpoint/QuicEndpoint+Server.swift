@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// What a server endpoint does with packets no connection claims: new connections (with optional
 /// Retry), Version Negotiation, and stateless resets.

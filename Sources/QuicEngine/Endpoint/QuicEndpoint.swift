@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// Statistics an endpoint keeps about what reached it.
 public struct QuicEndpointStatistics: Sendable {
@@ -51,7 +52,7 @@ public final class QuicEndpoint {
     let resetTokens: StatelessResetTokens
     let scratch = PathScratch()
     let random = RandomBytes()
-    public internal(set) var now: QuicTime
+    public internal(set) var now: MonotonicTime
     public internal(set) var statistics = QuicEndpointStatistics()
 
     private var routes: [ConnectionID: QuicConnection] = [:]
@@ -61,14 +62,18 @@ public final class QuicEndpoint {
     private var nextConnectionNumber: UInt64 = 1
     private var events = FIFOQueue<(QuicConnection, QuicEvent)>()
     private var dirty = FIFOQueue<QuicConnection>()
-    private var timers = TimerHeap()
+    /// Connection deadlines by ``QuicConnection/id``: entries are never updated in place; a
+    /// connection pushes a new entry when its deadline moves, and stale entries are recognised
+    /// when they surface (their deadline is no longer the connection's scheduled one, or the
+    /// connection is gone).
+    private var timers = DeadlineHeap<UInt64>()
     /// Connections that may have gone idle, with when to look (``QuicConfiguration/idleMemoryDelay``).
     private var idleChecks = FIFOQueue<(due: UInt64, connection: UInt64)>()
     var statelessPackets = FIFOQueue<(bytes: [UInt8], destination: SocketAddress, source: SocketAddress)>()
     var statelessResetBudget: (second: UInt64, used: Int) = (0, 0)
 
     /// An endpoint that accepts connections when `server` is given, and can always `connect`.
-    public init(server: QuicServerConfiguration? = nil, now: QuicTime) throws {
+    public init(server: QuicServerConfiguration? = nil, now: MonotonicTime) throws {
         self.server = server
         self.now = now
         if let server, server.connection.tls.certificateChainPath == nil {
@@ -108,7 +113,7 @@ public final class QuicEndpoint {
 
     /// Starts a client connection from `local` to `remote`; its first packets are ready at once.
     public func connect(to remote: SocketAddress, from local: SocketAddress, configuration: QuicConfiguration,
-                        now: QuicTime) throws -> QuicConnection {
+                        now: MonotonicTime) throws -> QuicConnection {
         self.now = max(self.now, now)
         let credentials = try credentialsForClient(configuration.tls)
         let connection = QuicConnection(endpoint: self, id: takeConnectionNumber(), isServer: false,
@@ -135,7 +140,7 @@ public final class QuicEndpoint {
 
     /// Moves a client connection to a new local address (a new socket); the server follows after
     /// validating the path.
-    public func migrate(_ connection: QuicConnection, to local: SocketAddress, now: QuicTime) throws {
+    public func migrate(_ connection: QuicConnection, to local: SocketAddress, now: MonotonicTime) throws {
         self.now = max(self.now, now)
         guard let raw = connection.raw, connection.isUsable else { throw QuicError.connectionClosed }
         let result = scratch.withPath(local: local, remote: connection.remoteAddress) { path in
@@ -148,11 +153,11 @@ public final class QuicEndpoint {
 
     // MARK: Input
 
-    public func receive(_ datagram: [UInt8], from remote: SocketAddress, to local: SocketAddress, now: QuicTime) {
+    public func receive(_ datagram: [UInt8], from remote: SocketAddress, to local: SocketAddress, now: MonotonicTime) {
         datagram.withUnsafeBytes { receive($0, from: remote, to: local, now: now) }
     }
 
-    public func receive(_ datagram: UnsafeRawBufferPointer, from remote: SocketAddress, to local: SocketAddress, now: QuicTime) {
+    public func receive(_ datagram: UnsafeRawBufferPointer, from remote: SocketAddress, to local: SocketAddress, now: MonotonicTime) {
         self.now = max(self.now, now)
         statistics.datagramsReceived += 1
         statistics.bytesReceived += datagram.count
@@ -202,14 +207,14 @@ public final class QuicEndpoint {
 
     /// The time moved on with nothing to read and no timer due: what the application writes
     /// next is judged against it (the coalescing window counts from the last packet sent).
-    public func advance(to now: QuicTime) {
+    public func advance(to now: MonotonicTime) {
         self.now = max(self.now, now)
     }
 
     /// An ICMP port unreachable said nothing listens at `remote` any more (the server's process
     /// died, its host lives): every client connection to it ends now, `.dropped`, instead of
     /// at its idle timeout or handshake timeout. Servers never ask for these reports.
-    public func peerUnreachable(_ remote: SocketAddress, now: QuicTime) {
+    public func peerUnreachable(_ remote: SocketAddress, now: MonotonicTime) {
         self.now = max(self.now, now)
         for connection in connections.values.filter({ !$0.isServer && $0.remoteAddress == remote }) {
             connection.peerUnreachable()
@@ -218,14 +223,14 @@ public final class QuicEndpoint {
     }
 
     /// Runs the timers that are due.
-    public func handleTimeout(now: QuicTime) {
+    public func handleTimeout(now: MonotonicTime) {
         self.now = max(self.now, now)
         // Collect first: a connection whose deadline stays due until it writes must not be
         // handled again within this call.
         var due: [QuicConnection] = []
-        while let top = timers.first, top.deadline <= self.now.nanoseconds {
-            _ = timers.popFirst()
-            guard let connection = connections[top.connection], top.deadline == connection.scheduledDeadline else { continue }
+        while let top = timers.earliest, top.deadline <= self.now {
+            timers.popEarliest()
+            guard let connection = connections[top.element], top.deadline.nanoseconds == connection.scheduledDeadline else { continue }
             connection.scheduledDeadline = .max
             due.append(connection)
         }
@@ -248,18 +253,18 @@ public final class QuicEndpoint {
     }
 
     /// When `handleTimeout` should run next; nil when no connection has a timer.
-    public var nextTimeout: QuicTime? {
+    public var nextTimeout: MonotonicTime? {
         // Asked after every input: look at the top, and pop only the stale entries above the
         // first live one.
         var next = idleChecks.first?.due ?? .max
-        while let top = timers.first {
-            if let connection = connections[top.connection], top.deadline == connection.scheduledDeadline {
-                next = min(next, top.deadline)
+        while let top = timers.earliest {
+            if let connection = connections[top.element], top.deadline.nanoseconds == connection.scheduledDeadline {
+                next = min(next, top.deadline.nanoseconds)
                 break
             }
-            _ = timers.popFirst()
+            timers.popEarliest()
         }
-        return next == .max ? nil : QuicTime(nanoseconds: next)
+        return next == .max ? nil : MonotonicTime(nanoseconds: next)
     }
 
     /// Queues a connection that was just used for a look once its idle delay has passed.
@@ -308,7 +313,7 @@ public final class QuicEndpoint {
     /// long after the last packet arrived or timer fired, and a packet stamped with that old
     /// time would put the whole gap into the RTT sample its ACK gives (and into loss recovery
     /// and pacing with it).
-    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1, now: QuicTime) -> TransmitBatch? {
+    public func pollTransmit(into buffer: UnsafeMutableRawBufferPointer, maxSegments: Int = 1, now: MonotonicTime) -> TransmitBatch? {
         self.now = max(self.now, now)
         if let packet = statelessPackets.popFirst() {
             packet.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
@@ -339,7 +344,7 @@ public final class QuicEndpoint {
     }
 
     /// Convenience for tests: the next single packet as an array.
-    public func pollTransmit(now: QuicTime) -> (bytes: [UInt8], batch: TransmitBatch)? {
+    public func pollTransmit(now: MonotonicTime) -> (bytes: [UInt8], batch: TransmitBatch)? {
         var buffer = [UInt8](repeating: 0, count: 2048)
         let batch = buffer.withUnsafeMutableBytes { pollTransmit(into: $0, maxSegments: 1, now: now) }
         guard let batch else { return nil }
@@ -444,7 +449,7 @@ public final class QuicEndpoint {
         let deadline = known ?? connection.nextDeadline
         guard deadline != connection.scheduledDeadline else { return }
         connection.scheduledDeadline = deadline
-        if deadline != .max { timers.push(.init(deadline: deadline, connection: connection.id)) }
+        if deadline != .max { timers.insert(connection.id, deadline: MonotonicTime(nanoseconds: deadline)) }
     }
 
     func remove(_ connection: QuicConnection) {

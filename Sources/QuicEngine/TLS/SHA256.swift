@@ -1,4 +1,5 @@
 internal import CQuic
+import RuntimeCore
 
 /// An incremental SHA-256 (GnuTLS, hence the CPU's SHA instructions where it has them), for
 /// file transfers: bytes go in as they stream past, the digest comes out at the end.
@@ -53,14 +54,5 @@ public final class SHA256 {
     }
 
     /// Bytes as lowercase hex digits.
-    public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func hex(_ bytes: some Collection<UInt8>) -> String { Hex.lowercase(bytes) }
 }

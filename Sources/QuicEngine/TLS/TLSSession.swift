@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// One GnuTLS session configured for QUIC by ngtcp2_crypto_gnutls.
 final class TLSSession {

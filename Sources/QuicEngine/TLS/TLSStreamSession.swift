@@ -1,5 +1,6 @@
 internal import CQuic
 import Glibc
+import RuntimeCore
 
 /// A sans-IO TLS client session over a byte stream (TLS over TCP). Bytes in, bytes out, no
 /// socket: feed received ciphertext with `receive`, queue plaintext with `send`, call `process()`

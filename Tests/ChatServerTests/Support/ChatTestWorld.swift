@@ -1,6 +1,6 @@
 import ChatClientKit
 import ChatProtocol
-import QuicEngine
+import QuicIO
 import TestSupport
 
 /// Protocol clients on the engine, all on one event loop, talking to a real server process, or

@@ -1,6 +1,6 @@
 import ChatClientKit
 import ChatProtocol
-import QuicEngine
+import QuicIO
 import TestSupport
 
 /// A storm of connection attempts at a fixed rate: every `halfOpenEvery`th attempt sends a real

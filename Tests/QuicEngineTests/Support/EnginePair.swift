@@ -30,7 +30,7 @@ final class EnginePair {
 
     /// Runs the network, recording events and echoing on the server, until `done` or `limit`.
     @discardableResult
-    func run(for limit: QuicDuration = .seconds(60), until done: () -> Bool = { false },
+    func run(for limit: TimeSpan = .seconds(60), until done: () -> Bool = { false },
              client onClient: (QuicConnection, QuicEvent) -> Void = { _, _ in },
              server onServer: (QuicConnection, QuicEvent) -> Void = { _, _ in }) -> Bool {
         network.run(for: limit, until: { eachStep(); return done() }) { endpoint, connection, event in

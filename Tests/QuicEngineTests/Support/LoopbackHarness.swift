@@ -1,6 +1,6 @@
 import TestSupport
 import Foundation
-import QuicEngine
+import QuicIO
 import QuicSimulation
 
 /// A server endpoint and a client endpoint on real UDP sockets on 127.0.0.1, driven by one event

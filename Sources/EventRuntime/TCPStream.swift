@@ -1,5 +1,6 @@
-internal import CQuic
+internal import CLinux
 import Glibc
+import RuntimeCore
 
 /// A non-blocking TCP socket with Nagle's algorithm off (TCP_NODELAY: a chat line goes out at
 /// once instead of waiting for the previous segment's ACK): one we connect, or one a
@@ -14,10 +15,7 @@ public final class TCPStream {
     /// becomes writable.
     public init(connectingTo remote: SocketAddress) throws {
         self.remote = remote
-        let family = remote.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = try systemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        let descriptor = try SocketDescriptor.open(SOCK_STREAM, for: remote)
         self.descriptor = descriptor
         var one: Int32 = 1
         do {
@@ -27,7 +25,7 @@ public final class TCPStream {
             let result = remote.withSockAddr { address, length in connect(descriptor, address, length) }
             if result != 0 && errno != EINPROGRESS && errno != EINTR {
                 let code = errno
-                throw QuicError.system(function: "connect \(remote)", errno: code, message: String(cString: strerror(code)))
+                throw SystemCallError(function: "connect \(remote)", errno: code)
             }
         } catch {
             Glibc.close(descriptor)
@@ -59,28 +57,20 @@ public final class TCPStream {
         var length = socklen_t(MemoryLayout<Int32>.size)
         try systemCall("getsockopt SO_ERROR") { getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) }
         if code != 0 {
-            throw QuicError.system(function: "connect \(remote)", errno: code, message: String(cString: strerror(code)))
+            throw SystemCallError(function: "connect \(remote)", errno: code)
         }
     }
 
     /// Reads into `buffer`: the byte count, 0 at the end of the stream, nil when nothing is waiting.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
-        do {
-            return try systemCall("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
-        } catch let error as QuicError where error.isWouldBlock {
-            return nil
-        }
+        try nonBlockingSystemCall("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
     }
 
     /// Writes what the kernel takes of `bytes`: the count, 0 when its buffer is full. Never
     /// raises SIGPIPE; a closed peer is a thrown EPIPE.
     public func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         guard !bytes.isEmpty else { return 0 }
-        do {
-            return try systemCall("send") { send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
-        } catch let error as QuicError where error.isWouldBlock {
-            return 0
-        }
+        return try nonBlockingSystemCall("send") { send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } ?? 0
     }
 
     /// Closes the socket (the caller unwatches it on its loop first).

@@ -1,13 +1,14 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 import Synchronization
 
 /// The one part of an event loop other threads may touch: it wakes the loop and asks it to stop.
+/// An eventfd: one descriptor, and a write is async-signal-safe.
 public final class LoopWaker: Sendable {
     let descriptor: Int32
     private let stopRequested = Atomic<Bool>(false)
 
-    init() throws {
+    public init() throws {
         descriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
     }
 
@@ -24,30 +25,10 @@ public final class LoopWaker: Sendable {
         wake()
     }
 
-    var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+    public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 
     func drain() {
         var value: UInt64 = 0
         _ = read(descriptor, &value, MemoryLayout<UInt64>.size)
-    }
-}
-
-/// Messages from any thread to a consumer that runs on the loop thread.
-public final class LoopChannel<Message: Sendable>: Sendable {
-    private let messages = LockedValue<[Message]>([])
-    private let waker: LoopWaker
-
-    init(waker: LoopWaker) { self.waker = waker }
-
-    public func send(_ message: Message) {
-        messages.withLock { $0.append(message) }
-        waker.wake()
-    }
-
-    func drain() -> [Message] {
-        messages.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
     }
 }

@@ -1,7 +1,9 @@
 import Glibc
 
-/// An IPv4 or IPv6 UDP address, as a plain value. The engine converts it to `sockaddr` only at the
-/// C boundary, so nothing above the engine handles raw socket structures.
+/// An IPv4 or IPv6 address and port, as a plain value: the one socket address of the tree (the
+/// engine's paths, the runtime's UDP and TCP sockets, the impairment proxy). The engine and the
+/// runtime convert it to `sockaddr` only at the C boundary (the `package` members below), so
+/// nothing above them handles raw socket structures.
 public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
     case v4(address: UInt32, port: UInt16)          // address in host byte order
     case v6(address: IPv6Bits, port: UInt16, scope: UInt32)
@@ -46,6 +48,11 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
         return addresses
     }
 
+    /// 127.0.0.`lastOctet` (Linux routes all of 127.0.0.0/8 to lo, so binding there needs no setup).
+    public static func loopback(_ lastOctet: UInt8 = 1, port: UInt16 = 0) -> SocketAddress {
+        .v4(address: 0x7F00_0000 | UInt32(lastOctet), port: port)
+    }
+
     public var port: UInt16 {
         switch self {
         case .v4(_, let port), .v6(_, let port, _): return port
@@ -53,6 +60,14 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var isIPv6: Bool { if case .v6 = self { return true } else { return false } }
+
+    /// 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool {
+        switch self {
+        case .v4(let address, _): return address >> 24 == 127
+        case .v6(let address, _, _): return address.high == 0 && UInt64(bigEndian: address.low) == 1
+        }
+    }
 
     public func withPort(_ port: UInt16) -> SocketAddress {
         switch self {
@@ -77,10 +92,40 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    // Written out and inlinable: the engine and the driver compare and hash addresses per packet,
+    // from other modules than this one.
+    @inlinable
+    public static func == (lhs: SocketAddress, rhs: SocketAddress) -> Bool {
+        switch (lhs, rhs) {
+        case (.v4(let leftAddress, let leftPort), .v4(let rightAddress, let rightPort)):
+            return leftAddress == rightAddress && leftPort == rightPort
+        case (.v6(let leftAddress, let leftPort, let leftScope), .v6(let rightAddress, let rightPort, let rightScope)):
+            return leftAddress.high == rightAddress.high && leftAddress.low == rightAddress.low && leftPort == rightPort
+                && leftScope == rightScope
+        default:
+            return false
+        }
+    }
+
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .v4(let address, let port):
+            hasher.combine(address)
+            hasher.combine(port)
+        case .v6(let address, let port, let scope):
+            hasher.combine(address.high)
+            hasher.combine(address.low)
+            hasher.combine(port)
+            hasher.combine(scope)
+        }
+    }
 }
 
 extension SocketAddress {
-    init?(sockaddr pointer: UnsafePointer<sockaddr>) {
+    @inlinable
+    package init?(sockaddr pointer: UnsafePointer<sockaddr>) {
         switch Int32(pointer.pointee.sa_family) {
         case AF_INET:
             let value = UnsafeRawPointer(pointer).loadUnaligned(as: sockaddr_in.self)
@@ -94,7 +139,7 @@ extension SocketAddress {
         }
     }
 
-    init?(storage: sockaddr_storage) {
+    package init?(storage: sockaddr_storage) {
         var copy = storage
         let parsed = withUnsafePointer(to: &copy) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress(sockaddr: $0) }
@@ -104,7 +149,8 @@ extension SocketAddress {
     }
 
     /// Writes the address as a `sockaddr_storage` and returns its length.
-    func write(to storage: inout sockaddr_storage) -> socklen_t {
+    @inlinable
+    package func write(to storage: inout sockaddr_storage) -> socklen_t {
         storage = sockaddr_storage()
         switch self {
         case .v4(let address, let port):
@@ -126,7 +172,7 @@ extension SocketAddress {
     }
 
     /// Calls `body` with a `sockaddr` pointer valid for the duration of the call.
-    func withSockAddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result) rethrows -> Result {
+    package func withSockAddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result) rethrows -> Result {
         var storage = sockaddr_storage()
         let length = write(to: &storage)
         return try withUnsafePointer(to: &storage) {
@@ -141,19 +187,22 @@ public struct IPv6Bits: Hashable, Sendable {
     public var high: UInt64
     public var low: UInt64
 
-    init(high: UInt64, low: UInt64) {
+    @inlinable
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
-    init(_ address: in6_addr) {
+    @inlinable
+    package init(_ address: in6_addr) {
         var copy = address
         (high, low) = withUnsafeBytes(of: &copy) {
             ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
     }
 
-    var in6: in6_addr {
+    @inlinable
+    package var in6: in6_addr {
         var result = in6_addr()
         withUnsafeMutableBytes(of: &result) {
             $0.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)

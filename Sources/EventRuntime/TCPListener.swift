@@ -1,5 +1,6 @@
-internal import CQuic
+internal import CLinux
 import Glibc
+import RuntimeCore
 
 /// A non-blocking listening TCP socket (the metrics endpoint's). Watch `descriptor` on an
 /// `EventLoop`: readable when connections wait to be accepted.
@@ -10,29 +11,15 @@ public final class TCPListener {
 
     /// Binds and listens (port 0 picks a free port: see `localAddress`).
     public init(bindingTo address: SocketAddress, backlog: Int32 = 1024) throws {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = try systemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        let descriptor = try SocketDescriptor.open(SOCK_STREAM, for: address)
         do {
             // A restarted server binds again at once, without waiting out TIME_WAIT.
             var one: Int32 = 1
             try systemCall("setsockopt SO_REUSEADDR") {
                 setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             }
-            _ = try address.withSockAddr { pointer, length in
-                try systemCall("bind \(address)") { bind(descriptor, pointer, length) }
-            }
+            localAddress = try SocketDescriptor.bind(descriptor, to: address)
             try systemCall("listen") { listen(descriptor, backlog) }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            _ = try withUnsafeMutablePointer(to: &storage) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bound in
-                    try systemCall("getsockname") { getsockname(descriptor, bound, &length) }
-                }
-            }
-            guard let bound = SocketAddress(storage: storage) else { throw QuicError.invalidConfiguration("unsupported address family") }
-            localAddress = bound
             self.descriptor = descriptor
         } catch {
             Glibc.close(descriptor)
@@ -51,7 +38,7 @@ public final class TCPListener {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let accepted = withUnsafeMutablePointer(to: &storage) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    cquic_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                    clinux_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
             if accepted >= 0 {
@@ -65,7 +52,7 @@ public final class TCPListener {
             switch code {
             case EAGAIN, EWOULDBLOCK: return nil
             case EINTR, ECONNABORTED, EPROTO, EPERM: continue
-            default: throw QuicError.system(function: "accept4", errno: code, message: String(cString: strerror(code)))
+            default: throw SystemCallError(function: "accept4", errno: code)
             }
         }
     }

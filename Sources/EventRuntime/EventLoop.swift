@@ -1,13 +1,15 @@
-internal import CQuic
+internal import CLinux
 import Glibc
 import Synchronization
+import RuntimeCore
 
 /// One thread's loop over epoll: descriptors, the earliest deadline as the wait's own timeout,
-/// wake-ups from other threads, and signals. All QUIC state of a process is touched only from
-/// inside `run()`.
+/// wake-ups from other threads, and signals: the one event loop of the tree (the chat server and
+/// client, Redis, metrics, service discovery, the impairment proxy). All state a loop serves (a
+/// process's QUIC connections, say) is touched only from inside `run()`.
 ///
-/// After every batch of input the loop runs its tick handlers (the QUIC drivers), which handle due
-/// timers, deliver events, transmit, and report their next deadline.
+/// After every batch of input the loop runs its tick handlers (the QUIC drivers, the proxy), which
+/// handle due timers, deliver events, transmit, and report their next deadline.
 public final class EventLoop {
     public let waker: LoopWaker
     private let epoll: Int32
@@ -16,7 +18,7 @@ public final class EventLoop {
     private var errorHandlers: [Int32: () -> Void] = [:]
     /// Descriptors watched for any mix of events by one handler (a library's own poll API).
     private var readinessHandlers: [Int32: (DescriptorEvents) -> Void] = [:]
-    private var ticks: [() -> (deadline: QuicTime?, busy: Bool)] = []
+    private var ticks: [() -> (deadline: MonotonicTime?, busy: Bool)] = []
     private var channelDrains: [() -> Void] = []
     private var timers = LoopTimers()
     /// False once the kernel refused `epoll_pwait2` (before Linux 5.11): waits then time out in
@@ -26,11 +28,18 @@ public final class EventLoop {
     private var signalHandler: ((Int32) -> Void)?
     private var stopped = false
     /// ``pauseInput(until:)``: the next wait starts no earlier than this.
-    private var inputPausedUntil: QuicTime?
+    private var inputPausedUntil: MonotonicTime?
 
-    public init() throws {
+    public convenience init() throws {
+        try self.init(waker: LoopWaker())
+    }
+
+    /// A loop woken by `waker`, made beforehand: other threads may hold it (and ask the loop to
+    /// stop) before the loop exists.
+    public init(waker: LoopWaker) throws {
         epoll = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
-        waker = try LoopWaker()
+        self.waker = waker
+        // Should this throw, deinit closes the epoll descriptor: everything is initialised.
         try add(descriptor: waker.descriptor, events: EPOLLIN.rawValue)
     }
 
@@ -88,7 +97,7 @@ public final class EventLoop {
 
     /// `tick` runs after each batch of input; it returns its next deadline and whether it still
     /// has work that another tick round should see (events raised by another component).
-    public func addTick(_ tick: @escaping () -> (deadline: QuicTime?, busy: Bool)) {
+    public func addTick(_ tick: @escaping () -> (deadline: MonotonicTime?, busy: Bool)) {
         ticks.append(tick)
     }
 
@@ -101,7 +110,7 @@ public final class EventLoop {
 
     /// Runs `body` on the loop at `deadline` (or at the next iteration when it has passed).
     @discardableResult
-    public func schedule(at deadline: QuicTime, _ body: @escaping () -> Void) -> LoopTimerID {
+    public func schedule(at deadline: MonotonicTime, _ body: @escaping () -> Void) -> LoopTimerID {
         timers.schedule(at: deadline, body)
     }
 
@@ -124,7 +133,7 @@ public final class EventLoop {
     /// wake-up that brought only input asking nothing back (ACKs of what a server sent, a few at
     /// a time from many peers): those that follow are read together instead of one wake-up each.
     /// Everything else waits as long too, so `until` must be within what a reply may be late.
-    public func pauseInput(until: QuicTime) {
+    public func pauseInput(until: MonotonicTime) {
         inputPausedUntil = max(inputPausedUntil ?? until, until)
     }
 
@@ -156,9 +165,9 @@ public final class EventLoop {
 
     /// Waits for events until `deadline` (nil: no deadline). The deadline is the wait's timeout,
     /// not a timerfd: a deadline that moves with every packet then costs no system call.
-    private func wait(into events: UnsafeMutableBufferPointer<epoll_event>, until deadline: QuicTime?) -> Int32 {
+    private func wait(into events: UnsafeMutableBufferPointer<epoll_event>, until deadline: MonotonicTime?) -> Int32 {
         guard let deadline else { return epoll_wait(epoll, events.baseAddress, Int32(events.count), -1) }
-        let remaining = deadline - QuicTime.now()
+        let remaining = deadline - MonotonicTime.now()
         if hasNanosecondWait {
             var timeout = timespec(tv_sec: Int(remaining.nanoseconds / 1_000_000_000), tv_nsec: Int(remaining.nanoseconds % 1_000_000_000))
             let count = epoll_pwait2(epoll, events.baseAddress, Int32(events.count), &timeout, nil)
@@ -169,7 +178,7 @@ public final class EventLoop {
         return epoll_wait(epoll, events.baseAddress, Int32(events.count), Int32(clamping: milliseconds))
     }
 
-    private func sleep(until end: QuicTime) {
+    private func sleep(until end: MonotonicTime) {
         var spec = timespec(tv_sec: Int(end.nanoseconds / 1_000_000_000), tv_nsec: Int(end.nanoseconds % 1_000_000_000))
         // An interruption (a signal) ends the pause early: the wait that follows sees it.
         _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil)
@@ -195,12 +204,12 @@ public final class EventLoop {
     }
 
     /// Runs the due application timers and the tick handlers; returns the earliest deadline.
-    private func runTicks() -> QuicTime? {
-        for body in timers.takeDue(now: QuicTime.now()) { body() }
-        var earliest: QuicTime?
+    private func runTicks() -> MonotonicTime? {
+        for body in timers.takeDue(now: MonotonicTime.now()) { body() }
+        var earliest: MonotonicTime?
         for _ in 0..<8 {
             var busy = false
-            var ticksDeadline: QuicTime?
+            var ticksDeadline: MonotonicTime?
             for tick in ticks {
                 let result = tick()
                 if let deadline = result.deadline { ticksDeadline = min(ticksDeadline ?? deadline, deadline) }
@@ -208,7 +217,7 @@ public final class EventLoop {
             }
             // Read after the ticks: a timer a tick scheduled (a library's poll API arming a
             // timeout from inside an event it was handed) must bound this wait too.
-            earliest = [timers.nextDeadline, ticksDeadline].compactMap { $0 }.min()
+            earliest = [timers.nextDeadline(), ticksDeadline].compactMap { $0 }.min()
             if !busy { break }
         }
         return earliest
@@ -220,15 +229,4 @@ public final class EventLoop {
         event.data.fd = descriptor
         try systemCall("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) }
     }
-}
-
-/// What a watched descriptor is ready for; the values are epoll's (and poll's) bits.
-public struct DescriptorEvents: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    public static let readable = DescriptorEvents(rawValue: EPOLLIN.rawValue)
-    public static let writable = DescriptorEvents(rawValue: EPOLLOUT.rawValue)
-    public static let error = DescriptorEvents(rawValue: EPOLLERR.rawValue)
-    public static let hangUp = DescriptorEvents(rawValue: EPOLLHUP.rawValue)
 }

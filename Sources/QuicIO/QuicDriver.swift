@@ -1,5 +1,7 @@
-internal import CQuic
+internal import CLinux
+import EventRuntime
 import Glibc
+import QuicEngine
 
 /// Moves one endpoint's datagrams between UDP sockets and the sans-IO engine on an event loop,
 /// and hands its events to the application on the loop thread.
@@ -12,11 +14,13 @@ public final class QuicDriver {
     /// packet to send), the loop looks at its descriptors again only this much later
     /// (``EventLoop/pauseInput(until:)``), so that the ACKs of a fan-out's other members are read
     /// in one `recvmmsg` instead of a wake-up each. Zero (the default): never.
-    public var acknowledgementReadPause = QuicDuration.zero
+    public var acknowledgementReadPause = TimeSpan.zero
 
     private let loop: EventLoop
     private var sockets: [SocketAddress: UDPSocket] = [:]
     private var primary: UDPSocket?
+    /// One set of receive buffers for every socket of this driver.
+    private let receiveBatch = ReceiveBatch()
     // One sendmmsg for a broadcast to a room of up to this many members (each its own datagram).
     private let sendSlots = 64
     private let slotSize = 65536
@@ -26,7 +30,7 @@ public final class QuicDriver {
     private let sendVectors: UnsafeMutablePointer<iovec>
     private let sendControls: UnsafeMutableRawPointer
     private let controlSize = 64
-    private let sendHeaders: UnsafeMutablePointer<cquic_mmsghdr>
+    private let sendHeaders: UnsafeMutablePointer<clinux_mmsghdr>
     private var pendingMessages = 0
     private var pendingSocket: UDPSocket?
     private var blockedOn: UDPSocket?
@@ -82,24 +86,24 @@ public final class QuicDriver {
 
     private func readable(_ socket: UDPSocket) {
         // A bounded number of batches per wake-up keeps one busy socket from starving the rest.
-        var now = QuicTime.now()
+        var now = MonotonicTime.now()
         var read = 0
         for _ in 0..<16 {
-            now = QuicTime.now()
+            now = MonotonicTime.now()
             let local = socket.localAddress
-            let count = (try? socket.receiveBatch { datagram, remote in
+            let count = (try? receiveBatch.receive(from: socket) { datagram, remote in
                 endpoint.receive(datagram, from: remote, to: local, now: now)
             }) ?? 0
             read += count
-            if count < UDPSocket.batchSize { break }
+            if count < ReceiveBatch.size { break }
         }
         if acknowledgementReadPause.nanoseconds > 0, read > 0, !endpoint.hasPendingEvents, !endpoint.hasPendingTransmit {
             loop.pauseInput(until: now + acknowledgementReadPause)
         }
     }
 
-    private func tick() -> (deadline: QuicTime?, busy: Bool) {
-        let now = QuicTime.now()
+    private func tick() -> (deadline: MonotonicTime?, busy: Bool) {
+        let now = MonotonicTime.now()
         if let deadline = endpoint.nextTimeout, deadline <= now { endpoint.handleTimeout(now: now) } else { endpoint.advance(to: now) }
         var delivered = 0
         while let (connection, event) = endpoint.pollEvent() {
@@ -114,7 +118,7 @@ public final class QuicDriver {
     /// this flush (the application may have written long after the last packet or timer).
     public func flush() {
         guard blockedOn == nil else { return }
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         while true {
             if pendingMessages == 0 { fillBatch(now: now) }
             guard pendingMessages > 0, let socket = pendingSocket else { return }
@@ -123,7 +127,7 @@ public final class QuicDriver {
                 sent = try socket.send(sendHeaders, count: pendingMessages)
             } catch {
                 sendErrors += 1
-                if !socket.gsoEnabled { resendWithoutSegmentation() }
+                if !socket.segmentationOffload { resendWithoutSegmentation() }
                 pendingMessages = 0
                 continue
             }
@@ -144,12 +148,12 @@ public final class QuicDriver {
         }
     }
 
-    private func fillBatch(now: QuicTime) {
+    private func fillBatch(now: MonotonicTime) {
         pendingSocket = nil
         var count = 0
         while count < sendSlots {
             let slot = UnsafeMutableRawBufferPointer(start: sendBuffer + count * slotSize, count: slotSize)
-            let useGSO = primary?.gsoEnabled ?? false
+            let useGSO = primary?.segmentationOffload ?? false
             guard let batch = endpoint.pollTransmit(into: slot, maxSegments: useGSO ? maxSegments : 1, now: now) else { break }
             // Nearly every batch leaves from the one socket a server binds: no lookup for it.
             guard let socket = primary.flatMap({ $0.localAddress == batch.source ? $0 : nil }) ?? sockets[batch.source] ?? primary
@@ -176,7 +180,7 @@ public final class QuicDriver {
     private func prepare(index: Int, batch: TransmitBatch, slot: UnsafeMutableRawBufferPointer) {
         let nameLength = batch.destination.write(to: &sendNames[index])
         sendVectors[index] = iovec(iov_base: slot.baseAddress, iov_len: batch.byteCount)
-        var header = cquic_mmsghdr()
+        var header = clinux_mmsghdr()
         header.msg_hdr.msg_name = UnsafeMutableRawPointer(sendNames + index)
         header.msg_hdr.msg_namelen = nameLength
         header.msg_hdr.msg_iov = sendVectors + index
@@ -184,7 +188,7 @@ public final class QuicDriver {
         if batch.segmentCount > 1 {
             let control = sendControls + index * controlSize
             header.msg_hdr.msg_control = control
-            header.msg_hdr.msg_controllen = UDPSocket.gsoControl(segmentSize: batch.segmentSize, into: control)
+            header.msg_hdr.msg_controllen = UDPSocket.segmentationControl(segmentSize: batch.segmentSize, into: control)
         }
         sendHeaders[index] = header
     }
@@ -204,7 +208,7 @@ public final class QuicDriver {
                 _ = try? socket.send(sendHeaders + index, count: 1)
                 continue
             }
-            let segment = Int(UnsafeRawPointer(header.msg_hdr.msg_control!).advanced(by: Int(cquic_cmsg_space(0)))
+            let segment = Int(UnsafeRawPointer(header.msg_hdr.msg_control!).advanced(by: Int(clinux_cmsg_space(0)))
                 .loadUnaligned(as: UInt16.self))
             let total = sendVectors[index].iov_len
             let base = sendVectors[index].iov_base!

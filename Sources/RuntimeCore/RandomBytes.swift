@@ -4,7 +4,7 @@ import Glibc
 /// ngtcp2's random needs and stateless-reset padding take a few bytes per connection or per
 /// packet, and asking the kernel each time was a system call per byte (72 per connection).
 /// Each byte is handed out once. One per endpoint (and one per Redis client, for its reconnect
-/// jitter), used on its thread only.
+/// jitter), used on its thread only. The seeded generator, for what must repeat, is SplitMix64.
 public final class RandomBytes {
     public init() {}
 

@@ -1,0 +1,14 @@
+/// Bytes as text in hex digits: digests, tokens, random names.
+public enum Hex {
+    /// Two lowercase hex digits per byte.
+    public static func lowercase(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

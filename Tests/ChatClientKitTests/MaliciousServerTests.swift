@@ -57,7 +57,7 @@ struct MaliciousServerTests {
                                        configuration: HostileServer.clientConfiguration)
         let session = ResilientSession(pool: pool, loop: loop, nick: "victim", rooms: ["lobby"])
         var outcome = Outcome()
-        session.onMessage = { message, _ in
+        session.onMessage = { [unowned session] message, _ in
             if message.messageType == .file { _ = try? session.files.download(message, into: folder) }
         }
         session.files.onEvent = { event in
@@ -80,6 +80,10 @@ struct MaliciousServerTests {
         loop.cancel(timer)
         outcome.files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         session.quit()
+        // The handlers hold the loop and the session: let go of them, or LeakSanitizer finds the
+        // whole client (its socket's buffers) left behind by every test.
+        session.onMessage = { _, _ in }
+        session.files.onEvent = { _ in }
         return outcome
     }
 }

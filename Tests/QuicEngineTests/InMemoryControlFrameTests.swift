@@ -42,9 +42,11 @@ struct InMemoryControlFrameTests {
     /// With `holding`, keeps data of `side` held for the coalescing window whenever the
     /// connection could start a hold, from now on; nil without.
     @discardableResult
-    private static func keepHolding(_ pair: EnginePair, holding: Bool, side: @escaping () -> QuicConnection?) -> HoldingWriter? {
+    /// `side` is given the pair rather than capturing it: the pair keeps the writer (its
+    /// `eachStep`), and a writer that kept the pair would never let either go.
+    private static func keepHolding(_ pair: EnginePair, holding: Bool, side: @escaping (EnginePair) -> QuicConnection?) -> HoldingWriter? {
         guard holding else { return nil }
-        let writer = HoldingWriter(side)
+        let writer = HoldingWriter { [weak pair] in pair.flatMap(side) }
         pair.eachStep = { writer.step() }
         return writer
     }
@@ -63,7 +65,7 @@ struct InMemoryControlFrameTests {
         server.connection.maxBidirectionalStreams = 4
         let pair = try Self.settledPair(server: server, holding: holding)
         pair.network.holdTimers(of: pair.server)
-        let writer = Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        let writer = Self.keepHolding(pair, holding: holding) { $0.serverConnections.first }
         let streams = try (0..<4).map { _ in try pair.connection.openStream() }
         #expect(throws: QuicError.streamLimitReached) { try pair.connection.openStream() }
         for stream in streams { try pair.connection.write(Array("upload".utf8), to: stream, fin: true) }
@@ -109,7 +111,7 @@ struct InMemoryControlFrameTests {
                                                          limit: @escaping (QuicConnection, QuicStreamID) -> UInt64) throws {
         pair.echo = false
         pair.network.holdTimers(of: pair.server)
-        let writer = keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        let writer = keepHolding(pair, holding: holding) { $0.serverConnections.first }
         let stream = try pair.connection.openStream()
         let initialLimit = limit(pair.connection, stream)
         #expect(initialLimit == UInt64(window))
@@ -144,7 +146,7 @@ struct InMemoryControlFrameTests {
         let pair = try Self.settledPair(server: server, holding: holding)
         pair.echo = false
         pair.network.holdTimers(of: pair.server)
-        let writer = Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        let writer = Self.keepHolding(pair, holding: holding) { $0.serverConnections.first }
         let stream = try pair.connection.openStream()
         try pair.connection.write(EngineFixtures.payload(count: 32 << 10), to: stream, fin: true)
         var serverSide: QuicConnection?
@@ -178,7 +180,7 @@ struct InMemoryControlFrameTests {
     func handshakeDoneLeavesInTheRoundTheHandshakeCompletes(holding: Bool) throws {
         let pair = try EnginePair(impairment: Self.handshakeLink, serverConfiguration: Self.coalescing(holding))
         pair.network.holdTimers(of: pair.server)
-        Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        Self.keepHolding(pair, holding: holding) { $0.serverConnections.first }
         var completedAt: MonotonicTime?
         let confirmed = pair.run(for: .seconds(5), until: { pair.connection.isHandshakeConfirmed }, server: { _, event in
             if case .handshakeCompleted = event { completedAt = pair.network.now }
@@ -193,7 +195,7 @@ struct InMemoryControlFrameTests {
     @Test(arguments: [false, true])
     func newConnectionIDsLeaveWithTheHandshake(holding: Bool) throws {
         let pair = try EnginePair(impairment: Self.handshakeLink, serverConfiguration: Self.coalescing(holding))
-        Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        Self.keepHolding(pair, holding: holding) { $0.serverConnections.first }
         let elsewhere = SocketAddress(host: "127.0.0.3", port: 50002)!
         pair.network.attach(pair.client, at: elsewhere)
         pair.network.holdTimers(of: pair.server)
@@ -211,7 +213,7 @@ struct InMemoryControlFrameTests {
         let pair = try Self.settledPair(holding: holding)
         pair.echo = false
         pair.network.holdTimers(of: pair.server)
-        let writer = Self.keepHolding(pair, holding: holding) { pair.serverConnections.first }
+        let writer = Self.keepHolding(pair, holding: holding) { $0.serverConnections.first }
         for step in 1...6 {
             let next = SocketAddress(host: "127.0.0.\(10 + step)", port: 50000 + UInt16(step))!
             pair.network.attach(pair.client, at: next)
@@ -231,7 +233,7 @@ struct InMemoryControlFrameTests {
         let pair = try Self.settledPair(holding: holding)
         pair.echo = false
         pair.network.holdTimers(of: pair.client)
-        let writer = Self.keepHolding(pair, holding: holding) { pair.connection }
+        let writer = Self.keepHolding(pair, holding: holding) { $0.connection }
         let rebound = EngineFixtures.clientAddress.withPort(50001)
         pair.network.rebinding[EngineFixtures.clientAddress] = rebound
         let start = pair.network.now
@@ -261,7 +263,7 @@ struct InMemoryControlFrameTests {
         let start = pair.network.now
         try serverSide.write(payload, to: stream, fin: true)
         #expect(!serverSide.isHolding, "a write after a quiet window was held")
-        let writer = Self.keepHolding(pair, holding: holding) { serverSide }
+        let writer = Self.keepHolding(pair, holding: holding) { _ in serverSide }
         var sink = StreamSink()
         #expect(pair.run(for: .seconds(5), until: { sink.finished }, client: { _, event in sink.take(event, stream: stream) }),
                 "the lost packet was never sent again: it waited for a server timer")

@@ -16,44 +16,11 @@ import RedisClient
 /// DIGEST is the first 32 hex digits of the peer id's SHA-256: a peer id takes a session over
 /// (REPLACED), so it is never stored or logged as it is.
 extension ClusterLink {
-    static func digest(ofPeer peer: String) -> String {
-        let hash = SHA256()
-        hash.update(Array(peer.uppercased().utf8))
-        return String(hash.finishHex().prefix(32))
-    }
+    /// ``PeerDigest``, under the name the tests and the app know.
+    static func digest(ofPeer peer: String) -> String { PeerDigest.of(peer) }
 
     /// ``digest(ofPeer:)``, from ``peerDigests`` when known.
     func cachedDigest(ofPeer peer: String) -> String { peerDigests.digest(ofPeer: peer) }
-
-    func memberRecordText(_ member: MemberRecord) -> String {
-        "\(options.node)/\(member.peer.map(Self.digest(ofPeer:)) ?? "-") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"
-    }
-
-    func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
-        let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
-        let holder = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        let node = holder.first.map(String.init) ?? ""
-        let device = holder.count == 2 && holder[1] != "-" ? String(holder[1]) : nil
-        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, onThisNode: node == options.node,
-                            device: device)
-    }
-
-    /// The node named by a member record.
-    static func node(ofRecord bytes: [UInt8]) -> String {
-        String(decoding: bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: " ") }, as: UTF8.self)
-    }
-
-    func membersChange(_ change: MembershipChange) -> RoomMembersChange {
-        switch change {
-        case .add(let member): return .add(key: member.key, record: memberRecordText(member))
-        case .remove(let keys): return .remove(keys)
-        case .rename(let fromKey, let member): return .rename(from: fromKey, to: member.key, record: memberRecordText(member))
-        case .removeIfHeld(let keys, .node(let node)): return .removeHeld(byPrefix: "\(node)/", keys: keys)
-        case .removeIfHeld(let keys, .thisNode(let peer)):
-            return .removeHeld(byPrefix: "\(options.node)/\(Self.digest(ofPeer: peer)) ", keys: keys)
-        }
-    }
 
     // MARK: Leases
 
@@ -180,9 +147,8 @@ extension ClusterLink {
 
     // MARK: Direct messages' receipts
 
-    /// `{dm:DIGEST}:ID` = the `ts` a peer's `dm` with that id was delivered with, for 600 s (as a
-    /// room message's dedupe key): a resend through any node is acknowledged again, not delivered.
-    static func directReceiptKey(digest: String, id: String) -> String { "{dm:\(digest)}:\(id)" }
+    /// ``ClusterKeys/directReceipt(digest:id:)``, under the name the tests know.
+    static func directReceiptKey(digest: String, id: String) -> String { ClusterKeys.directReceipt(digest: digest, id: id) }
 
     /// The device holding `nick` (its lease `NODE/DIGEST`) and what the device's lease says of it.
     func lookUpDevice(_ token: UInt64, nick: String) {
@@ -236,8 +202,8 @@ extension ClusterLink {
 
     /// A local user's status: to the other nodes, and into its records in its rooms' members.
     func publishMember(_ member: MemberRecord, rooms: [String]) {
-        let text = memberRecordText(member)
-        let channel = Self.presenceChannel
+        let text = memberFormat.text(member)
+        let channel = ClusterKeys.presenceChannel
         client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, text), key: channel) { _ in }
         for room in rooms {
             let members = RoomKeys(room: room).members
@@ -253,7 +219,7 @@ extension ClusterLink {
         """
 
     func receivedStatus(_ payload: [UInt8]) {
-        guard Self.node(ofRecord: payload) != options.node, let record = memberRecord(payload) else { return }
+        guard MemberRecordFormat.node(ofRecord: payload) != options.node, let record = memberFormat.record(payload) else { return }
         report(.remoteStatus(record))
     }
 }

@@ -28,8 +28,9 @@ final class ClusterLink {
     /// The node's life in the cluster: joining, heartbeat, epoch, reaping (``ClusterNode``).
     private(set) var node: ClusterNodeDriver!
     let metrics = ClusterMetrics()
-    /// Member records as this node writes and reads them.
+    /// Member records and identity leases as this node writes and reads them.
     let memberFormat: MemberRecordFormat
+    let leaseFormat: LeaseFormat
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
     var peerDigests = PeerDigestCache()
@@ -97,6 +98,7 @@ final class ClusterLink {
         self.report = report
         self.peerOf = peerOf
         memberFormat = MemberRecordFormat(node: options.node)
+        leaseFormat = LeaseFormat(node: options.node)
         var forward: ((RedisClientEvent) -> Void)?
         let settings = RedisConnectionSettings(database: options.database, replicasToWaitFor: options.waitReplicas)
         client = RedisClient(loop: loop, topology: options.topology, settings: settings) { event in forward?(event) }

@@ -103,6 +103,32 @@ import Testing
         #expect(PolicyFormat.serverBans(.status("OK")) == nil)
     }
 
+    /// Device and nick leases; device leases written before issue 23 (no account, no address) and
+    /// not completed yet (a hello without its nick) still read.
+    @Test func identityLeasesRead() {
+        let format = LeaseFormat(node: "n1")
+        let lease = format.deviceLease(client: 17, nick: "Alice", account: "alice", address: "192.0.2.1")
+        #expect(lease == "n1/17/Alice/alice/192.0.2.1")
+        #expect(lease.hasPrefix(format.connectionHolder(17)))
+        #expect(format.peerHolder(lease) == PeerHolder(node: "n1", client: 17, nick: "Alice", account: "alice", isThisNode: true))
+        #expect(LeaseFormat(node: "n2").peerHolder("n1/17/Bob/-/") == PeerHolder(node: "n1", client: 17, nick: "Bob", isThisNode: false))
+        #expect(format.peerHolder("n1/17/") == PeerHolder(node: "n1", client: 17, nick: "", isThisNode: true))
+        #expect(format.peerHolder("n1/17") == nil)
+        #expect(format.peerHolder("n1/x/Alice") == nil)
+        #expect(format.nickHolder(device: "d1") == "n1/d1")
+        #expect(format.nickHolder(lease: "n2/d1") == NickHolder(node: "n2", isThisNode: false, device: "d1"))
+        #expect(format.nickHolder(lease: "n1") == NickHolder(node: "n1", isThisNode: true, device: nil))
+        #expect(format.nickHolder(lease: nil) == nil)
+        #expect(LeaseFormat.nodeAndDevice(nickLease: "n2/d1")! == ("n2", "d1"))
+        #expect(LeaseFormat.nodeAndDevice(nickLease: "n2") == nil)
+        #expect(format.deviceHolder(node: "n2", device: "d1", deviceLease: "n2/17/Alice/alice/192.0.2.1")
+                == DeviceHolder(node: "n2", isThisNode: false, device: "d1", account: "alice", address: "192.0.2.1"))
+        #expect(format.deviceHolder(node: "n1", device: "d1", deviceLease: "n1/17/Alice")
+                == DeviceHolder(node: "n1", isThisNode: true, device: "d1", account: nil, address: nil))
+        #expect(format.deviceHolder(node: "n1", device: "d1", deviceLease: "n1/17/Bob/-/")
+                == DeviceHolder(node: "n1", isThisNode: true, device: "d1", account: nil, address: ""))
+    }
+
     @Test func fileRecordsRoundTrip() {
         let file = StoredFile(id: "f1", sha256: "aa", size: 10, name: "a b.txt", room: "lobby", seq: 4, ts: 99, sender: "Alice",
                               senderAccount: "alice", uploaderPeer: "p1", uploadID: "u1", owner: "alice", address: "192.0.2.1",

@@ -95,6 +95,7 @@ bench: build certs
 	scripts/bench-chat.sh
 	scripts/bench-files.sh
 	scripts/bench-hol.sh
+	scripts/bench-flood.sh
 	scripts/bench-irc.sh
 	scripts/bench-aioquic.sh
 	scripts/bench-accounts.sh

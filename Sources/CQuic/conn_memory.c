@@ -2,6 +2,7 @@
 #include "CQuic.h"
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,29 +335,57 @@ static int append_page(struct set_aside_buffer *buffer, unsigned char *page) {
     return run_end > run_start ? append_run(buffer, page + run_start, run_end - run_start) : 1;
 }
 
+// The scratch buffer set-asides are gathered in is kept by each thread from one call to the next
+// (a realloc per set-aside would cost more than the copy); a thread that ends frees it.
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
+static _Atomic size_t scratch_buffers;
+static void free_scratch(void *bytes) {
+    free(bytes);
+    atomic_fetch_sub(&scratch_buffers, 1);
+}
+static void make_scratch_key(void) { pthread_key_create(&scratch_key, free_scratch); }
+
+size_t cquic_conn_memory_scratch_buffers(void) { return atomic_load(&scratch_buffers); }
+
+static size_t set_aside_through(cquic_conn_memory *memory, struct set_aside_buffer *scratch);
+
 size_t cquic_conn_memory_set_aside(cquic_conn_memory *memory) {
     if (memory->set_aside != NULL) return 0;
     static __thread struct set_aside_buffer buffer;
+    int had = buffer.bytes != NULL;
+    size_t bytes = set_aside_through(memory, &buffer);
+    int has = buffer.bytes != NULL;
+    if (has && !had) atomic_fetch_add(&scratch_buffers, 1);
+    if (had && !has) atomic_fetch_sub(&scratch_buffers, 1);
+    pthread_once(&scratch_key_once, make_scratch_key);
+    pthread_setspecific(scratch_key, buffer.bytes);
+    return bytes;
+}
+
+static size_t set_aside_through(cquic_conn_memory *memory, struct set_aside_buffer *scratch) {
+    struct set_aside_buffer buffer = *scratch;
+    size_t bytes = 0;
     static __thread unsigned char residency[largest_slot_pages];
     buffer.length = 0;
     size_t resident = 0;
     struct cquic_block *block;
     for (block = memory->blocks.next; block != &memory->blocks; block = block->next) {
         if (block->pages == 0) continue;
-        if (mincore(block, block->pages * page_bytes, residency) != 0) return 0;
+        if (mincore(block, block->pages * page_bytes, residency) != 0) goto done;
         for (size_t page = 0; page < block->pages; page += 1) {
             if ((residency[page] & 1) == 0) continue;
             resident += 1;
-            if (!append_page(&buffer, (unsigned char *)block + page * page_bytes)) return 0;
+            if (!append_page(&buffer, (unsigned char *)block + page * page_bytes)) goto done;
         }
     }
-    if (resident == 0) return 0;
+    if (resident == 0) goto done;
     struct written_run end = {NULL, 0};
-    if (!reserve(&buffer, sizeof(end))) return 0;
+    if (!reserve(&buffer, sizeof(end))) goto done;
     memcpy(buffer.bytes + buffer.length, &end, sizeof(end));
     buffer.length += sizeof(end);
     unsigned char *kept = malloc(buffer.length);
-    if (kept == NULL) return 0;
+    if (kept == NULL) goto done;
     memcpy(kept, buffer.bytes, buffer.length);
     // Every page copied: now they can go (a block's links are on its first page).
     block = memory->blocks.next;
@@ -366,12 +395,15 @@ size_t cquic_conn_memory_set_aside(cquic_conn_memory *memory) {
         block = next;
     }
     memory->set_aside = kept;
+    bytes = resident * page_bytes;
+done:
     // A large buffer once is not kept for every later, small one.
     if (buffer.capacity > 64 * 1024) {
         free(buffer.bytes);
         buffer = (struct set_aside_buffer){0};
     }
-    return resident * page_bytes;
+    *scratch = buffer;
+    return bytes;
 }
 
 void cquic_conn_memory_restore(cquic_conn_memory *memory) {

@@ -53,6 +53,9 @@ struct EscapeCorpusTests {
         defer { server.stop() }
         let bob = try TmuxSession(command: TerminalUITests.clientCommand(port: server.port, nick: "bob"), columns: Self.columns, rows: Self.rows)
         #expect(bob.waitFor { $0.joined().contains("bob joined") })
+        // The title names the server once its welcome is rendered, which a slow (sanitized)
+        // client may do after the join is on screen: the baseline is the settled terminal.
+        #expect(waitForState(timeout: 20) { bob.terminalState().contains("pane_title=qchat: bob@qchat") }, "\(bob.terminalState())")
         let baseline = Baseline(bob)
 
         let lines = EscapeCorpus.entries.map {

@@ -40,7 +40,7 @@ import Testing
         #expect(bob.last { $0.type == "op" }.map { [$0.to, $0.text] } == ["alice", "owner"], "bob sees alice's claim")
         #expect(world.nodes["a"]!.chat(to: 1).last { $0.type == "op" }?.to == "alice")
         for name in ["a", "b"] {
-            #expect(world.nodes[name]!.state.roomSettings["lobby"]?.owner == "alice", "node \(name)")
+            #expect(world.nodes[name]!.state.policies.rooms["lobby"]?.owner == "alice", "node \(name)")
         }
         claim.id = "c-again"
         let again = world.send(claim, from: 2, on: "b")
@@ -54,7 +54,7 @@ import Testing
         world.send(.claim(room: "lobby"), from: 1, on: "a")
         world.send(.claim(room: "lobby"), from: 2, on: "b")
         world.settle { step in if case .deliver = step { false } else { true } }
-        #expect(world.nodes["b"]!.state.roomSettings["lobby"]?.owner == "alice")
+        #expect(world.nodes["b"]!.state.policies.rooms["lobby"]?.owner == "alice")
         #expect(world.nodes["b"]!.chat(to: 2).last?.code == "room-owned")
         world.settle()
     }

@@ -93,4 +93,21 @@ import Testing
         other.connected()
         #expect(other.receive(Array(("*3\r\n" + bulk("ssubscribe") + bulk("x") + ":1\r\n").utf8)) { _ in } != nil)
     }
+
+    /// A subscriber wants at most `maxPendingCommands` subscriptions (RELIABILITY.md, "subscriptions
+    /// per connection"): one more is refused with `limitExceeded` and nothing is sent for it; one
+    /// already wanted is no new subscription; after an unsubscribe there is room again.
+    @Test func subscriptionsAreBounded() {
+        let subscriber = RedisSubscriber(limits: RedisLimits(maxPendingCommands: 3, maxOutboundBytes: 1 << 20))
+        subscriber.connected()
+        for name in ["a", "b", "c"] { #expect(subscriber.subscribe(RedisSubscription(.shard, name)) == nil) }
+        let sent = subscriber.outbound.bytes.count
+        guard case .limitExceeded? = subscriber.subscribe(RedisSubscription(.shard, "d")) else {
+            Issue.record("a fourth subscription was taken"); return
+        }
+        #expect(subscriber.outbound.bytes.count == sent, "something was sent for the refused subscription")
+        #expect(subscriber.subscribe(RedisSubscription(.shard, "a")) == nil)
+        subscriber.unsubscribe(RedisSubscription(.shard, "a"))
+        #expect(subscriber.subscribe(RedisSubscription(.shard, "d")) == nil)
+    }
 }

@@ -53,6 +53,9 @@ size_t cquic_conn_memory_set_aside(cquic_conn_memory *memory);
 // Puts back what cquic_conn_memory_set_aside copied out (nothing when nothing is set aside).
 void cquic_conn_memory_restore(cquic_conn_memory *memory);
 int cquic_conn_memory_is_set_aside(const cquic_conn_memory *memory);
+// Scratch buffers threads keep between set-asides: one per thread that has set memory aside,
+// freed when the thread ends.
+size_t cquic_conn_memory_scratch_buffers(void);
 
 // The resident part of the pages ngtcp2's larger blocks take (conn_memory.c's page pool), all
 // connections of the process together.

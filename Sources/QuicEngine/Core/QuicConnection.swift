@@ -152,6 +152,10 @@ public final class QuicConnection {
         tls = nil
     }
 
+    /// Scratch buffers threads keep from one set-aside to the next (one per thread that has set
+    /// memory aside, freed when the thread ends).
+    static var setAsideScratchBuffers: Int { Int(cquic_conn_memory_scratch_buffers()) }
+
     /// An idle connection's ngtcp2 state is mostly untouched pages with a few hundred written
     /// bytes at the start of each block: those bytes are copied onto the heap and the pages
     /// handed back to the kernel (CQuic's `cquic_conn_memory_set_aside`). Nothing reads the

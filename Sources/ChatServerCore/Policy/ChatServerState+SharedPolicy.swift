@@ -19,8 +19,8 @@ extension ChatServerState {
     }
 
     func settingsRead(_ room: String, _ settings: RoomSettings, then wait: SettingsWait, now: Int64, into out: inout [ServerAction]) {
-        let before = roomSettings[room]
-        roomSettings[room] = settings
+        let before = policies.rooms[room]
+        policies.rooms[room] = settings
         switch wait {
         case .join(let client, let since, let id):
             guard let session = clients[client] else { return }
@@ -56,21 +56,21 @@ extension ChatServerState {
     /// the event where it says all (topic, modes, operators, a lifted ban), read again for a ban.
     func applyPolicy(of event: SharedRoomEvent, message: ChatMessage, into out: inout [ServerAction]) {
         let room = event.room
-        guard roomSettings[room] != nil else { return }
+        guard policies.rooms[room] != nil else { return }
         switch event.kind {
         case .topic:
-            roomSettings[room]!.topic = message.text.isEmpty ? nil : RoomTopic(text: message.text, setBy: message.sender,
+            policies.rooms[room]!.topic = message.text.isEmpty ? nil : RoomTopic(text: message.text, setBy: message.sender,
                                                                                 ts: message.ts ?? 0)
         case .mode:
-            if let change = message.mode.flatMap(RoomModeChange.init) { roomSettings[room]!.apply(.mode(room: room, change.mode, on: change.isOn)) }
+            if let change = message.mode.flatMap(RoomModeChange.init) { policies.rooms[room]!.apply(.mode(room: room, change.mode, on: change.isOn)) }
         case .op:
             guard let account = message.to else { return }
-            roomSettings[room]!.apply(message.text == "owner" ? .owner(room: room, account: account)
+            policies.rooms[room]!.apply(message.text == "owner" ? .owner(room: room, account: account)
                                                               : .operatorAdded(room: room, account: account))
         case .deop:
-            if let account = message.to { roomSettings[room]!.apply(.operatorRemoved(room: room, account: account)) }
+            if let account = message.to { policies.rooms[room]!.apply(.operatorRemoved(room: room, account: account)) }
         case .unbanned:
-            if let label = message.to { roomSettings[room]!.apply(.banRemoved(room: room, label: label)) }
+            if let label = message.to { policies.rooms[room]!.apply(.banRemoved(room: room, label: label)) }
         case .banned:
             readRoomSettings(room, then: .refresh, into: &out)
         case .msg, .joined, .left, .nick, .kicked, .file:

@@ -33,27 +33,18 @@ public final class ChatServerState {
     /// so that seq is not handed out twice.
     var roomsAheadOfStore: Set<String> = []
 
-    /// Settings (owner, operators, topic, modes, bans, invites) of every room with members and of
-    /// the idle rooms still held, so no ordinary message asks the account store.
-    var roomSettings: [String: RoomSettings] = [:] { didSet { directoryChanges &+= 1 } }
-    /// Counts every change of `rooms` and `roomSettings` (no old value is read: the dictionaries
+    /// Room settings, server bans and operators (``Policies``).
+    var policies: Policies { didSet { directoryChanges &+= 1 } }
+    /// Counts every change of `rooms` and `policies` (no old value is read: the dictionaries
     /// are still changed in place), so the `rooms` answer knows when it may be out of date.
     var directoryChanges: UInt64 = 0
     /// The `rooms` answer, shared until the rooms change.
     var roomDirectory = RoomDirectory()
-    /// Every server ban, loaded at start.
-    var serverBans = BanList()
-    /// Operator account keys.
-    var operatorKeys: Set<String>
     var loginFailures: LoginFailures
-    /// Password tasks taken on and not finished: being counted, waiting in `passwordQueue`, or
-    /// handed to the glue and not yet answered (also those of clients since gone: their work
-    /// still occupies the glue's workers).
-    var passwordTasks: [UInt64: PendingPasswordTask] = [:]
-    var passwordQueue = PasswordQueue()
-    /// Tasks handed to the glue and not answered (at most `passwordTasksRunning`).
-    var runningPasswordTasks = 0
-    var nextPasswordTicket: UInt64 = 0
+    /// Password tasks taken on and not finished: being counted, waiting for a worker, or handed
+    /// to the glue and not yet answered (also those of clients since gone: their work still
+    /// occupies the glue's workers).
+    var passwordWork = PasswordTasks()
     /// Uploads whose body the glue is receiving, by stream.
     var activeUploads: [FileStreamKey: ActiveUpload] = [:]
 
@@ -110,11 +101,10 @@ public final class ChatServerState {
         self.history = history
         self.accounts = accounts
         self.files = files ?? (history as? any FileCatalog) ?? InMemoryFileCatalog(history: history)
-        operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
         loginFailures = LoginFailures(limit: configuration.loginFailureLimit,
                                       windowMilliseconds: configuration.loginFailureWindowMilliseconds,
                                       keyLimit: configuration.loginFailureKeys)
-        serverBans = BanList(try accounts.serverBans())
+        policies = Policies(operators: configuration.operators, serverBans: try accounts.serverBans())
     }
 
     /// How many connections the core serves, said hello or not.

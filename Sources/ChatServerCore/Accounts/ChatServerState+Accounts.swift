@@ -16,7 +16,7 @@ extension ChatServerState {
         case .none: break
         }
         let key = ChatValidation.nickKey(session.nick)
-        if operatorKeys.contains(key) && !isOperatorCertificate(session.certificate, of: key) {
+        if policies.operatorKeys.contains(key) && !isOperatorCertificate(session.certificate, of: key) {
             // Held since before it was named an operator (a reload): still not the guest's to register.
             sendError(.accountExists, "'\(session.nick)' is reserved for a server operator; it is made on the server's console",
                       id: request.id, to: session, into: &out)

@@ -110,7 +110,7 @@ extension ChatServerState {
     func sendRoster(of room: String, to session: ClientSession, into out: inout [ServerAction]) {
         var roster = ChatMessage.roster(room: room, members: memberNicks(of: room))
         // A member's join read them (a join is checked against them), so they are cached here.
-        let settings = roomSettings[room] ?? RoomSettings()
+        let settings = policies.rooms[room] ?? RoomSettings()
         roster.topic = settings.topic?.text ?? ""
         roster.modes = settings.modeNames
         roster.ops = operatorNicks(of: room)
@@ -131,7 +131,7 @@ extension ChatServerState {
 
     /// The `ops` of ``withOperators(_:of:ifIncluding:always:)``: nil unless `session` is an operator or `always`.
     func liveOperators(of room: String, ifIncluding session: ClientSession?, always: Bool = false) -> [String]? {
-        guard always || session.map({ roomSettings[room]?.isOperator($0.accountKey) == true }) == true else { return nil }
+        guard always || session.map({ policies.rooms[room]?.isOperator($0.accountKey) == true }) == true else { return nil }
         return operatorNicks(of: room)
     }
 

@@ -15,7 +15,7 @@ extension ChatServerState {
         var out: [ServerAction] = []
         switch pending {
         case .members(let room):
-            if let settings { roomSettings[room] = settings }
+            if let settings { policies.rooms[room] = settings }
             guard rooms[room] != nil else { return out }
             membersKnown(room, seq: seq, members: members, now: now, into: &out)
         case .settings(let room, let then):

@@ -12,7 +12,7 @@ extension ChatServerState {
     public func reconfigure(_ configuration: ChatServerConfiguration, now: Int64) throws(ChatServerConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
-        operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
+        policies.operatorKeys = Set(configuration.operators.map(ChatValidation.nickKey))
         for session in clients.values { session.apply(configuration, now: now) }
         while idleRooms.count > configuration.idleRoomLimit, let oldest = idleRooms.popOldest() {
             forgetIdleRoom(oldest)

@@ -8,7 +8,7 @@ extension ChatServerState {
     func handleRoomList(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         let answer = roomDirectory.answer(now: now, changes: directoryChanges) {
             let listed = rooms.values.compactMap { room -> RoomListing? in
-                let settings = roomSettings[room.name]
+                let settings = policies.rooms[room.name]
                 guard settings?.modes.contains(.invite) != true else { return nil }
                 return RoomListing(room: room.name, members: room.members.count, topic: settings?.topic?.text ?? "")
             }
@@ -25,10 +25,10 @@ extension ChatServerState {
         let name = request.to ?? ""
         if let user = activeSession(forNick: name) {
             let visible = user.rooms.array.filter { room in
-                session.isMember(of: room) || roomSettings[room]?.modes.contains(.invite) != true
+                session.isMember(of: room) || policies.rooms[room]?.modes.contains(.invite) != true
             }
             let listings = visible.sorted().map { room in
-                RoomListing(room: room, members: rooms[room]?.members.count ?? 0, topic: roomSettings[room]?.topic?.text ?? "")
+                RoomListing(room: room, members: rooms[room]?.members.count ?? 0, topic: policies.rooms[room]?.topic?.text ?? "")
             }
             var answer = ChatMessage(type: MessageType.whois.rawValue, text: user.status.rawValue, sender: user.nick, rooms: listings)
             answer.account = user.account

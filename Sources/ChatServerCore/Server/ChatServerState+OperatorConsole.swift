@@ -30,7 +30,7 @@ extension ChatServerState {
     public func operatorUnban(_ name: String, room: String?, now: Int64) -> (actions: [ServerAction], answer: String) {
         var out: [ServerAction] = []
         guard let room else {
-            guard let ban = serverBans.ban(labelled: name) else { return (out, "\(name) is not banned from the server") }
+            guard let ban = policies.serverBans.ban(labelled: name) else { return (out, "\(name) is not banned from the server") }
             guard save(.banRemoved(room: nil, label: ban.label), into: &out) else { return (out, "the change could not be stored") }
             return (out, "lifted the server ban of \(ban.label)")
         }

@@ -87,7 +87,7 @@ extension ChatServerState {
     /// stored; the room's owner is `owner`, in the cache at once (this node had taken its own
     /// claim for granted), and the asker is told `room-owned`, as when the cache knew.
     func claimRefused(_ room: String, owner: String, id: String?, origin: ClientSession?, into out: inout [ServerAction]) {
-        roomSettings[room]?.apply(.owner(room: room, account: owner))
+        policies.rooms[room]?.apply(.owner(room: room, account: owner))
         out.append(.log(.info, "claim refused", ["room": room, "owner": owner]))
         guard let origin else { return }
         sendError(.roomOwned, "room '\(room)' is owned by '\(owner)'", id: id, room: room, to: origin, into: &out)

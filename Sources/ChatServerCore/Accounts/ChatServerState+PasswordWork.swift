@@ -8,11 +8,9 @@ import ChatProtocol
 extension ChatServerState {
     /// The glue's result for a task; does nothing for a ticket it does not know.
     public func passwordTaskFinished(_ ticket: UInt64, _ outcome: PasswordOutcome, now: Int64) -> [ServerAction] {
-        guard let task = passwordTasks[ticket], task.isRunning else {
+        guard let task = passwordWork.finish(ticket) else {
             return [.log(.warning, "unknown password task", ["ticket": String(ticket)])]
         }
-        passwordTasks[ticket] = nil
-        runningPasswordTasks -= 1
         var out: [ServerAction] = []
         // The worker is free: the next task's turn, before this one's verdict is acted on (what
         // that lets its client send next queues behind the others).
@@ -62,13 +60,13 @@ extension ChatServerState {
 
     /// The shared store's answer to ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``.
     public func loginAttemptReserved(_ attempt: LoginAttempt, _ answer: LoginAttemptReservation, now: Int64) -> [ServerAction] {
-        guard var task = passwordTasks[attempt.ticket], !task.isRunning, !task.isReserved, task.attempt == attempt else {
+        guard let task = passwordWork[attempt.ticket], !task.isRunning, !task.isReserved, task.attempt == attempt else {
             // Its client went meanwhile (the task with it): a count taken for nothing is taken back.
             return answer == .reserved ? [.releaseLoginAttempt(attempt)] : []
         }
         var out: [ServerAction] = []
         guard answer == .reserved else {
-            passwordTasks[attempt.ticket] = nil
+            _ = passwordWork.drop(attempt.ticket)
             guard let session = clients[task.client], session.awaitedPasswordTask == attempt.ticket else { return out }
             session.awaitedPasswordTask = nil
             if answer == .locked {
@@ -79,15 +77,14 @@ extension ChatServerState {
             releaseHeldMessages(of: session, now: now, into: &out)
             return out
         }
-        task.isReserved = true
-        passwordTasks[attempt.ticket] = task
+        passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: true)
         enqueuePasswordTask(attempt.ticket, into: &out)
         return out
     }
 
     /// Password tasks taken on and not finished: counted, waiting or with the glue, those of
     /// clients since gone included while the glue has them.
-    public var pendingPasswordTasks: Int { passwordTasks.count }
+    public var pendingPasswordTasks: Int { passwordWork.count }
 
     /// Accounts and addresses whose recent password attempts are counted (bounded by
     /// `loginFailureKeys` each; one server only).
@@ -112,15 +109,14 @@ extension ChatServerState {
                                             lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
         var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
-        passwordTasks[ticket]?.attempt = attempt
+        passwordWork.setAttempt(attempt, of: ticket, reserved: false)
         switch roomLog {
         case .shared:
             out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
                                             windowMilliseconds: configuration.loginFailureWindowMilliseconds))
         case .local:
             _ = loginFailures.reserve(&attempt, now: now)
-            passwordTasks[ticket]?.attempt = attempt
-            passwordTasks[ticket]?.isReserved = true
+            passwordWork.setAttempt(attempt, of: ticket, reserved: true)
             enqueuePasswordTask(ticket, into: &out)
         }
     }

@@ -40,7 +40,7 @@ extension ChatServerState {
     /// rooms without members cost). The store keeps seqs of forgotten rooms from going back.
     func forgetIdleRoom(_ room: String) {
         history.forget(room: room)
-        roomSettings[room] = nil
+        policies.rooms[room] = nil
         if !roomsAheadOfStore.contains(room) { lastSequenceByRoom[room] = nil }
     }
 

@@ -19,59 +19,41 @@ extension ChatServerState {
     func takePasswordTask(_ work: PasswordTask.Work, password: String, purpose: PendingPasswordTask.Purpose, request: ChatMessage,
                           session: ClientSession, lane: PasswordQueue.Lane, key: String, now: Int64,
                           into out: inout [ServerAction]) -> UInt64? {
-        var displaced: PendingPasswordTask?
-        if passwordTasks.count >= configuration.passwordQueueLimit {
-            guard let victim = passwordQueue.displaceable(by: lane, key: key), let task = passwordTasks[victim.ticket] else {
-                refuseForBusyQueue(request, session: session, now: now, into: &out)
-                return nil
-            }
-            passwordQueue.remove(victim.ticket, lane: victim.lane, key: victim.key)
-            passwordTasks[victim.ticket] = nil
-            displaced = task
+        switch passwordWork.take(work, password: password, purpose: purpose, client: session.id, lane: lane, key: key,
+                                 limit: configuration.passwordQueueLimit) {
+        case .refused:
+            refuseForBusyQueue(request, session: session, now: now, into: &out)
+            return nil
+        case .taken(let ticket, let displaced):
+            session.awaitedPasswordTask = ticket
+            // Only now: what the displaced client sent after its request may take tasks on too,
+            // and must find this one counted.
+            if let displaced { refuseDisplaced(displaced, now: now, into: &out) }
+            return ticket
         }
-        nextPasswordTicket += 1
-        let ticket = nextPasswordTicket
-        passwordTasks[ticket] = PendingPasswordTask(client: session.id, purpose: purpose,
-                                                    task: PasswordTask(ticket: ticket, password: password, work: work), lane: lane,
-                                                    key: key)
-        session.awaitedPasswordTask = ticket
-        // Only now: what the displaced client sent after its request may take tasks on too, and
-        // must find this one counted.
-        if let displaced { refuseDisplaced(displaced, now: now, into: &out) }
-        return ticket
     }
 
     /// A task ready to be hashed (counted, for a login) waits for its turn.
     func enqueuePasswordTask(_ ticket: UInt64, into out: inout [ServerAction]) {
-        guard let task = passwordTasks[ticket] else { return }
-        passwordTasks[ticket]?.isWaiting = true
-        passwordQueue.append(ticket, lane: task.lane, key: task.key)
+        passwordWork.enqueue(ticket)
         dispatchPasswordTasks(into: &out)
     }
 
     /// Hands waiting tasks to the glue while a worker is free.
     func dispatchPasswordTasks(into out: inout [ServerAction]) {
-        while runningPasswordTasks < configuration.passwordTasksRunning, let ticket = passwordQueue.next() {
-            guard let task = passwordTasks[ticket] else { continue }
-            passwordTasks[ticket]?.isWaiting = false
-            passwordTasks[ticket]?.isRunning = true
-            runningPasswordTasks += 1
-            out.append(.password(task.task))
-        }
+        while let task = passwordWork.nextToRun(maxRunning: configuration.passwordTasksRunning) { out.append(.password(task)) }
     }
 
     /// A password task that never reached the glue, of a client that has gone: dropped, and its
     /// counted attempt taken back (nothing was checked). One the glue has still counts until its
     /// result comes.
     func dropPasswordWork(of session: ClientSession, into out: inout [ServerAction]) {
-        guard let ticket = session.awaitedPasswordTask, let task = passwordTasks[ticket], !task.isRunning else { return }
-        passwordTasks[ticket] = nil
-        if task.isWaiting { passwordQueue.remove(ticket, lane: task.lane, key: task.key) }
+        guard let ticket = session.awaitedPasswordTask, let task = passwordWork.drop(ticket) else { return }
         if let attempt = task.attempt, task.isReserved { releaseAttempt(attempt, into: &out) }
     }
 
     /// Password tasks waiting for a worker.
-    public var waitingPasswordTasks: Int { passwordQueue.count }
+    public var waitingPasswordTasks: Int { passwordWork.waiting }
 
     private func refuseForBusyQueue(_ request: ChatMessage, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
         sendError(.rateLimited, "the server is busy checking passwords; try again in a moment", id: request.id, to: session, into: &out)

@@ -1,18 +1,18 @@
 import ChatProtocol
 
 /// Who may be where (PROTOCOL.md section 8): the settings of each room, cached for every room with
-/// members so that ordinary messages never ask the account store, the privilege of a user in a
-/// room, and the checks on joining and speaking.
+/// members so that ordinary messages never ask the account store, and the questions of
+/// ``Policies`` asked about connections.
 extension ChatServerState {
     /// The settings of `room`: cached, or read once from the account store. Nil (after a log line)
     /// when the store cannot be read: the caller refuses rather than guess that a room is open.
     /// With a shared store, nil when not cached: they are read from it (``awaitSettings``).
     func settings(of room: String, into out: inout [ServerAction]) -> RoomSettings? {
-        if let cached = roomSettings[room] { return cached }
+        if let cached = policies.rooms[room] { return cached }
         guard roomLog == .local else { return nil }
         do {
             let loaded = try accounts.roomSettings(of: room)
-            roomSettings[room] = loaded
+            policies.rooms[room] = loaded
             return loaded
         } catch {
             out.append(.log(.error, "room settings read failed", ["room": room, "error": "\(error)"]))
@@ -50,73 +50,54 @@ extension ChatServerState {
 
     /// A stored change in the caches.
     func applyLocally(_ change: PolicyChange) {
-        switch change {
-        case .banAdded(nil, let ban): serverBans.insert(ban)
-        case .banRemoved(nil, let label): serverBans.remove(label: label)
-        default:
-            if let room = change.room { roomSettings[room]?.apply(change) }
-        }
+        policies.apply(change)
+    }
+
+    /// What the policies are asked about a connection: its account, peer id, address and (with
+    /// a shared store) device.
+    func subject(of session: ClientSession) -> PolicySubject {
+        PolicySubject(accountKey: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
+                      address: session.address, device: device(of: session))
     }
 
     func isServerOperator(_ session: ClientSession) -> Bool {
-        session.accountKey.map(operatorKeys.contains) ?? false
+        policies.isServerOperator(session.accountKey)
     }
 
     /// What `session` may do in a room with these settings.
     func privilege(of session: ClientSession, in settings: RoomSettings) -> Privilege {
-        privilege(ofAccount: session.accountKey, in: settings)
+        policies.privilege(ofAccount: session.accountKey, in: settings)
     }
 
     /// The same for an account by key (nil: a guest), connected or not.
     func privilege(ofAccount key: String?, in settings: RoomSettings) -> Privilege {
-        guard let key else { return .guest }
-        if operatorKeys.contains(key) { return .serverOperator }
-        if key == settings.ownerKey { return .owner }
-        if settings.operators[key] != nil { return .roomOperator }
-        return .member
+        policies.privilege(ofAccount: key, in: settings)
     }
 
-    /// Why `session` may not join a room, or nil. Bans, then the registered mode, then the invite
-    /// mode; the room's operators and server operators pass the modes, server operators the bans.
+    /// Why `session` may not join a room, or nil (``Policies/joinDenial(of:settings:room:)``).
     func joinDenial(of session: ClientSession, settings: RoomSettings, room: String) -> (ErrorCode, String)? {
         if settings.restrictsNobody { return nil }
-        let rank = privilege(of: session, in: settings)
-        if rank < .serverOperator, isBanned(session, in: settings) { return (.banned, "you are banned from room '\(room)'") }
-        if rank >= .roomOperator { return nil }
-        if settings.modes.contains(.registered), session.account == nil {
-            return (.accountRequired, "room '\(room)' takes logged-in users only")
-        }
-        if settings.modes.contains(.invite), !isInvited(session, in: settings) {
-            return (.notInvited, "room '\(room)' is invite-only and you are not invited")
-        }
-        return nil
+        return policies.joinDenial(of: subject(of: session), settings: settings, room: room)
     }
 
-    /// Why a member may not speak in `room`, or nil: banned (a guest who logged in to a banned
-    /// account), or a guest in a `registered` room. One dictionary read for a room without bans or
-    /// modes, the common case.
+    /// Why a member may not speak in `room`, or nil. One dictionary read for a room without bans
+    /// or modes, the common case.
     func speakingDenial(of session: ClientSession, in room: String) -> (ErrorCode, String)? {
-        guard let settings = roomSettings[room], !settings.restrictsNobody else { return nil }
-        if !isServerOperator(session), isBanned(session, in: settings) { return (.banned, "you are banned from room '\(room)'") }
-        if settings.modes.contains(.registered), session.account == nil {
-            return (.accountRequired, "room '\(room)' takes logged-in users only: guests may not speak")
-        }
-        return nil
+        guard let settings = policies.rooms[room], !settings.restrictsNobody else { return nil }
+        return policies.speakingDenial(of: subject(of: session), in: room, settings: settings)
     }
 
     func isBanned(_ session: ClientSession, in settings: RoomSettings) -> Bool {
-        matches(settings.bans, session)
+        policies.isBanned(subject(of: session), in: settings)
     }
 
     /// Whether a ban of `bans` matches the connection (with a shared store, by its device too).
     func matches(_ bans: BanList, _ session: ClientSession) -> Bool {
-        bans.matches(account: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
-                     address: session.address, device: device(of: session))
+        policies.matches(bans, subject(of: session))
     }
 
     func matches(_ ban: Ban, _ session: ClientSession) -> Bool {
-        ban.matches(account: session.accountKey, accountCreated: session.accountCreated, peer: session.peer,
-                    address: session.address, device: device(of: session))
+        policies.matches(ban, subject(of: session))
     }
 
     /// With a shared store, the digest of the connection's peer id (how the store names its
@@ -128,25 +109,17 @@ extension ChatServerState {
         return session.cachedDevice
     }
 
-    private func isInvited(_ session: ClientSession, in settings: RoomSettings) -> Bool {
-        if let key = session.accountKey, settings.invites.contains(.account(key)) { return true }
-        if settings.invites.contains(.peer(session.peer)) { return true }
-        return device(of: session).map { settings.invites.contains(.device($0)) } ?? false
-    }
-
     /// The server ban that applies to this identity (`created`: when its account was
     /// registered), if any.
     func serverBan(account: String?, created: Int64?, peer: String, address: String) -> Ban? {
-        guard !serverBans.isEmpty else { return nil }
-        let key = account.map(ChatValidation.nickKey)
-        if let key, operatorKeys.contains(key) { return nil }
-        return serverBans.first(matching: key, accountCreated: created, peer: peer, address: address,
-                                device: roomLog == .shared ? peerDigest(peer) : nil)
+        guard !policies.serverBans.isEmpty else { return nil }
+        return policies.serverBan(of: PolicySubject(accountKey: account.map(ChatValidation.nickKey), accountCreated: created, peer: peer,
+                                                    address: address, device: roomLog == .shared ? peerDigest(peer) : nil))
     }
 
     /// Nicks of the room's operators present (owner included), sorted as rosters are.
     func operatorNicks(of room: String) -> [String] {
-        guard let settings = roomSettings[room], settings.owner != nil || !settings.operators.isEmpty else { return [] }
+        guard let settings = policies.rooms[room], settings.owner != nil || !settings.operators.isEmpty else { return [] }
         return memberNicks(of: room) { settings.isOperator($0.map(ChatValidation.nickKey)) }
     }
 

@@ -104,13 +104,13 @@ extension ChatServerState {
             return
         }
         guard let target = resolved ?? moderationTarget(request, from: session, remoteGuests: true, into: &out) else { return }
-        if let key = target.accountKey, operatorKeys.contains(key) {
+        if let key = target.accountKey, policies.operatorKeys.contains(key) {
             sendError(.notOperator, "a server operator cannot be banned", id: request.id, to: session, into: &out)
             return
         }
         let ban = makeBan(of: target, reason: reason, by: session.nick, now: now)
-        if serverBans.ban(labelled: ban.label) == nil {
-            guard serverBans.count < configuration.maxServerBans else {
+        if policies.serverBans.ban(labelled: ban.label) == nil {
+            guard policies.serverBans.count < configuration.maxServerBans else {
                 sendError(.quotaExceeded, "the server keeps at most \(configuration.maxServerBans) bans; lift one first", id: request.id,
                           to: session, into: &out)
                 return
@@ -128,7 +128,7 @@ extension ChatServerState {
             return
         }
         let name = request.to ?? ""
-        guard let ban = serverBans.ban(labelled: name) else {
+        guard let ban = policies.serverBans.ban(labelled: name) else {
             sendError(.noSuchUser, "'\(ChatValidation.excerpt(name))' is not banned from the server", id: request.id, to: session,
                       into: &out)
             return

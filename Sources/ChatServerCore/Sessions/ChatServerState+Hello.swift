@@ -130,7 +130,7 @@ extension ChatServerState {
         }
         if roomLog == .shared && previous == nil {
             // Which nick is free, and whether the device is connected through another node, only
-            // the shared store knows (ChatServerState+ClusterIdentity.swift).
+            // the shared store knows (Cluster/ChatServerState+ClusterHello.swift).
             return beginClusterHello(join, peer: peer, account: accountName, session: session, into: &out)
         }
         let wanted = accountName ?? join.sender
@@ -213,7 +213,7 @@ extension ChatServerState {
     func isReserved(_ nick: String, toOtherThan ownKey: String?, certificate: String?, into out: inout [ServerAction]) -> Bool {
         let key = ChatValidation.nickKey(nick)
         guard key != ownKey else { return false }
-        if operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
+        if policies.operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
         // With a shared store the nicks a request checks were read first; a further suffixed
         // form not read (nine of them taken) is taken as free rather than tried for ever.
         if let cache = sharedAccounts, !cache.isKnown(nick) { return false }

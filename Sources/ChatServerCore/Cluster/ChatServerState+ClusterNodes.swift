@@ -13,8 +13,8 @@ extension ChatServerState {
     /// The server bans as the shared store has them (at the start, and after another node changed
     /// them): this node's connections a new ban matches are closed with BANNED.
     public func serverBansChanged(_ bans: [Ban], now: Int64) -> [ServerAction] {
-        let fresh = bans.filter { serverBans.ban(labelled: $0.label) == nil }
-        serverBans = BanList(bans)
+        let fresh = bans.filter { policies.serverBans.ban(labelled: $0.label) == nil }
+        policies.serverBans = BanList(bans)
         var out: [ServerAction] = []
         for ban in fresh.sorted(by: { $0.key < $1.key }) { closeServerBanned(ban, by: ban.by, now: now, into: &out) }
         return out

@@ -87,8 +87,9 @@ let package = Package(
         // A Redis and Redis Cluster client on the event loop: sans-IO connections, reconnects, slots.
         .target(name: "RedisClient", dependencies: ["CHiredis", "EventRuntime"]),
         // The shared state in Redis: room events (the atomic seq/stream/publish script, gap filling,
-        // the per-room sequencer), node liveness and leases.
-        .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime"]),
+        // the per-room sequencer), node liveness and leases, the formats of what the core stores
+        // there, and a node's life in the cluster as a sans-IO state machine with its driver.
+        .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime", "ChatServerCore", "ChatProtocol", "QuicEngine"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicIO", "QuicSimulation", "TestSupport", "SplitMix"]),
@@ -106,6 +107,8 @@ let package = Package(
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "EventRuntime", "TestSupport"]),
+        // The cluster node's state machine against a scripted Redis and an in-memory one, and the formats.
+        .testTarget(name: "ClusterStoreTests", dependencies: ["ClusterStore", "ChatServerCore", "RedisClient", "EventRuntime"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "QuicIO", "TestSupport", "SplitMix"]),
     ],
     swiftLanguageModes: [.v6]

@@ -149,6 +149,7 @@ extension ChatServerApp {
 
     private func addClusterFamilies(_ cluster: ClusterLink, to page: inout MetricsPage) {
         let figures = cluster.metrics
+        let node = cluster.nodeFigures
         page.gauge("qchat_cluster_ready", "1 once this node joined the cluster and takes hellos.", cluster.isReady ? 1 : 0)
         page.gauge("qchat_cluster_redis_connected", "1 while the connection to Redis is up and checked.", cluster.epochChecked ? 1 : 0)
         page.gauge("qchat_cluster_rooms_followed", "Rooms whose events this node follows (rooms with members here).",
@@ -160,21 +161,21 @@ extension ChatServerApp {
                        [HistogramSeries(figures.appendLatency)])
         page.histogram("qchat_cluster_event_delay_seconds", "From a room event's ts (made on its node) to its delivery here.",
                        [HistogramSeries(figures.eventDelay)])
-        page.gauge("qchat_cluster_peer_nodes", "Other nodes in the directory at the last scan.", figures.peerNodes)
+        page.gauge("qchat_cluster_peer_nodes", "Other nodes in the directory at the last scan.", node.peerNodes)
         page.gauge("qchat_cluster_heartbeat_age_seconds", "Seconds since Redis last confirmed this node's place (since start before the first).",
-                   (QuicTime.now() - figures.lastRenewal).seconds)
+                   (QuicTime.now() - node.lastRenewal).seconds)
         page.counter("qchat_cluster_heartbeat_failures_total", "Renewals of this node's place that Redis did not confirm.",
-                     figures.renewFailures)
+                     node.renewFailures)
         page.counter("qchat_cluster_events_delivered_total", "Room events delivered here from Redis, in seq order.", figures.eventsDelivered)
         page.counter("qchat_cluster_gap_fills_total", "Reads from a room's stream to fill a gap in its events.", cluster.feed.fillCount)
         page.counter("qchat_cluster_gap_events_lost_total", "Events missed while cut off that the stream no longer had.",
                      figures.eventsLostToTrimming)
-        page.counter("qchat_cluster_nodes_reaped_total", "Lost nodes this node took the users of out of their rooms.", figures.nodesReaped)
-        page.counter("qchat_cluster_epoch_changes_total", "Times Redis was found to have lost its data.", figures.epochChanges)
+        page.counter("qchat_cluster_nodes_reaped_total", "Lost nodes this node took the users of out of their rooms.", node.nodesReaped)
+        page.counter("qchat_cluster_epoch_changes_total", "Times Redis was found to have lost its data.", node.epochChanges)
         page.counter("qchat_cluster_store_losses_total", "Appends refused because Redis no longer had what this node had seen.",
-                     figures.storeLossesFound)
+                     node.storeLossesFound)
         page.gauge("qchat_cluster_redis_eviction_safe", "0 while a Redis this node stores in may evict keys (maxmemory-policy not noeviction).",
-                   figures.unsafeEvictionPolicy == nil ? 1 : 0)
+                   node.unsafeEvictionPolicy == nil ? 1 : 0)
     }
 
     private func addOperationFamilies(to page: inout MetricsPage) {

@@ -12,7 +12,6 @@ import RedisClient
 /// sorted sets of the attempts of the last window scored by the store's clock: the limit of
 /// PROTOCOL.md section 7 holds across nodes, attempts still being hashed on any node included.
 extension ClusterLink {
-    static let accountChangesChannel = "{accounts}:changes"
 
     /// Names this run's attempts apart from an earlier run's (the tickets start again at 1).
     private static let attemptRun = String(QuicTime.now().nanoseconds)
@@ -70,11 +69,8 @@ extension ClusterLink {
                     key: first) { _ in }
     }
 
-    static func accountKey(_ name: String) -> String { "{account:\(ChatValidation.nickKey(name))}" }
-    static func certificatesKey(_ name: String) -> String { accountKey(name) + ":certs" }
-
     var accountChangesSubscription: RedisSubscription {
-        RedisSubscription(client.isCluster ? .shard : .channel, Self.accountChangesChannel)
+        RedisSubscription(client.isCluster ? .shard : .channel, ClusterKeys.accountChangesChannel)
     }
 
     /// Reads `names`' accounts (a hello's nick and every candidate it may be given, issue 23
@@ -91,11 +87,11 @@ extension ClusterLink {
             }
             report(.accountsLoaded(token, failure == nil ? loaded : nil))
         }
-        let groups = client.isCluster ? Dictionary(grouping: names) { RedisKeySlot.slot(of: Self.accountKey($0)) }.map(\.value) : [names]
+        let groups = client.isCluster ? Dictionary(grouping: names) { RedisKeySlot.slot(of: ClusterKeys.account($0)) }.map(\.value) : [names]
         var remaining = groups.count { !$0.isEmpty }
         guard remaining > 0 else { return finish() }
         for group in groups where !group.isEmpty {
-            let keys = group.flatMap { [Self.accountKey($0), Self.certificatesKey($0)] }
+            let keys = group.flatMap { [ClusterKeys.account($0), ClusterKeys.certificates($0)] }
             client.send(RedisCommand("EVAL", [Self.readAccountsScript, String(keys.count)] + keys), key: keys[0]) { result in
                 switch RoomEventLog.storeResult(result) {
                 case .failure(let error):
@@ -157,17 +153,17 @@ extension ClusterLink {
     /// done, so with `--cluster-wait-replicas` the replicas have it first).
     func writeAccount(_ token: UInt64, _ write: AccountWrite) {
         let name = write.account
-        let key = Self.accountKey(name)
+        let key = ClusterKeys.account(name)
         let command: RedisCommand
         switch write {
         case .create(let account, let certificate):
-            command = RedisCommand("EVAL", Self.createAccountScript, "2", key, Self.certificatesKey(name), account.name,
+            command = RedisCommand("EVAL", Self.createAccountScript, "2", key, ClusterKeys.certificates(name), account.name,
                                    account.passwordHash ?? "", String(account.created), certificate ?? "")
         case .setPasswordHash(_, let hash?): command = RedisCommand("HSET", key, "hash", hash)
         case .setPasswordHash(_, nil): command = RedisCommand("HDEL", key, "hash")
-        case .bind(_, let certificate): command = RedisCommand("SADD", Self.certificatesKey(name), certificate)
-        case .unbind(_, let certificate): command = RedisCommand("SREM", Self.certificatesKey(name), certificate)
-        case .retire: command = RedisCommand("EVAL", Self.retireAccountScript, "2", key, Self.certificatesKey(name))
+        case .bind(_, let certificate): command = RedisCommand("SADD", ClusterKeys.certificates(name), certificate)
+        case .unbind(_, let certificate): command = RedisCommand("SREM", ClusterKeys.certificates(name), certificate)
+        case .retire: command = RedisCommand("EVAL", Self.retireAccountScript, "2", key, ClusterKeys.certificates(name))
         }
         client.send(command, key: key, durable: true) { [weak self] result in
             guard let self else { return }
@@ -176,7 +172,7 @@ extension ClusterLink {
                 report(.accountWritten(token, .failed("\(error)"), write))
             case .success(let reply):
                 if case .create = write, reply.integer == 0 { return report(.accountWritten(token, .exists, write)) }
-                let channel = Self.accountChangesChannel
+                let channel = ClusterKeys.accountChangesChannel
                 client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, "\(options.node) \(ChatValidation.nickKey(name))"),
                             key: channel) { _ in }
                 report(.accountWritten(token, .written, write))

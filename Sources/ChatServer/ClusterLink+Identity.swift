@@ -4,56 +4,14 @@ import ClusterStore
 import QuicEngine
 import RedisClient
 
-/// Leases (peer ids and nicks), nick lookups, member records and statuses in Redis.
-///
-/// - `{peer:DIGEST}` = `NODE/CLIENT/NICK/ACCOUNT/ADDRESS`: where a device is connected, as what
-///   (ACCOUNT `-` for a guest) and from where (ADDRESS as limits count it, empty when exempt): what
-///   another node needs to ban it (issue 23, item 9). Written `NODE/CLIENT/` when the hello takes
-///   it, completed once the hello has its nick, and again at each rename, registration and login.
-/// - `{nick:KEY}` = `NODE/DIGEST`: who holds a nick (a device, through a node).
-/// - a room member's record = `NODE/DIGEST STATUS NICK ACCOUNT` (`-` for a guest).
-///
-/// DIGEST is the first 32 hex digits of the peer id's SHA-256: a peer id takes a session over
-/// (REPLACED), so it is never stored or logged as it is.
+/// Leases (peer ids and nicks, their format ``LeaseFormat``'s), nick lookups, member records
+/// (``MemberRecordFormat``) and statuses in Redis.
 extension ClusterLink {
-    static func digest(ofPeer peer: String) -> String {
-        let hash = SHA256()
-        hash.update(Array(peer.uppercased().utf8))
-        return String(hash.finishHex().prefix(32))
-    }
+    /// ``PeerDigest``, under the name the tests and the app know.
+    static func digest(ofPeer peer: String) -> String { PeerDigest.of(peer) }
 
     /// ``digest(ofPeer:)``, from ``peerDigests`` when known.
     func cachedDigest(ofPeer peer: String) -> String { peerDigests.digest(ofPeer: peer) }
-
-    func memberRecordText(_ member: MemberRecord) -> String {
-        "\(options.node)/\(member.peer.map(Self.digest(ofPeer:)) ?? "-") \(member.status.rawValue) \(member.nick) \(member.account ?? "-")"
-    }
-
-    func memberRecord(_ bytes: [UInt8]) -> MemberRecord? {
-        let fields = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard fields.count == 4, let status = PresenceStatus(rawValue: fields[1]) else { return nil }
-        let holder = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        let node = holder.first.map(String.init) ?? ""
-        let device = holder.count == 2 && holder[1] != "-" ? String(holder[1]) : nil
-        return MemberRecord(nick: fields[2], account: fields[3] == "-" ? nil : fields[3], status: status, onThisNode: node == options.node,
-                            device: device)
-    }
-
-    /// The node named by a member record.
-    static func node(ofRecord bytes: [UInt8]) -> String {
-        String(decoding: bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: " ") }, as: UTF8.self)
-    }
-
-    func membersChange(_ change: MembershipChange) -> RoomMembersChange {
-        switch change {
-        case .add(let member): return .add(key: member.key, record: memberRecordText(member))
-        case .remove(let keys): return .remove(keys)
-        case .rename(let fromKey, let member): return .rename(from: fromKey, to: member.key, record: memberRecordText(member))
-        case .removeIfHeld(let keys, .node(let node)): return .removeHeld(byPrefix: "\(node)/", keys: keys)
-        case .removeIfHeld(let keys, .thisNode(let peer)):
-            return .removeHeld(byPrefix: "\(options.node)/\(Self.digest(ofPeer: peer)) ", keys: keys)
-        }
-    }
 
     // MARK: Leases
 
@@ -70,7 +28,7 @@ extension ClusterLink {
             case .failure(let error):
                 report(.helloClaimed(token, .failed("\(error)")))
             case .success(let claim):
-                report(.helloClaimed(token, .answered(HelloClaim(deviceTaken: claim.deviceTaken, previous: claim.previous.flatMap(peerHolder),
+                report(.helloClaimed(token, .answered(HelloClaim(deviceTaken: claim.deviceTaken, previous: claim.previous.flatMap(leaseFormat.peerHolder),
                                                                  nick: claim.nick))))
             }
         }
@@ -79,7 +37,7 @@ extension ClusterLink {
                                      nickKeys: candidates.map { Leases.nick(ChatValidation.nickKey($0)) }, node: options.node,
                                      connection: "\(connection)", digest: digest, provenAccount: account, address: address, answer)
         }
-        leases.takeOverDevice(Leases.peer(digest), holder: "\(options.node)/\(connection)/", node: options.node, provenAccount: account) {
+        leases.takeOverDevice(Leases.peer(digest), holder: leaseFormat.connectionHolder(connection), node: options.node, provenAccount: account) {
             [weak self] result in
             guard let self else { return }
             switch result {
@@ -89,7 +47,7 @@ extension ClusterLink {
                 answer(.success(Leases.HelloLeases(deviceTaken: false, previous: outcome.holder, nick: nil)))
             case .success(let outcome):
                 var ordered = candidates
-                if let previous = outcome.holder.flatMap(peerHolder), !previous.isThisNode, !previous.nick.isEmpty {
+                if let previous = outcome.holder.flatMap(leaseFormat.peerHolder), !previous.isThisNode, !previous.nick.isEmpty {
                     ordered.removeAll { ChatValidation.nickKey($0) == ChatValidation.nickKey(previous.nick) }
                     ordered.insert(previous.nick, at: 0)
                 }
@@ -106,14 +64,6 @@ extension ClusterLink {
         }
     }
 
-    /// A device's lease as a ``PeerHolder`` (nil when it names no connection).
-    private func peerHolder(_ lease: String) -> PeerHolder? {
-        let parts = Self.peerLeaseFields(lease)
-        guard parts.count >= 3, let client = ClientID(parts[1]) else { return nil }
-        let account = parts.count >= 4 && !parts[3].isEmpty && parts[3] != "-" ? parts[3] : nil
-        return PeerHolder(node: parts[0], client: client, nick: parts[2], account: account, isThisNode: parts[0] == options.node)
-    }
-
     /// The candidates in order, one round trip each, until one is taken (or held by others all).
     func claimNick(_ token: UInt64, candidates: [String], peer: String) {
         takeFirstNick(candidates, peer: peer) { [weak self] result in
@@ -127,7 +77,7 @@ extension ClusterLink {
     /// The first of `candidates` whose lease this device takes (free, or its own through another
     /// node), one round trip each; nil when others hold them all.
     private func takeFirstNick(_ candidates: [String], peer: String, _ completion: @escaping (Result<String?, RoomStoreError>) -> Void) {
-        let holder = "\(options.node)/\(Self.digest(ofPeer: peer))"
+        let holder = leaseFormat.nickHolder(device: Self.digest(ofPeer: peer))
         func attempt(_ index: Int) {
             guard index < candidates.count else { return completion(.success(nil)) }
             let nick = candidates[index]
@@ -144,21 +94,16 @@ extension ClusterLink {
 
     func recordPeer(_ peer: String, client connection: ClientID, nick: String, account: String?, address: String) {
         let key = Leases.peer(cachedDigest(ofPeer: peer))
-        client.send(RedisCommand("SET", key, "\(options.node)/\(connection)/\(nick)/\(account ?? "-")/\(address)"), key: key) { _ in }
-    }
-
-    /// A device lease's fields: NODE, CLIENT, NICK, and (since issue 23) ACCOUNT-KEY (`-` for a
-    /// guest) and ADDRESS.
-    static func peerLeaseFields(_ value: String) -> [String] {
-        value.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+        client.send(RedisCommand("SET", key, leaseFormat.deviceLease(client: connection, nick: nick, account: account, address: address)),
+                    key: key) { _ in }
     }
 
     func releaseIdentity(peer: String, client connection: ClientID, nick: String, andPeer: Bool) {
-        leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: "\(options.node)/\(Self.digest(ofPeer: peer))",
+        leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: leaseFormat.nickHolder(device: Self.digest(ofPeer: peer)),
                        node: options.node) { _ in }
         guard andPeer else { return }
         // The connection's lease, whatever nick, account and address it names now.
-        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: "\(options.node)/\(connection)/", node: options.node,
+        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: leaseFormat.connectionHolder(connection), node: options.node,
                        prefix: true) { _ in }
     }
 
@@ -169,20 +114,15 @@ extension ClusterLink {
             switch RoomEventLog.storeResult(result) {
             case .failure(let error): report(.nickLookedUp(token, .failed("\(error)")))
             case .success(let reply):
-                // The lease is `NODE/DIGEST`.
-                let holder = reply.text.map { $0.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
-                report(.nickLookedUp(token, .answered(holder.map { parts in
-                    NickHolder(node: parts[0], isThisNode: parts[0] == options.node, device: parts.count == 2 ? parts[1] : nil)
-                })))
+                report(.nickLookedUp(token, .answered(leaseFormat.nickHolder(lease: reply.text))))
             }
         }
     }
 
     // MARK: Direct messages' receipts
 
-    /// `{dm:DIGEST}:ID` = the `ts` a peer's `dm` with that id was delivered with, for 600 s (as a
-    /// room message's dedupe key): a resend through any node is acknowledged again, not delivered.
-    static func directReceiptKey(digest: String, id: String) -> String { "{dm:\(digest)}:\(id)" }
+    /// ``ClusterKeys/directReceipt(digest:id:)``, under the name the tests know.
+    static func directReceiptKey(digest: String, id: String) -> String { ClusterKeys.directReceipt(digest: digest, id: id) }
 
     /// The device holding `nick` (its lease `NODE/DIGEST`) and what the device's lease says of it.
     func lookUpDevice(_ token: UInt64, nick: String) {
@@ -192,21 +132,16 @@ extension ClusterLink {
             switch RoomEventLog.storeResult(result) {
             case .failure(let error): report(.deviceLookedUp(token, .failed("\(error)")))
             case .success(let reply):
-                let parts = reply.text?.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) ?? []
-                guard parts.count == 2 else { return report(.deviceLookedUp(token, .answered(nil))) }
-                let (node, device) = (parts[0], parts[1])
+                guard let (node, device) = LeaseFormat.nodeAndDevice(nickLease: reply.text) else {
+                    return report(.deviceLookedUp(token, .answered(nil)))
+                }
                 let peerKey = Leases.peer(device)
                 client.send(RedisCommand("GET", peerKey), key: peerKey) { [weak self] result in
                     guard let self else { return }
                     switch RoomEventLog.storeResult(result) {
                     case .failure(let error): report(.deviceLookedUp(token, .failed("\(error)")))
                     case .success(let reply):
-                        // A lease written before issue 23 (or not completed yet) names no account or address.
-                        let fields = reply.text.map(Self.peerLeaseFields) ?? []
-                        let account = fields.count == 5 && fields[3] != "-" ? fields[3] : nil
-                        let address = fields.count == 5 ? fields[4] : nil
-                        report(.deviceLookedUp(token, .answered(DeviceHolder(node: node, isThisNode: node == options.node, device: device,
-                                                                              account: account, address: address))))
+                        report(.deviceLookedUp(token, .answered(leaseFormat.deviceHolder(node: node, device: device, deviceLease: reply.text))))
                     }
                 }
             }
@@ -236,8 +171,8 @@ extension ClusterLink {
 
     /// A local user's status: to the other nodes, and into its records in its rooms' members.
     func publishMember(_ member: MemberRecord, rooms: [String]) {
-        let text = memberRecordText(member)
-        let channel = Self.presenceChannel
+        let text = memberFormat.text(member)
+        let channel = ClusterKeys.presenceChannel
         client.send(RedisCommand(client.isCluster ? "SPUBLISH" : "PUBLISH", channel, text), key: channel) { _ in }
         for room in rooms {
             let members = RoomKeys(room: room).members
@@ -253,7 +188,7 @@ extension ClusterLink {
         """
 
     func receivedStatus(_ payload: [UInt8]) {
-        guard Self.node(ofRecord: payload) != options.node, let record = memberRecord(payload) else { return }
+        guard MemberRecordFormat.node(ofRecord: payload) != options.node, let record = memberFormat.record(payload) else { return }
         report(.remoteStatus(record))
     }
 }

@@ -4,9 +4,10 @@ import QuicIO
 import RedisClient
 
 /// A node's connection to the shared store (`--cluster`): performs the core's shared-store
-/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox, the node
-/// directory) and follows the rooms with members here (``RoomFeed``), handing every outcome back
-/// to the app as core input (``ClusterReport``). Loop thread only.
+/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox) and follows
+/// the rooms with members here (``RoomFeed``), handing every outcome back to the app as core input
+/// (``ClusterReport``). The node's life in the cluster (joining, heartbeat, epoch, reaping) is
+/// ``ClusterNode``'s, performed by its ``ClusterNodeDriver``. Loop thread only.
 final class ClusterLink {
     let options: ClusterOptions
     let client: RedisClient
@@ -14,7 +15,8 @@ final class ClusterLink {
     /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
     let inboxLog: RoomEventLog
     let leases: Leases
-    let directory: NodeDirectory
+    /// The directory's commands for this node (its instance token among them).
+    let directory: NodeDirectoryCommands
     /// Renews the node's place from a thread of its own.
     private(set) var heartbeats: HeartbeatThread!
     private(set) var feed: RoomFeed!
@@ -23,38 +25,33 @@ final class ClusterLink {
     let loop: EventLoop
     /// The peer id of a connection of this node (to check a REPLACED sent by another node).
     let peerOf: (ClientID) -> String?
-    /// The node has joined the directory and cleared its earlier run's leftovers.
-    var isReady = false
-    /// The mark of this node's `--files` folder (``FileDirectory/mark()``), checked against the
-    /// other nodes' before it is ready.
-    var filesFolderMark = ""
+    /// The node's life in the cluster: joining, heartbeat, epoch, reaping (``ClusterNode``).
+    private(set) var node: ClusterNodeDriver!
     let metrics = ClusterMetrics()
-    /// The store's epoch as last seen (``checkEpoch``), and whether it was checked since the
-    /// connection to the server that holds it was last lost: until it is, nothing is appended.
-    var epoch: String?
-    var epochChecked = false
-    var epochCheckInFlight = false
-    /// An append found data lost that the epoch check must recover from (``storeLost(room:)``).
-    var lossPending = false
-    var joining = false
-    /// The holder of this node's name when a join found it taken, to see whether it renews.
-    var heldName: (deadline: Int64, holder: String)?
-    /// Another instance has this node's name: nothing more is done under it.
-    var nameLost = false
-    /// A planned stop left the directory: no more heartbeats or scans.
-    var leaving = false
+    /// Member records and identity leases as this node writes and reads them.
+    let memberFormat: MemberRecordFormat
+    let leaseFormat: LeaseFormat
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
-    /// Nodes this one is reaping now.
-    var reaping: Set<String> = []
     var peerDigests = PeerDigestCache()
     /// How long a read is retried while Redis is unavailable before the core hears it failed.
     static let readPatience = QuicDuration.seconds(5)
     static let readRetryDelay = QuicDuration.milliseconds(200)
     /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
     static let inboxLength = 10_000
-    /// Where other nodes publish users' status changes.
-    static let presenceChannel = "{presence}"
+
+    /// The node has joined the directory and cleared its earlier run's leftovers.
+    var isReady: Bool { node.isReady }
+    /// The store's epoch was checked since the connection to the server that holds it was last
+    /// lost: until it is, nothing is appended.
+    var epochChecked: Bool { node.epochChecked }
+    var nodeFigures: ClusterNode.Figures { node.figures }
+    /// The mark of this node's `--files` folder (``FileDirectory/mark()``), checked against the
+    /// other nodes' before it is ready.
+    var filesFolderMark: String {
+        get { node.filesFolderMark }
+        set { node.setFilesFolderMark(newValue) }
+    }
 
     enum ClusterReport {
         case appended(UInt64, RoomAppendOutcome)
@@ -100,22 +97,31 @@ final class ClusterLink {
         self.logger = logger
         self.report = report
         self.peerOf = peerOf
+        memberFormat = MemberRecordFormat(node: options.node)
+        leaseFormat = LeaseFormat(node: options.node)
         var forward: ((RedisClientEvent) -> Void)?
         let settings = RedisConnectionSettings(database: options.database, replicasToWaitFor: options.waitReplicas)
         client = RedisClient(loop: loop, topology: options.topology, settings: settings) { event in forward?(event) }
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
         leases = Leases(client: client)
-        directory = NodeDirectory(client: client, node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
+        directory = NodeDirectoryCommands(node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
             metrics.eventsLostToTrimming += Int(before - after - 1)
             logger(.warning, "events lost to trimming", ["room": room, "after": String(after), "before": String(before)])
         })
+        let machine = ClusterNode(ClusterNode.Configuration(directory: directory, heartbeatInterval: options.heartbeatInterval,
+                                                            nodeTimeout: options.nodeTimeout, sharded: client.isCluster), now: .now())
+        // Weak: the client answers what waits with `.stopped` when this link stops, in its deinit too.
+        node = ClusterNodeDriver(machine, client: client, loop: loop,
+                                 followed: { [weak self] in self?.followedRooms() ?? [] },
+                                 report: { [weak self] outcome in self?.nodeReported(outcome) }, logger: logger,
+                                 renewing: { [weak self] on in self?.heartbeats.setRenewing(on) })
         forward = { [unowned self] event in handle(event) }
         let server: RedisServerAddress? = if case .standalone(let address) = options.topology { address } else { nil }
-        heartbeats = HeartbeatThread(loop: loop, server: server, database: options.database, renew: directory.renewCommand,
-                                     interval: options.heartbeatInterval, lifetime: options.nodeTimeout) { [unowned self] in renewed($0) }
+        heartbeats = HeartbeatThread(loop: loop, server: server, database: options.database, renew: directory.renew,
+                                     interval: options.heartbeatInterval, lifetime: options.nodeTimeout) { [unowned self] in node.renewed($0) }
     }
 
     func start() {
@@ -125,7 +131,7 @@ final class ClusterLink {
         client.subscribe(accountChangesSubscription)
         feed.follow(inboxRoom)
         heartbeats.start()
-        loop.schedule(at: .now() + options.heartbeatInterval) { [weak self] in self?.heartbeat() }
+        node.start()
     }
 
     /// The feed first: the client answers what waits with `.stopped`, and nothing of it may be
@@ -143,17 +149,12 @@ final class ClusterLink {
     private func handle(_ event: RedisClientEvent) {
         switch event {
         case .connected(let server):
-            logger(.info, "redis connected", ["server": "\(server)"])
-            verifyStore(force: true)
+            node.connected(server)
         case .disconnected(let server, let failure):
-            logger(.warning, "redis unreachable", ["server": "\(server)", "error": failure.description])
-            if holdsEpoch(server) { epochChecked = false }
+            node.disconnected(server, failure: failure, holdsEpoch: holdsEpoch(server))
         case .slotMapUpdated(let masters):
-            logger(.info, "redis cluster slots", ["masters": String(masters)])
             heartbeats.use(server: client.currentSlotMap?.owner(of: RedisKeySlot.slot(of: NodeDirectory.directoryKey)))
-            // A failover may have moved the epoch to a master this node was connected to already
-            // (no `connected` follows): it is checked there.
-            verifyStore()
+            node.slotMapUpdated(masters: masters)
         case .subscriber(.message(let push)) where typingRooms[push.subscription.channel] != nil:
             receivedTyping(push)
         case .subscriber(.message(let push)) where push.subscription == presenceSubscription:
@@ -161,7 +162,7 @@ final class ClusterLink {
         case .subscriber(.message(let push)) where push.subscription == serverSubscription:
             // Another node changed the server bans: read them again (this node's own change is
             // in its core already).
-            if !push.payload.elementsEqual("bans \(options.node)".utf8) { loadServerBans() }
+            if !push.payload.elementsEqual("bans \(options.node)".utf8) { node.serverBansChanged() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
@@ -188,19 +189,18 @@ final class ClusterLink {
 
     func append(_ append: RoomEventAppend) {
         guard epochChecked else { return report(.appended(append.token, .refused("the store is being checked after a reconnect"))) }
-        let meta = Array(("\(append.kind.rawValue)/\(options.node)/\(append.origin.map(String.init) ?? "")"
-                          + "/\(append.memberStatus?.rawValue ?? "")/\(append.token)").utf8)
+        let meta = EventMeta.encode(append, node: options.node)
         let dedupe = append.dedupe.map(digestedDedupeKey)
         let sent = QuicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
-                   members: append.membership.map(membersChange), settings: append.policy.flatMap(Self.settingsChange),
-                   dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: appendEpoch) { [weak self, report, metrics] result in
+                   members: append.membership.map(memberFormat.membersChange), settings: append.policy.flatMap(PolicyFormat.settingsChange),
+                   dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: node.appendEpoch) { [weak self, report, metrics] result in
             // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
             if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
             switch result {
             case .success(let stored) where stored.storeLost:
                 metrics.appends["lost", default: 0] += 1
-                self?.storeLost(room: append.room)
+                self?.node.storeLost(room: append.room)
                 report(.appended(append.token, .refused("redis lost data this node had seen")))
             case .success(let stored) where stored.existing != nil:
                 metrics.appends["refused", default: 0] += 1
@@ -247,7 +247,8 @@ final class ClusterLink {
         typingRooms[typingSubscription(room).channel] = room
         client.subscribe(typingSubscription(room))
         // So that whoever reaps this node finds the rooms its users were in.
-        client.send(RedisCommand("SADD", Self.roomsKey(of: options.node), room), key: Self.roomsKey(of: options.node)) { _ in }
+        let rooms = ClusterKeys.rooms(of: options.node)
+        client.send(RedisCommand("SADD", rooms, room), key: rooms) { _ in }
     }
 
     func unfollow(_ room: String) {
@@ -267,25 +268,8 @@ final class ClusterLink {
                                              Array("\(options.node) ".utf8) + payload]), key: channel) { _ in }
     }
 
-    /// A stored or published event as the core takes it: the meta is `KIND/NODE/CLIENT/STATUS/TOKEN`:
-    /// the client when a connection made it, STATUS for a member a `joined` or `nick` adds who
-    /// is not `online` (else empty), TOKEN the node's append (its ack may go out with the event,
-    /// before the reply). Events stored before the token was added have `KIND/NODE/CLIENT[/STATUS]`.
-    func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? {
-        let parts = event.meta.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
-        guard (3...5).contains(parts.count), let kind = StoredEventKind(rawValue: String(decoding: parts[0], as: UTF8.self)) else {
-            return nil
-        }
-        var origin: ClientID?
-        var append: UInt64?
-        if parts[1].elementsEqual(options.node.utf8) {
-            origin = ClientID(String(decoding: parts[2], as: UTF8.self))
-            append = parts.count == 5 ? UInt64(String(decoding: parts[4], as: UTF8.self)) : nil
-        }
-        let status = parts.count >= 4 ? PresenceStatus(rawValue: String(decoding: parts[3], as: UTF8.self)) : nil
-        return SharedRoomEvent(room: room, seq: event.seq, kind: kind, origin: origin, append: append, payload: event.payload,
-                               memberStatus: status)
-    }
+    /// A stored or published event as the core takes it (``EventMeta``).
+    func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? { EventMeta.sharedEvent(room: room, event, node: options.node) }
 
     private func receivedTyping(_ push: RedisPush) {
         guard let room = typingRooms[push.subscription.channel], let space = push.payload.firstIndex(of: UInt8(ascii: " ")),
@@ -293,16 +277,27 @@ final class ClusterLink {
         report(.typing(room: room, Array(push.payload[(space + 1)...])))
     }
 
+    /// The rooms followed (the inbox too) with the last seq delivered in each.
+    private func followedRooms() -> [(room: String, delivered: Int64)] { feed.followedRooms.map { ($0, feed.delivered($0) ?? 0) } }
+
+    /// What the node's life brings the core.
+    private func nodeReported(_ outcome: ClusterNode.Report) {
+        switch outcome {
+        case .ready: report(.ready(true))
+        case .membershipLost: report(.membershipLost)
+        case .nameTaken(let why): report(.nameTaken(why))
+        case .reap(let lost, let room, let members): report(.reap(node: lost, room: room, members))
+        case .serverBans(let bans): report(.serverBans(bans))
+        case .foreignFilesFolder(let theirs): report(.foreignFilesFolder(theirs))
+        }
+    }
+
     // MARK: Names in Redis
 
-    /// The rooms node `node` has followed (its reaper looks there for its members).
-    static func roomsKey(of node: String) -> String { "{node:\(node)}:rooms" }
-
-    /// The pseudo-room whose stream and channel are this node's inbox (room names have no `@`).
-    var inboxRoom: String { Self.inboxRoom(of: options.node) }
-    static func inboxRoom(of node: String) -> String { "@inbox:\(node)" }
+    /// The pseudo-room whose stream and channel are this node's inbox.
+    var inboxRoom: String { ClusterKeys.inboxRoom(of: options.node) }
 
     var presenceSubscription: RedisSubscription {
-        RedisSubscription(client.isCluster ? .shard : .channel, Self.presenceChannel)
+        RedisSubscription(client.isCluster ? .shard : .channel, ClusterKeys.presenceChannel)
     }
 }

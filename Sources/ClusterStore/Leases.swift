@@ -235,11 +235,7 @@ public final class Leases {
             case .failure(let failure):
                 completion(.failure(failure))
             case .success(let reply):
-                let keys = reply.elements?.compactMap(\.text) ?? []
-                let groups = client.isCluster ? Array(Dictionary(grouping: keys) { RedisKeySlot.slot(of: $0) }.values) : [keys]
-                let batches = groups.flatMap { group in
-                    stride(from: 0, to: group.count, by: Self.releaseAllBatch).map { Array(group[$0..<min($0 + Self.releaseAllBatch, group.count)]) }
-                }
+                let batches = Self.releaseAllBatches(reply.elements?.compactMap(\.text) ?? [], node: node, sharded: client.isCluster)
                 var freed: [String] = []
                 var remaining = batches.count
                 var failed: RoomStoreError?
@@ -250,8 +246,7 @@ public final class Leases {
                 }
                 guard remaining > 0 else { return finish() }
                 for batch in batches {
-                    client.send(RedisCommand("EVAL", [Self.releaseAllScript, String(batch.count)] + batch + ["\(node)/"]), key: batch[0]) {
-                        result in
+                    client.send(batch.command, key: batch.key) { result in
                         switch RoomEventLog.storeResult(result) {
                         case .success(let reply): freed += reply.elements?.compactMap(\.text) ?? []
                         case .failure(let failure): failed = failure
@@ -260,6 +255,19 @@ public final class Leases {
                         if remaining == 0 { finish() }
                     }
                 }
+            }
+        }
+    }
+
+    /// The scripts that free `keys` (the leases in a node's ``holds(node:)``) while `node` still
+    /// holds them: one per ``releaseAllBatch`` keys, of one slot each on a Redis Cluster
+    /// (`sharded`); each with the key whose slot serves it. Each answers the keys it freed.
+    public static func releaseAllBatches(_ keys: [String], node: String, sharded: Bool) -> [(key: String, command: RedisCommand)] {
+        let groups = sharded ? Array(Dictionary(grouping: keys) { RedisKeySlot.slot(of: $0) }.values) : [keys]
+        return groups.flatMap { group in
+            stride(from: 0, to: group.count, by: releaseAllBatch).map { start in
+                let batch = Array(group[start..<min(start + releaseAllBatch, group.count)])
+                return (batch[0], RedisCommand("EVAL", [releaseAllScript, String(batch.count)] + batch + ["\(node)/"]))
             }
         }
     }

@@ -51,14 +51,16 @@ public final class NodeDirectory {
     }
 
     public let client: RedisClient
-    public let node: String
+    /// The directory's commands and replies for this node (``NodeDirectoryCommands``).
+    public let commands: NodeDirectoryCommands
+    public var node: String { commands.node }
     /// This process's token for `node` (random): what tells it from another process with the name.
-    public let instance: String
-    public let lifetime: QuicDuration
-    public let reapTimeout: QuicDuration
+    public var instance: String { commands.instance }
+    public var lifetime: QuicDuration { commands.lifetime }
+    public var reapTimeout: QuicDuration { commands.reapTimeout }
     /// How often the nodes renew and scan: the longest the directory goes unvisited while any
     /// node reaches it.
-    public let interval: QuicDuration
+    public var interval: QuicDuration { commands.interval }
     static let key = "{nodes}"
     static let reapingKey = "{nodes}:reaping"
     static let seenKey = "{nodes}:seen"
@@ -69,11 +71,7 @@ public final class NodeDirectory {
     public init(client: RedisClient, node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: QuicDuration = .seconds(6),
                 reapTimeout: QuicDuration = .seconds(30), interval: QuicDuration = .seconds(2)) {
         self.client = client
-        self.node = node
-        self.instance = instance
-        self.lifetime = lifetime
-        self.reapTimeout = reapTimeout
-        self.interval = interval
+        commands = NodeDirectoryCommands(node: node, instance: instance, lifetime: lifetime, reapTimeout: reapTimeout, interval: interval)
     }
 
     /// The start of both scripts: `now` (Redis's clock, ms), and the visit recorded in `seen`
@@ -158,48 +156,36 @@ public final class NodeDirectory {
         """
 
     /// Enters the directory (at start, or again after being reaped).
-    public func join(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) { beat("join", completion) }
-
-    /// Renews this node's deadline.
-    public func renew(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) { beat("renew", completion) }
-
-    private func beat(_ mode: String, _ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) {
-        client.send(beatCommand(mode), key: Self.key) { result in
+    public func join(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) {
+        client.send(commands.join, key: Self.key) { result in
             completion(RoomEventLog.storeResult(result).flatMap(Self.heartbeat))
         }
     }
 
-    private func beatCommand(_ mode: String) -> RedisCommand {
-        RedisCommand("EVAL", Self.heartbeatScript, "4", Self.key, Self.seenKey, Self.instancesKey, Self.reapingKey, node,
-                     String(lifetime.nanoseconds / 1_000_000), mode, String(interval.nanoseconds / 1_000_000), instance)
+    /// Renews this node's deadline.
+    public func renew(_ completion: @escaping (Result<Heartbeat, RoomStoreError>) -> Void) {
+        client.send(commands.renew, key: Self.key) { result in
+            completion(RoomEventLog.storeResult(result).flatMap(Self.heartbeat))
+        }
     }
 
     /// The renew as a command, for a heartbeat sent from another thread on a connection of its
     /// own (its reply read with ``heartbeat(_:)``); the key whose slot serves it is ``key``.
-    public var renewCommand: RedisCommand { beatCommand("renew") }
+    public var renewCommand: RedisCommand { commands.renew }
 
     /// The key of the directory (its slot is the directory's server on a Redis Cluster).
     public static var directoryKey: String { key }
 
     /// A heartbeat script's reply (``heartbeatScript``).
-    public static func heartbeat(_ reply: RedisReply) -> Result<Heartbeat, RoomStoreError> {
-        if let value = reply.integer { return .success(value < 0 ? .reaped : .alive(deadline: value)) }
-        guard let parts = reply.elements, parts.count == 3, parts[0].integer == -2, let deadline = parts[1].integer,
-              let holder = parts[2].text else {
-            return .failure(.rejected("heartbeat answered \(reply)"))
-        }
-        return .success(.taken(deadline: deadline, holder: holder))
-    }
+    public static func heartbeat(_ reply: RedisReply) -> Result<Heartbeat, RoomStoreError> { NodeDirectoryCommands.heartbeat(reply) }
 
     /// A planned stop: the name stays this instance's for `handover` more (its clients move to
     /// other nodes meanwhile and keep their rooms, quietly), then the scanner that claims it reaps
     /// what is left as for a lost node but reports it ``Claim/stopped``. `false` when the name
     /// was no longer this instance's.
     public func leave(after handover: QuicDuration, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
-        let command = RedisCommand("EVAL", Self.leaveScript, "2", Self.key, Self.instancesKey, node, instance,
-                                   String(handover.nanoseconds / 1_000_000))
-        client.send(command, key: Self.key) { result in
-            completion(RoomEventLog.storeResult(result).map { $0.integer == 1 })
+        client.send(commands.leave(after: handover), key: Self.key) { result in
+            completion(RoomEventLog.storeResult(result).map(NodeDirectoryCommands.left))
         }
     }
 
@@ -210,37 +196,22 @@ public final class NodeDirectory {
 
     /// The nodes this caller must reap now, each with whether it stopped on purpose.
     public func claim(_ completion: @escaping (Result<[Claim], RoomStoreError>) -> Void) {
-        let command = RedisCommand("EVAL", Self.claimScript, "4", Self.key, Self.reapingKey, Self.seenKey, Self.instancesKey,
-                                   String(reapTimeout.nanoseconds / 1_000_000), String(interval.nanoseconds / 1_000_000))
-        client.send(command, key: Self.key) { result in
-            completion(RoomEventLog.storeResult(result).flatMap { reply in
-                guard let flat = reply.elements?.compactMap(\.text), flat.count % 2 == 0 else {
-                    return .failure(.rejected("claim answered \(reply)"))
-                }
-                return .success(stride(from: 0, to: flat.count, by: 2).map { Claim(node: flat[$0], stopped: flat[$0 + 1] == "stopped") })
-            })
+        client.send(commands.claim, key: Self.key) { result in
+            completion(RoomEventLog.storeResult(result).flatMap(NodeDirectoryCommands.claims))
         }
     }
 
     /// `lost` has been reaped: its claim is closed.
     public func finishedReaping(_ lost: String, _ completion: @escaping (Result<Void, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("ZREM", Self.reapingKey, lost), key: Self.key) { result in
+        client.send(commands.finishedReaping(lost), key: Self.key) { result in
             completion(RoomEventLog.storeResult(result).map { _ in () })
         }
     }
 
     /// The nodes in the directory with their deadlines (Redis time, ms).
     public func members(_ completion: @escaping (Result<[String: Int64], RoomStoreError>) -> Void) {
-        client.send(RedisCommand("ZRANGE", Self.key, "0", "-1", "WITHSCORES"), key: Self.key) { result in
-            completion(RoomEventLog.storeResult(result).flatMap { reply in
-                guard let flat = reply.elements, flat.count % 2 == 0 else { return .failure(.rejected("ZRANGE answered \(reply)")) }
-                var members: [String: Int64] = [:]
-                for index in stride(from: 0, to: flat.count, by: 2) {
-                    guard let name = flat[index].text, let score = flat[index + 1].text.flatMap({ Double($0) }) else { continue }
-                    members[name] = Int64(score)
-                }
-                return .success(members)
-            })
+        client.send(commands.members, key: Self.key) { result in
+            completion(RoomEventLog.storeResult(result).flatMap(NodeDirectoryCommands.members))
         }
     }
 }

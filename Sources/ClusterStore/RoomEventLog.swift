@@ -125,17 +125,24 @@ public final class RoomEventLog {
 
     /// The room's state (``RoomState``). At most `limit` members (a larger room answers `tooLarge`).
     public func state(room: String, limit: Int = 100_000, _ completion: @escaping (Result<RoomState, RoomStoreError>) -> Void) {
-        let keys = RoomKeys(room: room)
-        let command = RedisCommand("EVAL", Self.stateScript, "3", keys.seq, keys.members, keys.settings, String(limit))
-        client.send(command, key: keys.seq) { result in
-            completion(Self.storeResult(result).flatMap { reply in
-                guard let parts = reply.elements, parts.count == 3, let seqText = parts[0].text, let seq = Int64(seqText),
-                      let members = Self.hash(parts[1]), let settings = Self.hash(parts[2]) else {
-                    return .failure(.rejected("room state answered \(reply)"))
-                }
-                return .success(RoomState(seq: seq, members: members, settings: settings))
-            })
+        client.send(Self.stateCommand(room: room, limit: limit), key: RoomKeys(room: room).seq) { result in
+            completion(Self.storeResult(result).flatMap(Self.roomState))
         }
+    }
+
+    /// The command ``state(room:limit:_:)`` sends (served by the slot of the room's ``RoomKeys/seq``).
+    public static func stateCommand(room: String, limit: Int = 100_000) -> RedisCommand {
+        let keys = RoomKeys(room: room)
+        return RedisCommand("EVAL", stateScript, "3", keys.seq, keys.members, keys.settings, String(limit))
+    }
+
+    /// ``stateCommand(room:limit:)``'s reply.
+    public static func roomState(_ reply: RedisReply) -> Result<RoomState, RoomStoreError> {
+        guard let parts = reply.elements, parts.count == 3, let seqText = parts[0].text, let seq = Int64(seqText),
+              let members = hash(parts[1]), let settings = hash(parts[2]) else {
+            return .failure(.rejected("room state answered \(reply)"))
+        }
+        return .success(RoomState(seq: seq, members: members, settings: settings))
     }
 
     static let stateScript = """

@@ -61,7 +61,10 @@ struct HostileTrafficTests {
         // time stretched for each end, as the same storm would meet a faster server from a faster
         // client. What is checked is unchanged.
         let stormSeconds = TestTime.scaled(TestTime.scaled(5))
-        let load = try BotRun("load", port: server.port, Self.chatters + ["--duration", "\(Int(stormSeconds) + 3)", "--warmup", "1"])
+        // The drain ends as soon as every ack and delivery is in: a long one is a wait, not a bound
+        // (three nodes on two cores answered acks 6 s late under the storm, past the default 5 s).
+        let load = try BotRun("load", port: server.port, Self.chatters + ["--duration", "\(Int(stormSeconds) + 3)", "--warmup", "1",
+                                                                          "--drain", "60"])
         #expect(load.waitForLine(timeout: 30) { $0.contains("measuring") } != nil)
 
         let storm = try await onDedicatedThread { try ConnectionStorm(port: proxyPort).run(attempts: 2000, over: stormSeconds, halfOpenEvery: 2) }

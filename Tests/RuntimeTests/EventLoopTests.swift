@@ -1,5 +1,5 @@
 import Foundation
-import QuicIO
+import EventRuntime
 import Testing
 
 struct EventLoopTests {

@@ -139,6 +139,7 @@ final class ClusterLink {
     func stop() {
         heartbeats.stop()
         feed.stop()
+        node.stop()
         client.stop()
     }
 

@@ -50,14 +50,18 @@ extension TUIMode {
         case .msg:
             let action = ChatAction.body(of: message.text)
             let highlight = !same(message.sender, me) && highlights.matches(action ?? message.text)
-            let line = ChatLine(timestamp: time, nick: message.sender, text: action ?? message.text, kind: isLive ? .message : .history,
-                                id: message.id, isAction: action != nil, isHighlight: highlight)
+            var line = ChatLine(timestamp: time, nick: message.sender, text: action ?? message.text, kind: isLive ? .message : .history,
+                                id: message.id, isAction: action != nil, isHighlight: highlight, seq: message.seq)
+            // Version 1.2 (section 15): what history says became of it, and the message it answers.
+            line.isEdited = message.edited != nil
+            line.isRedacted = message.redacted == true
+            line.reply = message.ref.flatMap { model.replyQuote(seq: $0, in: room) }
             if isLive { model.stopTyping(message.sender, in: room) }
             add(line, room: room, message: message)
             if isLive && highlight { alert(line, in: room) }
         case .ack:
             guard let id = message.id else { break }
-            _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts)
+            _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts, seq: message.seq)
             if let sent = sentLines.removeValue(forKey: id) {
                 var line = sent.line
                 line.timestamp = message.ts ?? line.timestamp
@@ -141,6 +145,15 @@ extension TUIMode {
             receivedFile(message, at: time)
         case .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode, .invite, .rooms, .whois:
             receivedModeration(message)
+        // Version 1.2 (section 15): changes to a message shown, found by its seq.
+        case .edit:
+            if let ref = message.ref { model.applyEdit(seq: ref, text: message.text, in: room) }
+        case .redact:
+            if let ref = message.ref { model.applyRedaction(seq: ref, in: room) }
+        case .react, .unreact:
+            if let ref = message.ref {
+                model.applyReaction(message.text, by: message.sender, added: message.messageType == .react, seq: ref, in: room)
+            }
         default:
             break
         }

@@ -44,8 +44,25 @@ public struct ChatLine: Sendable, Equatable {
     /// counted apart.
     public var isHighlight: Bool
 
+    // Version 1.2 (PROTOCOL.md section 15): what later events did to the message.
+
+    /// The message's seq in its room or conversation (from the server's event, or the `ack` of our
+    /// own): what an edit, a redaction or a reaction names.
+    public var seq: Int64?
+    /// Edited by its author: shown with `(edited)` after the text.
+    public var isEdited = false
+    /// Withdrawn (its text erased on the server): shown as ``removedText`` whatever `text` held.
+    public var isRedacted = false
+    /// The reactions to it, in the order they first came.
+    public var reactions: [Reaction] = []
+    /// The message it replies to, quoted before its text.
+    public var reply: ReplyQuote?
+
+    /// What a withdrawn message shows.
+    public static let removedText = "(message removed)"
+
     public init(timestamp: Int64, nick: String, text: String, kind: Kind, id: String? = nil, isAction: Bool = false,
-                isPrivate: Bool = false, isHighlight: Bool = false) {
+                isPrivate: Bool = false, isHighlight: Bool = false, seq: Int64? = nil) {
         self.timestamp = timestamp
         self.nick = nick
         self.text = text
@@ -54,6 +71,7 @@ public struct ChatLine: Sendable, Equatable {
         self.isAction = isAction
         self.isPrivate = isPrivate || kind == .directMessage
         self.isHighlight = isHighlight
+        self.seq = seq
     }
 
     /// True for what counts as unread in a room not shown: others' messages, private or not.
@@ -61,4 +79,29 @@ public struct ChatLine: Sendable, Equatable {
 
     /// A rule across the pane (the read marker, a day change), not a line of the conversation.
     public var isRule: Bool { kind == .readMarker || kind == .dayChange }
+}
+
+/// One reaction value on a message and who gave it (PROTOCOL.md section 15: at most one of each
+/// value per user).
+public struct Reaction: Sendable, Equatable {
+    /// The emoji or short text, as sent.
+    public var value: String
+    /// Lower-cased nicks of those who gave it.
+    public var by: Set<String>
+
+    public init(value: String, by: Set<String>) {
+        self.value = value
+        self.by = by
+    }
+}
+
+/// The message a reply answers, as the reply shows it: its author and the start of its text.
+public struct ReplyQuote: Sendable, Equatable {
+    public var nick: String
+    public var excerpt: String
+
+    public init(nick: String, excerpt: String) {
+        self.nick = nick
+        self.excerpt = excerpt
+    }
 }

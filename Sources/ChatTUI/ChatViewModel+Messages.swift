@@ -35,13 +35,14 @@ extension ChatViewModel {
     }
 
     /// Marks our own line with message id `id` as confirmed or failed (on `ack` or `error`),
-    /// taking the server's timestamp when given. Returns false when no line has that id.
+    /// taking the server's timestamp and seq when given. Returns false when no line has that id.
     @discardableResult
-    public mutating func updateOwnMessage(id: String, kind: ChatLine.Kind, timestamp: Int64? = nil) -> Bool {
+    public mutating func updateOwnMessage(id: String, kind: ChatLine.Kind, timestamp: Int64? = nil, seq: Int64? = nil) -> Bool {
         for roomIndex in rooms.indices {
             guard let lineIndex = rooms[roomIndex].lines.lastIndex(where: { $0.id == id }) else { continue }
             rooms[roomIndex].lines[lineIndex].kind = kind
             if let timestamp { rooms[roomIndex].lines[lineIndex].timestamp = timestamp }
+            if let seq { rooms[roomIndex].lines[lineIndex].seq = seq }
             return true
         }
         return false

@@ -1,6 +1,8 @@
 /// Turns a chat line into wrapped rows: the timestamp then, by kind, `<nick> text`, `* nick text`
 /// (an action), `*nick* text` (private), `-- nick text` (event) or `!! text` (error); the read
-/// marker is a rule across the pane. Rows after the first are indented to the text after the
+/// marker is a rule across the pane. A message of version 1.2 may carry more (section 15): the
+/// message it replies to quoted before its text (`[re bob: the start of it] `), `(edited)` after
+/// it, `(message removed)` instead of a withdrawn one, and its reactions after it (`  👍 2`). Rows after the first are indented to the text after the
 /// timestamp. The number of rows never depends on colours or emphasis, so scrolling can count rows
 /// without knowing them.
 struct MessageFormatter: Sendable {
@@ -9,6 +11,7 @@ struct MessageFormatter: Sendable {
     var timestamp: TimestampFormat = .minutes
 
     static let failedMarker = " [not sent]"
+    static let editedMarker = " (edited)"
     static let readMarkerLabel = " new "
 
     /// Columns of the timestamp and the space after it.
@@ -77,7 +80,20 @@ struct MessageFormatter: Sendable {
                 glyphs += Glyph.glyphs("<", style: .plain) + Glyph.glyphs(nick, style: nickStyle) + Glyph.glyphs("> ", style: .plain)
             }
             prefixCount = glyphs.count
-            glyphs += Glyph.glyphs(text, style: bodyStyle)
+            if let reply = line.reply {
+                let quoted = TextNeutralizer.singleLine.neutralize(reply.nick) + ": " + TextNeutralizer.singleLine.neutralize(reply.excerpt)
+                glyphs += Glyph.glyphs("[re " + quoted + "] ", style: color(Palette.dim))
+            }
+            if line.isRedacted {
+                glyphs += Glyph.glyphs(ChatLine.removedText, style: color(Palette.dim))
+            } else {
+                glyphs += Glyph.glyphs(text, style: bodyStyle)
+            }
+            if line.isEdited && !line.isRedacted { glyphs += Glyph.glyphs(Self.editedMarker, style: color(Palette.dim)) }
+            for reaction in line.reactions {
+                glyphs += Glyph.glyphs("  " + TextNeutralizer.singleLine.neutralize(reaction.value) + " " + String(reaction.by.count),
+                                       style: color(Palette.dim))
+            }
             if line.kind == .ownFailed {
                 glyphs += Glyph.glyphs(Self.failedMarker, style: CellStyle(foreground: colorIndex(Palette.error), bold: true))
             }

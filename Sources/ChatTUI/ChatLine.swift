@@ -80,28 +80,3 @@ public struct ChatLine: Sendable, Equatable {
     /// A rule across the pane (the read marker, a day change), not a line of the conversation.
     public var isRule: Bool { kind == .readMarker || kind == .dayChange }
 }
-
-/// One reaction value on a message and who gave it (PROTOCOL.md section 15: at most one of each
-/// value per user).
-public struct Reaction: Sendable, Equatable {
-    /// The emoji or short text, as sent.
-    public var value: String
-    /// Lower-cased nicks of those who gave it.
-    public var by: Set<String>
-
-    public init(value: String, by: Set<String>) {
-        self.value = value
-        self.by = by
-    }
-}
-
-/// The message a reply answers, as the reply shows it: its author and the start of its text.
-public struct ReplyQuote: Sendable, Equatable {
-    public var nick: String
-    public var excerpt: String
-
-    public init(nick: String, excerpt: String) {
-        self.nick = nick
-        self.excerpt = excerpt
-    }
-}

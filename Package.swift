@@ -59,7 +59,7 @@ let package = Package(
         // The chat server's protocol logic: a state machine from (client, message) to actions.
         .target(name: "ChatServerCore", dependencies: ["ChatProtocol"], swiftSettings: hotPath),
         // One server's stores off the event loop: the core's store actions answered by a worker thread.
-        .target(name: "LocalStore", dependencies: ["ChatServerCore", "ChatProtocol"]),
+        .target(name: "LocalStore", dependencies: ["ChatServerCore", "ChatProtocol", "RuntimeCore"]),
         // The `--db` file: SQLite behind the core's stores of history, accounts, room settings and files.
         .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "EventRuntime", "SplitMix", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport"]),
-        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix"]),
+        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix", "RuntimeCore"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "EventRuntime", "TestSupport"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicIO", "ChatProtocol", "TestSupport", "SplitMix"]),

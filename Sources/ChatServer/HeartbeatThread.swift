@@ -20,7 +20,8 @@ final class HeartbeatThread: Sendable {
         var stopped = false
     }
 
-    private let shared: Mutex<Shared>
+    /// A LockedValue, not the standard library's Mutex: ThreadSanitizer cannot see the futex that one locks with.
+    private let shared: LockedValue<Shared>
     /// Loop rounds so far (the loop's tick adds one).
     private let progress = Atomic<UInt64>(0)
     private let command: RedisCommand
@@ -32,7 +33,7 @@ final class HeartbeatThread: Sendable {
     /// `deliver` runs on the loop with each renewal's answer.
     init(loop: EventLoop, server: RedisServerAddress?, database: Int, renew command: RedisCommand, interval: QuicDuration,
          lifetime: QuicDuration, deliver: @escaping (Result<NodeDirectory.Heartbeat, RoomStoreError>) -> Void) {
-        shared = Mutex(Shared(server: server))
+        shared = LockedValue(Shared(server: server))
         self.command = command
         self.database = database
         self.interval = interval

@@ -1,2 +1,2 @@
-// The runtime's values (MonotonicTime, SocketAddress, DeadlineHeap, RandomBytes) come with it.
+// The runtime's values (MonotonicTime, SocketAddress, DeadlineHeap, RandomBytes, LockedValue) come with it.
 @_exported import RuntimeCore

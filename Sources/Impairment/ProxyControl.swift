@@ -1,11 +1,11 @@
 import EventRuntime
-import Synchronization
+import RuntimeCore
 
 /// The part of a proxy that other threads share with its loop: a request queue and the loop's
 /// waker (made before the loop, so that a stop or a request may come before `run()`).
 final class ProxyControl: Sendable {
     let waker: LoopWaker
-    private let inbox = Mutex<(requests: [ProxyRequest], closed: Bool)>(([], false))
+    private let inbox = LockedValue<(requests: [ProxyRequest], closed: Bool)>(([], false))
 
     init() throws {
         waker = try LoopWaker()

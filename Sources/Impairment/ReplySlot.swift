@@ -1,10 +1,10 @@
 import Dispatch
-import Synchronization
+import RuntimeCore
 
 /// A one-shot answer from the loop thread to a thread that blocks for it with a timeout.
 /// Blocking (not async) on purpose: callers are test threads and the proxy has no executor.
 final class ReplySlot<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
+    private let value = LockedValue<Value?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
     func fulfil(_ answer: Value) {

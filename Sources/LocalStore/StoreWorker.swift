@@ -1,6 +1,6 @@
 import ChatServerCore
 import Dispatch
-import Synchronization
+import RuntimeCore
 
 /// One thread that owns the room log's disk (``RoomLogDisk``): the event loop hands it work and
 /// never waits for it. Each round takes everything queued since the last one: every commit of the
@@ -8,7 +8,8 @@ import Synchronization
 /// reads are answered. Outcomes go to `finished`, on the worker's thread: the glue passes them to
 /// the loop's queue with a wake-up, as the Redis link's answers come.
 public final class StoreWorker: @unchecked Sendable {
-    // @unchecked: `disk` is used on `queue` only (one thread at a time); the rest is a Mutex or immutable.
+    // @unchecked: `disk` is used on `queue` only (one thread at a time); the rest is a LockedValue
+    // (a pthread mutex ThreadSanitizer sees, not the standard library's Mutex) or immutable.
 
     public enum Job: Sendable {
         /// Write `batch`; `ticket` comes back with the outcome.
@@ -66,7 +67,7 @@ public final class StoreWorker: @unchecked Sendable {
         var queued: [Job] = []
         var scheduled = false
     }
-    private let shared = Mutex(Shared())
+    private let shared = LockedValue(Shared())
 
     public init(disk: any RoomLogDisk, accounts: any AccountStore, files: any FileCatalog, retainPerRoom: Int,
                 commitDelay: Duration = .zero, finished: @escaping @Sendable (Outcome) -> Void) {

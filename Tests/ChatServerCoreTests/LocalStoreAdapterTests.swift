@@ -3,7 +3,7 @@ import ChatProtocol
 import Dispatch
 import LocalStore
 import SQLiteStorage
-import Synchronization
+import RuntimeCore
 import Testing
 
 /// One server's room log off the event loop (docs/PROTOCOL.md, "One server's room log"): an
@@ -13,7 +13,9 @@ import Testing
 @Suite struct LocalStoreAdapterTests {
     /// The worker's outcomes as they come, for the test thread to take.
     final class Collected: Sendable {
-        let items = Mutex<[StoreWorker.Outcome]>([])
+        // A LockedValue: the standard library's Mutex locks through a futex ThreadSanitizer cannot
+        // see, and it reported the worker's append and the test's take as a race.
+        let items = LockedValue<[StoreWorker.Outcome]>([])
         let arrived = DispatchSemaphore(value: 0)
     }
 
@@ -64,14 +66,14 @@ import Testing
 
     /// A disk whose commits wait while the test holds it.
     final class GatedDisk: RoomLogDisk, @unchecked Sendable {
-        // @unchecked: `inner` is used by the worker's thread only; the gate is a Mutex and semaphores.
+        // @unchecked: `inner` is used by the worker's thread only; the gate is a LockedValue and semaphores.
         let inner: any RoomLogDisk
-        private let held = Mutex(false)
+        private let held = LockedValue(false)
         private let opened = DispatchSemaphore(value: 0)
         /// Signalled when a commit starts (held or not).
         let entered = DispatchSemaphore(value: 0)
-        let batches = Mutex<[RoomLogBatch]>([])
-        let failure = Mutex<HistoryStoreError?>(nil)
+        let batches = LockedValue<[RoomLogBatch]>([])
+        let failure = LockedValue<HistoryStoreError?>(nil)
 
         init(_ inner: any RoomLogDisk) { self.inner = inner }
 

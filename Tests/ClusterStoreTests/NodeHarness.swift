@@ -2,7 +2,6 @@ import ChatServerCore
 @testable import ClusterStore
 import EventRuntime
 import RedisClient
-import Synchronization
 import Testing
 
 /// A ``ClusterNode`` and everything it asked for: the commands not answered yet (in the order
@@ -127,7 +126,7 @@ final class NodeHarness {
 /// `PREFIX-1`, `PREFIX-2`, ...: epoch candidates the tests can name.
 final class EpochCandidates: Sendable {
     private let prefix: String
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
 
     init(prefix: String) { self.prefix = prefix }
 

@@ -18,7 +18,7 @@ final class EchoServer: Sendable {
     /// not keep the server alive and `deinit` can stop it.
     private final class Shared: Sendable {
         let socket: UDPSocket
-        let arrivals = Mutex<[Arrival]>([])
+        let arrivals = LockedValue<[Arrival]>([])
         let arrived = DispatchSemaphore(value: 0)
         let stopRequested = Atomic<Bool>(false)
         let finished = DispatchSemaphore(value: 0)

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import RuntimeCore
 import TestSupport
 
 /// The real `udp-impair` executable as a child process, driven through stdin and read through
@@ -11,7 +11,7 @@ final class ImpairProcess {
     /// Collects stdout lines from Foundation's reader thread; a separate Sendable object so the
     /// handler need not capture the (non-Sendable) process wrapper.
     private final class LineCollector: Sendable {
-        private let state = Mutex<(lines: [String], partial: String)>(([], ""))
+        private let state = LockedValue<(lines: [String], partial: String)>(([], ""))
         private let arrived = DispatchSemaphore(value: 0)
 
         func append(_ data: Data) {

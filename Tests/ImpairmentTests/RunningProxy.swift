@@ -2,14 +2,14 @@ import Dispatch
 import EventRuntime
 import Foundation
 import Impairment
-import Synchronization
+import RuntimeCore
 
 /// An `ImpairmentProxy` in the test process, running on a dedicated thread, configured with
 /// `udp-impair`'s own flags (plus `--server` pointing at the echo server and a fixed seed).
 final class RunningProxy: Sendable {
     /// Where the proxy thread leaves `run()`'s result.
     private final class Completion: Sendable {
-        let statistics = Mutex<ProxyStatistics?>(nil)
+        let statistics = LockedValue<ProxyStatistics?>(nil)
         let finished = DispatchSemaphore(value: 0)
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import Synchronization
+import RuntimeCore
 
 /// The ports of every node of each running cluster, by its first node's port: how a test's
 /// clients, given `server.port` as ever, find the other nodes (``ChatServerProcess/nodePorts(of:)``).
-private let clusterPorts = Mutex<[UInt16: [UInt16]]>([:])
+private let clusterPorts = LockedValue<[UInt16: [UInt16]]>([:])
 
 /// The real `chat-server` binary, started as a user would, on a free port; or, in cluster mode
 /// (``ClusterMode``, or `nodes:`), several of them sharing a redis-server of their own.

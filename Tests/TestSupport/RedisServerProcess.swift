@@ -1,12 +1,12 @@
 import Foundation
 import Glibc
-import Synchronization
+import RuntimeCore
 
 /// The redis-servers of this test process that are running, with their folders: killed and
 /// removed when the process exits, in case a test's last reference was still held elsewhere
 /// then (a dedicated thread's closure is released after its test has returned, and the run can
 /// end before it is). A crash of the test process itself can still leave them: see pgrep.
-private let runningRedisServers = Mutex<[Int32: String]>([:])
+private let runningRedisServers = LockedValue<[Int32: String]>([:])
 private let exitCleanup: Void = {
     atexit {
         for (pid, directory) in runningRedisServers.withLock({ $0 }) {

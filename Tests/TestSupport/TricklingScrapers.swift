@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import RuntimeCore
 
 /// A slow-loris on a metrics port: `count` TCP connections, each sending one byte of a request
 /// head that never ends every `interval`, from a thread of their own until ``stop()``. A
@@ -9,7 +9,7 @@ public final class TricklingScrapers: Sendable {
     private let port: UInt16
     private let count: Int
     private let interval: TimeInterval
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let ready = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 

@@ -117,4 +117,30 @@ import Testing
         #expect(committed.chat(to: ClientID(1)).filter { $0.type == "ack" }.map(\.id) == ["m2"])
         #expect(committed.chat(to: ClientID(2)).filter { $0.type == "msg" }.isEmpty)
     }
+
+    /// A connection closed for bad input: each room mate hears `offline` once, from its departure,
+    /// and not again when its `left` comes back from the log (that event is this server's own).
+    @Test func aClosedClientsMatesHearOfflineOnce() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        let closed = server.settle(server.state.received(.fatal(.invalidUTF8), from: ClientID(1), on: .chat, now: server.now))
+        #expect(closed.closes.map(\.client) == [ClientID(1)])
+        #expect(closed.chat(to: ClientID(2)).filter { $0.type == "left" }.map(\.text) == ["protocol-error"])
+        let statuses = (closed.presence(to: ClientID(2)) + closed.chat(to: ClientID(2))).filter { $0.type == "status" }
+        #expect(statuses.map(\.text) == ["offline"])
+    }
+
+    /// One server stopping stores each member's `left` `shutdown` (clients hide such a pair with
+    /// the `joined` after the restart); only a node of several hands its clients over without one.
+    @Test func aStoppingServerStoresItsMembersLeft() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        let stopped = server.settle(server.state.shutdown(now: server.now))
+        #expect(stopped.closes.map(\.code) == [.shutdown, .shutdown])
+        #expect(server.state.pendingRoomAppends == 0)
+        let history = try server.rig.disk.events(inRoom: "lobby", after: nil, before: nil, limit: 10, newest: true)
+        #expect(history.filter { $0.kind == .left && $0.text == "shutdown" }.map(\.sender).sorted() == ["alice", "bob"])
+    }
 }

@@ -65,6 +65,7 @@ extension ChatServerApp {
         applied.keepRestartOnlySettings(of: options)
         let changed = options.settingsSummary.filter { applied.settingsSummary[$0.key] != $0.value }.keys.sorted()
         try? state.reconfigure(applied.core, now: unixMilliseconds())
+        if localStore?.idleRoomLimit != nil { localStore?.idleRoomLimit = applied.core.idleRoomLimit }
         if let fingerprint = try? ServerCertificate.fingerprint(ofFile: applied.certificate) { advertiseCertificate(fingerprint: fingerprint) }
         logger = Logger(threshold: applied.logLevel, format: applied.logFormat, journalPriorities: logger.journalPriorities)
         metricsEndpoint?.limits = applied.metrics.limits

@@ -42,7 +42,7 @@ final class ChatServerApp {
     var advertiser: ServiceAdvertiser?
     /// `--cluster`: the shared store this node's room events live in.
     var cluster: ClusterLink?
-    /// One server on the local store adapter (``usesStoreWorker(_:)``).
+    /// One server's stores (no `--cluster`): ``startLocalStore()``.
     var localStore: LocalStoreAdapter?
 
     init(options: ServerOptions) throws {
@@ -51,21 +51,13 @@ final class ChatServerApp {
         let metrics = ServerMetrics(startTime: Double(unixMilliseconds()) / 1000)
         self.metrics = metrics
         // A node of several keeps room events in Redis; its own store keeps what is not shared yet.
-        let storeWorker = Self.usesStoreWorker(options)
-        // On the store worker, the worker opens the --db file itself.
-        let history: any HistoryStore = storeWorker ? InMemoryHistoryStore()
+        // One server keeps everything through the local store adapter (its disk on the store
+        // worker's thread): the core's synchronous stores are left empty.
+        let history: any HistoryStore = options.cluster == nil ? InMemoryHistoryStore()
             : try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
-        // A node of several reads accounts from Redis into a cache; one server keeps them itself.
-        let accounts: any AccountStore = options.cluster != nil || storeWorker ? SharedAccountCache()
-            : try options.databasePath.map { try SQLiteAccountStore(path: $0) } ?? InMemoryAccountStore()
-        let timedHistory = TimedHistoryStore(history, metrics: metrics)
-        // File records beside the history: in its SQLite file (a room file's record and event in
-        // one transaction), or in memory through the same timed store.
-        // A node of several keeps file records and interrupted uploads in Redis.
-        let files: any FileCatalog = options.cluster != nil || storeWorker ? SharedFileCatalog()
-            : history as? any FileCatalog ?? InMemoryFileCatalog(history: timedHistory)
-        state = try ChatServerState(configuration: options.core, history: timedHistory, accounts: accounts, files: files,
-                                    roomLog: options.cluster == nil && !storeWorker ? .local : .shared, random: SystemRandomNumberGenerator())
+        state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(history, metrics: metrics),
+                                    accounts: SharedAccountCache(), files: SharedFileCatalog(), roomLog: .shared,
+                                    random: SystemRandomNumberGenerator())
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {
             logger.log(.info, certificate.created ? "self-signed certificate made" : "self-signed certificate",
@@ -100,7 +92,7 @@ final class ChatServerApp {
             handOverUnwrittenUploads()
             return (nil, false)
         }
-        if storeWorker { try startLocalStore() }
+        if options.cluster == nil { try startLocalStore() }
         if let clusterOptions = options.cluster {
             do {
                 startCluster(clusterOptions, filesFolderMark: try directory.mark())
@@ -109,7 +101,6 @@ final class ChatServerApp {
             }
         }
         OperatorConsole.attach(to: self)
-        sweepStrayFileBytes()
         expireInterruptedUploads()
         watchForStalledFileStreams()
         // A node of several keeps room history in Redis; its --db keeps only dm receipts.
@@ -292,7 +283,7 @@ final class ChatServerApp {
             leftDirectory = false
             cluster.leave { [weak self] in self?.leftDirectory = true }
         }
-        perform(state.shutdown(now: unixMilliseconds()))
+        perform(state.shutdown(now: unixMilliseconds(), handsOverClients: cluster != nil))
         for link in links.values where !link.connection.isClosed {
             link.closedByServer = true
             link.connection.close(applicationCode: CloseCode.shutdown.rawValue, reason: "server shutting down")
@@ -320,16 +311,6 @@ final class ChatServerApp {
             return
         }
         loop.schedule(at: .now() + .milliseconds(10)) { [unowned self] in stopWhenStored(giveUpAt: giveUpAt) }
-    }
-
-    /// Files a crash left in the file folder without a record go, before any upload can begin
-    /// (the loop is not running yet, so no upload races the listing). Not on a node of several:
-    /// the folder is shared with the other nodes and the records are in Redis.
-    private func sweepStrayFileBytes() {
-        // On the store worker the records are read off the loop: no sweep yet (issue 27, step 3).
-        guard options.cluster == nil, localStore == nil else { return }
-        let names = fileWorker.directory.storedNames()
-        perform(state.sweepStrayFileBytes(content: names.content, partials: names.partials))
     }
 
     /// Every second: file streams without progress are given up (``giveUpStalledFileStreams(now:)``).

@@ -24,6 +24,11 @@ public final class InMemoryRoomLogDisk: RoomLogDisk {
         history.append(events: batch.events, receipts: batch.receipts, retainPerRoom: retainPerRoom)
     }
 
+    public func forget(room: String) {
+        reservations[room] = nil
+        history.forget(room: room)
+    }
+
     public func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) -> [StoredEvent] {
         guard limit > 0 else { return [] }
         guard !newest else { return history.events(inRoom: room, after: after, before: before, limit: limit) }

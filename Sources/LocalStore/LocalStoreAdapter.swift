@@ -44,6 +44,14 @@ public final class LocalStoreAdapter {
     private var nextFollowRead: UInt64 = 1 << 63
     /// Appends taken and not yet answered (waiting for a reservation or a commit).
     public private(set) var pending = 0
+    /// Rooms nobody here follows, longest idle first; beyond `idleRoomLimit` the oldest is
+    /// forgotten (its line here, and on a disk in memory its events). Nil: every room is kept
+    /// (the `--db` file keeps each room's reservation, which a forgotten line would need again).
+    public var idleRoomLimit: Int?
+    private var idleRooms = IdleRooms()
+    /// The highest seq a forgotten room had reserved: a room met anew goes on above it, so no
+    /// seq a member of a forgotten room saw is handed out again.
+    private var forgottenFloor: Int64 = 0
 
     /// Password attempts counted (PROTOCOL.md section 7), with the limit and window they count by.
     private var loginFailures: (counts: LoginFailures, limit: Int, window: Int64)?
@@ -72,13 +80,14 @@ public final class LocalStoreAdapter {
     /// `reserved` and `receipts` come from the disk when the server starts (before it serves).
     public init(worker: StoreWorker, reserved: [String: Int64], receipts: [MessageReceipt], pendingLimit: Int = 100_000,
                 receiptLimit: Int = 100_000, reservationRange: Int64 = defaultReservationRange, loginFailureKeys: Int = 100_000,
-                node: String = "local", peerDigest: @escaping @Sendable (String) -> String = { $0 }) {
+                node: String = "local", peerDigest: @escaping @Sendable (String) -> String = { $0 }, idleRoomLimit: Int? = nil) {
         precondition(reservationRange >= 2, "a reservation covers at least two seqs")
         self.worker = worker
         self.reservationRange = reservationRange
         self.pendingLimit = pendingLimit
         self.receipts = ReceiptMemory(limit: receiptLimit)
         self.loginFailureKeys = loginFailureKeys
+        self.idleRoomLimit = idleRoomLimit
         reservedAttempts = OldestFirstMap(limit: loginFailureKeys)
         leases = LocalLeases(node: node, digest: peerDigest)
         for (room, seq) in reserved { rooms[room] = RoomLine(last: seq, reserved: seq) }
@@ -134,13 +143,14 @@ public final class LocalStoreAdapter {
     public func append(_ append: RoomEventAppend) -> [LocalStoreAnswer] {
         if let key = append.dedupe, let seq = receipts[key]?.seq {
             // A resend: answered once everything queued before it is committed (its original included).
-            return commit(AppendBatch(), answering: WaitingAppend(token: append.token, room: append.room, seq: seq, dedupe: key, duplicate: true))
+            commit(AppendBatch(), answering: WaitingAppend(token: append.token, room: append.room, seq: seq, dedupe: key, duplicate: true))
+            return []
         }
         guard pending < pendingLimit else {
             return [.appended(append.token, .refused("the store's queue is full (\(pendingLimit) events)"))]
         }
         pending += 1
-        var line = rooms[append.room] ?? RoomLine(last: 0, reserved: 0)
+        var line = rooms[append.room] ?? newLine()
         defer { rooms[append.room] = line }
         if !line.waiting.isEmpty || line.last >= line.reserved {
             line.waiting.append(append)
@@ -156,9 +166,10 @@ public final class LocalStoreAdapter {
     /// Delivers the room's events after `after` from now on: those it still holds at once, older
     /// ones read first.
     public func follow(_ room: String, after: Int64) -> [LocalStoreAnswer] {
-        var line = rooms[room] ?? RoomLine(last: 0, reserved: 0)
+        var line = rooms[room] ?? newLine()
         defer { rooms[room] = line }
         line.followed = true
+        idleRooms.remove(room)
         let held = line.tail.filter { $0.seq > after }
         let oldestHeld = held.first?.seq ?? (line.last + 1)
         guard oldestHeld > after + 1, after < line.last else { return held.map(LocalStoreAnswer.delivered) }
@@ -176,8 +187,33 @@ public final class LocalStoreAdapter {
     public func unfollow(_ room: String) {
         rooms[room]?.followed = false
         rooms[room]?.reading = nil
+        rooms[room]?.untilCommit = nil
         rooms[room]?.tail = []
+        noteIdle(room)
     }
+
+    /// A room with a line here and nobody following it: forgotten once it is the longest idle beyond the bound.
+    private func noteIdle(_ room: String) {
+        guard let idleRoomLimit, let line = rooms[room], !line.followed else { return }
+        idleRooms.insert(room)
+        while idleRooms.count > idleRoomLimit, let oldest = idleRooms.popOldest() { forget(oldest) }
+    }
+
+    /// Lets an idle room go: what a member may have seen of it stays below `forgottenFloor`. A
+    /// room with appends waiting for a reservation is kept (it is not idle yet).
+    private func forget(_ room: String) {
+        guard let line = rooms[room], line.waiting.isEmpty, line.requested == nil, !line.followed else { return }
+        forgottenFloor = max(forgottenFloor, line.reserved, line.last)
+        rooms[room] = nil
+        worker.submit(.forget(room: room))
+    }
+
+    private func newLine() -> RoomLine {
+        RoomLine(last: forgottenFloor, reserved: forgottenFloor)
+    }
+
+    /// Rooms this adapter holds a line for (tests watch the bound).
+    public var roomCount: Int { rooms.count }
 
     /// Reads the room's settings; answered with its members here and its seq as of the answer.
     public func readState(_ token: UInt64, room: String) {
@@ -186,7 +222,7 @@ public final class LocalStoreAdapter {
 
     /// Stores a change no room event announces (an invite, a server ban or its lifting); nobody waits for it.
     public func writePolicy(_ change: PolicyChange) {
-        _ = commit(AppendBatch(policies: [change]), answering: nil)
+        commit(AppendBatch(policies: [change]), answering: nil)
     }
 
     /// The stamp of a `dm` this peer sent with this id, if its receipt is kept.
@@ -198,7 +234,7 @@ public final class LocalStoreAdapter {
     /// A `dm`'s receipt: answered from memory at once, on disk with the next round; nobody waits for it.
     public func storeDirectReceipt(peer: String, id: String, ts: Int64) {
         receipts.remember(ReceiptMemory.key(peer: peer, id: id), .init(seq: nil, ts: ts))
-        _ = commit(AppendBatch(receipts: [MessageReceipt(peer: peer, id: id, ts: ts)]), answering: nil)
+        commit(AppendBatch(receipts: [MessageReceipt(peer: peer, id: id, ts: ts)]), answering: nil)
     }
 
     /// Reads accounts and their certificates; answered in the worker's order (after every write asked for before).
@@ -252,10 +288,12 @@ public final class LocalStoreAdapter {
             if let room = followReads.removeValue(forKey: read.token) { return followRead(room, token: read.token, events ?? []) }
             return [.read(read.token, events.map { $0.map { shared($0) } })]
         case .settings(let token, let room, let settings):
-            var line = rooms[room] ?? RoomLine(last: 0, reserved: 0)
+            var line = rooms[room] ?? newLine()
             // The owner on disk, for a `claim`'s condition (one stored since is newer).
             if line.owner == nil { line.owner = settings?.owner }
             rooms[room] = line
+            // A join refused after its read follows nothing: the line is idle from now.
+            noteIdle(room)
             return [.roomState(token, seq: line.last, line.members.records, settings)]
         case .accountsLoaded(let token, let accounts):
             return [.accountsLoaded(token, accounts)]
@@ -275,7 +313,9 @@ public final class LocalStoreAdapter {
     private func committed(_ ticket: UInt64, failure: String?) -> [LocalStoreAnswer] {
         switch commits.removeValue(forKey: ticket) {
         case .appends(let appends):
-            return appends.map { answer($0, failure: failure) }
+            // A settings change's event, and those behind it, are shown first: its answer before its ack.
+            let shown = Set(appends.map(\.room)).sorted().flatMap { room in rooms[room]?.committed(ticket) ?? [] }
+            return shown + appends.map { answer($0, failure: failure) }
         case .reservation(let room, let through):
             guard var line = rooms[room] else { return [] }
             defer { rooms[room] = line }
@@ -364,11 +404,10 @@ public final class LocalStoreAdapter {
                                 policies: append.policy.map { [$0] } ?? [])
         var waiting = WaitingAppend(token: append.token, room: append.room, seq: seq, dedupe: append.dedupe, duplicate: false)
         if case .owner(_, let account)? = append.policy { waiting.claimed = account }
-        var out = commit(batch, answering: waiting)
-        if line.followed {
-            if line.reading != nil { line.reading!.held.append(event) } else { out.append(.delivered(event)) }
-        }
-        return out
+        let ticket = commit(batch, answering: waiting)
+        // A change of the room's settings is its asker's answer: shown once on disk, and the
+        // room's later events behind it (docs/PROTOCOL.md, "One server's room log").
+        return line.deliver(event, afterCommit: append.policy != nil ? ticket : nil)
     }
 
     /// Asks for the room's next range of seqs when half of the current one is used.
@@ -382,11 +421,12 @@ public final class LocalStoreAdapter {
         return []
     }
 
-    private func commit(_ batch: AppendBatch, answering append: WaitingAppend?) -> [LocalStoreAnswer] {
+    @discardableResult
+    private func commit(_ batch: AppendBatch, answering append: WaitingAppend?) -> UInt64 {
         nextTicket += 1
         commits[nextTicket] = .appends(append.map { [$0] } ?? [])
         worker.submit(.commit(ticket: nextTicket, batch))
-        return []
+        return nextTicket
     }
 
     /// A stored event as the core takes it; the origin is known while the event is recent.

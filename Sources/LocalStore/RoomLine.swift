@@ -16,6 +16,9 @@ struct RoomLine {
     var followed = false
     /// While older events are read for a follow: the read's token, and the events to deliver after them.
     var reading: (token: UInt64, held: [SharedRoomEvent])?
+    /// Events held until a commit (by its ticket): an event that changes the room's settings, and
+    /// every later one of the room, in seq order.
+    var untilCommit: (ticket: UInt64, events: [SharedRoomEvent])?
     /// The owner, once known (a `claim` stored, or the settings read for a join).
     var owner: String?
     var members = LocalMembers()
@@ -23,6 +26,38 @@ struct RoomLine {
     init(last: Int64, reserved: Int64) {
         self.last = last
         self.reserved = reserved
+    }
+
+    /// A new event for the room's followers: at once, after the follow's read, or (`afterCommit`,
+    /// or behind an event held so) once that commit is done.
+    mutating func deliver(_ event: SharedRoomEvent, afterCommit ticket: UInt64?) -> [LocalStoreAnswer] {
+        guard followed else { return [] }
+        if var held = untilCommit {
+            held.events.append(event)
+            if let ticket { held.ticket = ticket }
+            untilCommit = held
+            return []
+        }
+        if let ticket {
+            untilCommit = (ticket, [event])
+            return []
+        }
+        return show(event)
+    }
+
+    /// The commit with `ticket` (and every one before it) is done: the events held for it go.
+    mutating func committed(_ ticket: UInt64) -> [LocalStoreAnswer] {
+        guard let held = untilCommit, held.ticket <= ticket else { return [] }
+        untilCommit = nil
+        return held.events.flatMap { show($0) }
+    }
+
+    private mutating func show(_ event: SharedRoomEvent) -> [LocalStoreAnswer] {
+        if reading != nil {
+            reading!.held.append(event)
+            return []
+        }
+        return [.delivered(event)]
     }
 }
 

@@ -15,6 +15,9 @@ public protocol RoomLogDisk: AnyObject {
     /// `limit` of the events of `room` with `after < seq < before` (nil: unbounded), the newest
     /// or the oldest of them, oldest first.
     func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) throws -> [StoredEvent]
+    /// A room idle beyond the adapter's bound: a disk in memory lets its events and reservation go
+    /// (the adapter goes on above every seq a forgotten room had); a file keeps everything.
+    func forget(room: String)
 }
 
 /// What one worker round writes in one transaction (group commit).

@@ -28,6 +28,8 @@ public final class StoreWorker: @unchecked Sendable {
         case writePartialUploads([PartialUploadWrite], maxBytes: Int64)
         /// Interrupted uploads not touched since `before` (ms) go.
         case expirePartials(before: Int64)
+        /// A room idle beyond the adapter's bound (``RoomLogDisk/forget(room:)``), after the round's commits.
+        case forget(room: String)
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -48,6 +50,14 @@ public final class StoreWorker: @unchecked Sendable {
         case partialsExpired([String])
     }
 
+    /// How long the disk took, for the server's `qchat_history_store_seconds` (told on the worker's thread).
+    public enum Timing: Sendable {
+        /// A round's commit (its transactions, a slow disk's delay included).
+        case append(Duration)
+        /// A read of room events.
+        case read(Duration)
+    }
+
     /// Events one transaction holds at most: a round with more commits several.
     public static let batchLimit = 1000
 
@@ -59,6 +69,7 @@ public final class StoreWorker: @unchecked Sendable {
     private let retainPerRoom: Int
     private let queue = DispatchQueue(label: "qchat.store", qos: .utility)
     private let finished: @Sendable (Outcome) -> Void
+    private let timed: (@Sendable (Timing) -> Void)?
     /// A test-only stand-in for a slow disk: every commit takes this long more (the worker sleeps
     /// before it), as an fsync of that length would (`--db-commit-delay-ms`, docs/RELIABILITY.md).
     private let commitDelay: Duration
@@ -70,13 +81,15 @@ public final class StoreWorker: @unchecked Sendable {
     private let shared = LockedValue(Shared())
 
     public init(disk: any RoomLogDisk, accounts: any AccountStore, files: any FileCatalog, retainPerRoom: Int,
-                commitDelay: Duration = .zero, finished: @escaping @Sendable (Outcome) -> Void) {
+                commitDelay: Duration = .zero, timed: (@Sendable (Timing) -> Void)? = nil,
+                finished: @escaping @Sendable (Outcome) -> Void) {
         self.disk = disk
         self.files = files
         self.accounts = accounts
         self.retainPerRoom = retainPerRoom
         self.commitDelay = commitDelay
         self.finished = finished
+        self.timed = timed
     }
 
     /// Queues a job; the worker's next round takes it (from any thread).
@@ -116,6 +129,7 @@ public final class StoreWorker: @unchecked Sendable {
         var reads: [RoomEventRead] = []
         var settingsReads: [(token: UInt64, room: String)] = []
         var accountJobs: [Job] = []
+        var forgotten: [String] = []
         for job in jobs {
             switch job {
             case .commit(let ticket, let more):
@@ -125,13 +139,24 @@ public final class StoreWorker: @unchecked Sendable {
                 reads.append(read)
             case .readSettings(let token, let room):
                 settingsReads.append((token, room))
+            case .forget(let room):
+                forgotten.append(room)
             case .loadAccounts, .writeAccount, .loadFiles, .storeFileRecord, .writePartialUploads, .expirePartials:
                 accountJobs.append(job)
             }
         }
-        if !tickets.isEmpty { finished(.committed(tickets: tickets, failure: commit(batch))) }
+        let clock = ContinuousClock()
+        if !tickets.isEmpty {
+            let start = clock.now
+            let failure = commit(batch)
+            timed?(.append(clock.now - start))
+            finished(.committed(tickets: tickets, failure: failure))
+        }
+        for room in forgotten { disk.forget(room: room) }
         for read in reads {
+            let start = clock.now
             let events = try? disk.events(inRoom: read.room, after: read.after, before: read.before, limit: read.limit, newest: read.newest)
+            timed?(.read(clock.now - start))
             finished(.read(read, events))
         }
         for read in settingsReads {

@@ -14,8 +14,8 @@ extension Harness {
     /// Connects a client with an address (default `10.0.0.N`) and, optionally, a certificate.
     @discardableResult
     func connect(_ client: ClientID, address: String? = nil, shared: Bool = false, certificate: String?) -> Outbox {
-        Outbox(state.connected(client, legacy: false, datagrams: true, address: address ?? "10.0.0.\(client)",
-                               addressIsShared: shared, certificate: certificate, now: now))
+        Outbox(settle(state.connected(client, legacy: false, datagrams: true, address: address ?? "10.0.0.\(client)",
+                               addressIsShared: shared, certificate: certificate, now: now)))
     }
 
     /// Connects with an address and certificate, says hello (with a password if given) and opens
@@ -42,7 +42,7 @@ extension Harness {
     func registered(_ client: ClientID, nick: String, password: String = "password1", certificate: String? = nil,
                     room: String = "lobby") -> Outbox {
         if state.configuration.operators.contains(where: { ChatValidation.nickKey($0) == ChatValidation.nickKey(nick) }) {
-            let made = Outbox(state.operatorRegister(nick, passwordHash: "H:" + password, certificate: certificate, now: now))
+            let made = Outbox(settle(state.operatorRegister(nick, passwordHash: "H:" + password, certificate: certificate, now: now)))
             return made + hello(client, nick: nick, room: room, password: password, certificate: certificate)
         }
         let hello = hello(client, nick: nick, room: room, certificate: certificate)
@@ -66,7 +66,7 @@ extension Harness {
     /// Feeds one task's result back.
     @discardableResult
     func finish(_ task: PasswordTask, _ outcome: PasswordOutcome? = nil) -> Outbox {
-        Outbox(state.passwordTaskFinished(task.ticket, outcome ?? Harness.outcome(of: task), now: now))
+        Outbox(settle(state.passwordTaskFinished(task.ticket, outcome ?? Harness.outcome(of: task), now: now)))
     }
 
     /// Answers every task of `out`, and those the answers cause, until none is left; returns `out`

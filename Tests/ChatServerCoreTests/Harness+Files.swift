@@ -12,7 +12,7 @@ extension Harness {
 
     @discardableResult
     func header(_ message: ChatMessage, on key: FileStreamKey) -> Outbox {
-        Outbox(state.fileStreamHeader(.message(message), on: key, now: now))
+        Outbox(settle(state.fileStreamHeader(.message(message), on: key, now: now)))
     }
 
     @discardableResult
@@ -23,7 +23,7 @@ extension Harness {
 
     @discardableResult
     func uploadEnded(_ key: FileStreamKey, _ outcome: UploadOutcome) -> Outbox {
-        Outbox(state.uploadEnded(key, outcome, now: now))
+        Outbox(settle(state.uploadEnded(key, outcome, now: now)))
     }
 
     /// Uploads and stores a file; returns the ack.

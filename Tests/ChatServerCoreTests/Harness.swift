@@ -1,5 +1,6 @@
 import ChatProtocol
 import ChatServerCore
+import LocalStore
 import SplitMix
 
 /// Drives a ``ChatServerState`` the way the glue would, on a clock the test controls.
@@ -10,16 +11,60 @@ final class Harness {
     private var decoders: [String: ChatStreamDecoder] = [:]
     private var messageCounter: UInt64 = 0
 
-    init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore(),
-         accounts: any AccountStore = InMemoryAccountStore()) throws {
-        state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: 1))
+    /// `onLocalStore`: the core as one server runs it (issue 27 step 3): its store actions
+    /// answered by ``LocalStoreAdapter`` over an in-memory disk, on its worker, until nothing more
+    /// happens (``settle(_:)``), and `accounts` read and written by that worker. Otherwise the
+    /// core's synchronous stores, `history` and `accounts`, which the test may inspect.
+    init(onLocalStore: Bool = false, configuration: ChatServerConfiguration = ChatServerConfiguration(),
+         history: any HistoryStore = InMemoryHistoryStore(), accounts: any AccountStore = InMemoryAccountStore()) throws {
+        guard onLocalStore else {
+            state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: 1))
+            localStore = nil
+            return
+        }
+        state = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
+                                    files: SharedFileCatalog(), roomLog: .shared, random: SplitMix64(seed: 1))
+        let rig = LocalStoreAdapterTests.Rig(accounts: accounts, retain: configuration.historyPerRoom)
+        localStore = (rig, try rig.makeLog())
+        state.clusterReady(true)
+        _ = settle(state.serverBansChanged(try accounts.serverBans(), now: now))
+    }
+
+    /// The local store's worker and adapter (``init(onLocalStore:configuration:history:accounts:)``).
+    let localStore: (rig: LocalStoreAdapterTests.Rig, adapter: LocalStoreAdapter)?
+
+    /// On the local store: hands the core's store actions to the adapter and its answers back,
+    /// and the worker's outcomes (waiting for each round), until nothing more happens; returns the
+    /// other actions, in order. Without it: `actions` as they are.
+    func settle(_ actions: [ServerAction]) -> [ServerAction] {
+        guard let (rig, adapter) = localStore else { return actions }
+        var kept: [ServerAction] = []
+        var next = actions
+        while true {
+            var answers: [LocalStoreAnswer] = []
+            for action in next {
+                if let answered = adapter.perform(action, now: now) { answers += answered } else { kept.append(action) }
+            }
+            next = answers.flatMap { state.storeAnswered($0, now: now) }
+            guard next.isEmpty else { continue }
+            // An outcome may give the worker more to do without an action (a reservation's commit
+            // admits the appends waiting for it): its outcomes are taken until it has none.
+            rig.worker.waitUntilIdle()
+            let outcomes = rig.collected.items.withLock { taken in
+                defer { taken.removeAll() }
+                return taken
+            }
+            if outcomes.isEmpty { return kept }
+            next = outcomes.flatMap { adapter.workerFinished($0) }.flatMap { state.storeAnswered($0, now: now) }
+        }
     }
 
     /// A harness whose flood limit never triggers, for tests that send many messages.
-    static func floodFree(_ configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore()) throws -> Harness {
+    static func floodFree(_ configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore(),
+                          onLocalStore: Bool = false) throws -> Harness {
         var unlimited = configuration
         unlimited.floodBurst = 1_000_000
-        return try Harness(configuration: unlimited, history: history)
+        return try Harness(onLocalStore: onLocalStore, configuration: unlimited, history: history)
     }
 
     func advance(_ milliseconds: Int64) {
@@ -34,18 +79,18 @@ final class Harness {
 
     @discardableResult
     func connect(_ client: ClientID, legacy: Bool = false, datagrams: Bool = true, address: String = "") -> Outbox {
-        Outbox(state.connected(client, legacy: legacy, datagrams: datagrams, address: address, now: now))
+        Outbox(settle(state.connected(client, legacy: legacy, datagrams: datagrams, address: address, now: now)))
     }
 
     /// A well-formed message arriving on a stream.
     @discardableResult
     func send(_ message: ChatMessage, from client: ClientID, on stream: ChatStreamKind = .chat) -> Outbox {
-        Outbox(state.received(.message(message), from: client, on: stream, now: now))
+        Outbox(settle(state.received(.message(message), from: client, on: stream, now: now)))
     }
 
     @discardableResult
     func event(_ event: ChatStreamEvent, from client: ClientID, on stream: ChatStreamKind = .chat) -> Outbox {
-        Outbox(state.received(event, from: client, on: stream, now: now))
+        Outbox(settle(state.received(event, from: client, on: stream, now: now)))
     }
 
     /// Raw stream bytes, framed by one decoder per client and stream as the glue does.
@@ -55,7 +100,7 @@ final class Harness {
         var decoder = decoders[key] ?? ChatStreamDecoder()
         let events = decoder.feed(bytes)
         decoders[key] = decoder
-        return Outbox(events.flatMap { state.received($0, from: client, on: stream, now: now) })
+        return Outbox(settle(events.flatMap { state.received($0, from: client, on: stream, now: now) }))
     }
 
     @discardableResult
@@ -65,17 +110,17 @@ final class Harness {
 
     @discardableResult
     func datagram(_ message: ChatMessage, from client: ClientID) -> Outbox {
-        Outbox(state.receivedDatagram(message.encodedDatagram(), from: client, now: now))
+        Outbox(settle(state.receivedDatagram(message.encodedDatagram(), from: client, now: now)))
     }
 
     @discardableResult
     func openPresence(_ client: ClientID) -> Outbox {
-        Outbox(state.presenceStreamOpened(client, now: now))
+        Outbox(settle(state.presenceStreamOpened(client, now: now)))
     }
 
     @discardableResult
     func disconnect(_ client: ClientID, reason: String = "quit") -> Outbox {
-        Outbox(state.disconnected(client, reason: reason, now: now))
+        Outbox(settle(state.disconnected(client, reason: reason, now: now)))
     }
 
     /// Connects, says hello with `nick` in `room` and, unless told otherwise, opens the

@@ -58,9 +58,10 @@ import Testing
             take(count).flatMap { log.workerFinished($0) }
         }
 
-        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange) throws -> LocalStoreAdapter {
+        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange,
+                     idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
             LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
-                         pendingLimit: pendingLimit, reservationRange: reservationRange)
+                         pendingLimit: pendingLimit, reservationRange: reservationRange, idleRoomLimit: idleRoomLimit)
         }
     }
 
@@ -86,6 +87,7 @@ import Testing
             #expect(entered.wait(timeout: .now() + .seconds(30)) == .success)
         }
 
+        func forget(room: String) { inner.forget(room: room) }
         func reservedSequences() throws -> [String: Int64] { try inner.reservedSequences() }
         func storedReceipts() throws -> [MessageReceipt] { try inner.storedReceipts() }
         func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) throws -> [StoredEvent] {

@@ -11,23 +11,19 @@ import Testing
 @Suite struct LocalStoreCoreTests {
     /// A core and the adapter answering its store actions; what else the core asked for, in order.
     final class Server {
-        let state: ChatServerState
-        let rig: LocalStoreAdapterTests.Rig
-        let adapter: LocalStoreAdapter
+        /// The core on the local store, as ``Harness`` drives it (``Harness/settle(_:)``).
+        let harness: Harness
+        var state: ChatServerState { harness.state }
+        var rig: LocalStoreAdapterTests.Rig { harness.localStore!.rig }
+        var adapter: LocalStoreAdapter { harness.localStore!.adapter }
         var actions: [ServerAction] = []
-        let now: Int64 = 1_764_480_000_000
+        var now: Int64 { harness.now }
 
         init() throws {
             // One server: no node name (its `welcome` names no node and lists no `cluster`).
-            state = try ChatServerState(configuration: ChatServerConfiguration(), history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
-                                        files: nil, roomLog: .shared, random: SplitMix64(seed: 1))
-            state.clusterReady(true)
-            rig = LocalStoreAdapterTests.Rig()
-            adapter = try rig.makeLog()
+            harness = try Harness(onLocalStore: true)
         }
 
-        /// Hands the core's actions to the adapter and its answers back to the core until nothing
-        /// more happens; returns the actions that are not the store's.
         /// Hands the core's actions to the adapter and its immediate answers back, without waiting
         /// for the disk (the worker may be held); returns the actions that are not the store's.
         func turn(_ first: [ServerAction]) -> Outbox {
@@ -44,30 +40,11 @@ import Testing
             return Outbox(kept)
         }
 
+        /// Everything the actions lead to, the worker's rounds included (``Harness/settle(_:)``).
         @discardableResult
         func settle(_ first: [ServerAction]) -> Outbox {
-            var kept: [ServerAction] = []
-            var actions = first
-            while true {
-                var answers: [LocalStoreAnswer] = []
-                for action in actions {
-                    if let answered = adapter.perform(action, now: now) { answers += answered } else { kept.append(action) }
-                }
-                actions = []
-                for answer in answers { actions += state.storeAnswered(answer, now: now) }
-                if actions.isEmpty {
-                    rig.worker.waitUntilIdle()
-                    let outcomes = rig.collected.items.withLock { taken in
-                        defer { taken.removeAll() }
-                        return taken
-                    }
-                    for outcome in outcomes {
-                        for answer in adapter.workerFinished(outcome) { actions += state.storeAnswered(answer, now: now) }
-                    }
-                    if actions.isEmpty { break }
-                }
-            }
-            self.actions += kept
+            let kept = harness.settle(first)
+            actions += kept
             return Outbox(kept)
         }
 
@@ -116,5 +93,31 @@ import Testing
         let committed = server.settle([])
         #expect(committed.chat(to: ClientID(1)).filter { $0.type == "ack" }.map(\.id) == ["m2"])
         #expect(committed.chat(to: ClientID(2)).filter { $0.type == "msg" }.isEmpty)
+    }
+
+    /// A connection closed for bad input: each room mate hears `offline` once, from its departure,
+    /// and not again when its `left` comes back from the log (that event is this server's own).
+    @Test func aClosedClientsMatesHearOfflineOnce() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        let closed = server.settle(server.state.received(.fatal(.invalidUTF8), from: ClientID(1), on: .chat, now: server.now))
+        #expect(closed.closes.map(\.client) == [ClientID(1)])
+        #expect(closed.chat(to: ClientID(2)).filter { $0.type == "left" }.map(\.text) == ["protocol-error"])
+        let statuses = (closed.presence(to: ClientID(2)) + closed.chat(to: ClientID(2))).filter { $0.type == "status" }
+        #expect(statuses.map(\.text) == ["offline"])
+    }
+
+    /// One server stopping stores each member's `left` `shutdown` (clients hide such a pair with
+    /// the `joined` after the restart); only a node of several hands its clients over without one.
+    @Test func aStoppingServerStoresItsMembersLeft() throws {
+        let server = try Server()
+        server.login(ClientID(1), nick: "alice")
+        server.login(ClientID(2), nick: "bob")
+        let stopped = server.settle(server.state.shutdown(now: server.now))
+        #expect(stopped.closes.map(\.code) == [.shutdown, .shutdown])
+        #expect(server.state.pendingRoomAppends == 0)
+        let history = try server.rig.disk.events(inRoom: "lobby", after: nil, before: nil, limit: 10, newest: true)
+        #expect(history.filter { $0.kind == .left && $0.text == "shutdown" }.map(\.sender).sorted() == ["alice", "bob"])
     }
 }

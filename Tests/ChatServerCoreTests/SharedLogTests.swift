@@ -132,7 +132,7 @@ import Testing
         world.login(2, nick: "bob", on: "b")
         world.settle()
         let before = world.log["lobby"]?.count ?? 0
-        let out = world.take(world.nodes["a"]!.state.shutdown(now: 1), on: "a")
+        let out = world.take(world.nodes["a"]!.state.shutdown(now: 1, handsOverClients: true), on: "a")
         world.settle()
         #expect(out.closes.map(\.code) == [.shutdown])
         #expect(world.log["lobby"]?.count == before)

@@ -79,8 +79,8 @@ public final class ResilientSession {
     public var isConnected: Bool { core.isConnected }
     /// `msg` and `dm` not yet acknowledged by the server, oldest first.
     public var pendingMessages: [ChatMessage] { core.outbox.pendingMessages }
-    /// Connected, nothing waiting to be sent, nothing unanswered.
-    public var isSettled: Bool { isConnected && core.outbox.isEmpty }
+    /// Connected, the hello's room answered, nothing waiting to be sent, nothing unanswered.
+    public var isSettled: Bool { isConnected && core.outbox.isEmpty && core.helloRoomUnanswered == nil }
     /// The current connection (for its statistics).
     public var connection: QuicConnection? { current?.connection }
 

@@ -26,6 +26,7 @@ extension SessionCore {
             welcomed(message, now: now)
         case .joined where isLive && Self.same(message.sender, nick):
             if !rooms.contains(where: { $0.name == room }) { rooms.append((room, message.seq)) }
+            if helloRoomUnanswered == room { helloRoomUnanswered = nil }
             removedAt[room] = nil
             answered(now: now) { $0.type == MessageType.join.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
         case .left where isLive && Self.same(message.sender, nick):
@@ -65,6 +66,8 @@ extension SessionCore {
     }
 
     private mutating func receivedError(_ message: ChatMessage, now: MonotonicTime) -> Bool {
+        // A refusal of the hello's room, or of anything: the hello's room is not waited for any more.
+        helloRoomUnanswered = nil
         if message.code == ErrorCode.rateLimited.rawValue, let id = message.id, outbox.refused(id: id, now: now) {
             flush(now: now)
             return false

@@ -98,6 +98,10 @@ public struct SessionCore {
     /// The room the hello had to join although the person had left every room (a hello always
     /// joins one): left again after the `welcome`.
     var unwantedHelloRoom: String?
+    /// The room the last hello named, until its answer comes: the own live `joined` there, or an
+    /// `error`. A server that stores before it shows (one off its event loop, a node of several)
+    /// sends `welcome` first and the room's `joined` a store round later.
+    public internal(set) var helloRoomUnanswered: String?
     /// When the outbox wants to send next, the next reconnect is due, the hello is to be said
     /// again (a busy server).
     var sendAt: MonotonicTime?
@@ -273,6 +277,7 @@ public struct SessionCore {
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
         hasConnection = true
         helloNick = nick
+        helloRoomUnanswered = ChatValidation.normalizeRoom(first.name) ?? first.name
         actions.append(.connect(rotation.current, Hello(nick: nick, peer: peer, room: first.name, since: first.lastSeq, status: status,
                                                         password: helloPassword)))
     }
@@ -281,6 +286,7 @@ public struct SessionCore {
     mutating func sayHelloAgain() {
         let first = rooms.first ?? (ChatLimits.defaultRoom, nil)
         helloNick = nick
+        helloRoomUnanswered = ChatValidation.normalizeRoom(first.name) ?? first.name
         actions.append(.write(.join(nick: nick, peer: peer, room: first.name, since: first.lastSeq, password: helloPassword), .chat))
     }
 

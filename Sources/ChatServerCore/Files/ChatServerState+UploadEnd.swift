@@ -179,17 +179,19 @@ extension ChatServerState {
         }
         return out
     }
+}
 
+extension FileCatalog {
     /// At start, before any upload: which of the files found in the file folder no record needs.
     /// Stored content no file record names (a crash between the rename into `content/` and the
     /// record's commit leaves one; so does an eviction whose removal never ran) and partial files
     /// no partial upload names go; everything a record names stays. When the catalog cannot be
     /// read nothing is removed.
-    public func sweepStrayFileBytes(content: [String], partials: [String]) -> [ServerAction] {
+    public func strayFileBytes(content: [String], partials: [String]) -> [ServerAction] {
         var stray: [FileBytes] = []
         do {
-            let held = Set(try files.partials(updatedBefore: .max).map(\.key))
-            for sha256 in content where try !files.hasContent(sha256) { stray.append(.content(sha256)) }
+            let held = Set(try self.partials(updatedBefore: .max).map(\.key))
+            for sha256 in content where try !hasContent(sha256) { stray.append(.content(sha256)) }
             for key in partials where !held.contains(key) { stray.append(.partial(key)) }
         } catch {
             return [.log(.error, "file catalog read failed: stray files kept", ["error": "\(error)"])]

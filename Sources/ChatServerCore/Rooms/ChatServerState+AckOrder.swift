@@ -145,7 +145,7 @@ struct HeldAck {
         switch purpose {
         case .message(let id): .chat(SharedPayload(line: .ack(id: id, room: room, seq: seq, ts: ts)))
         case .upload(let key, let file): .upload(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)))
-        case .join, .part, .announcement, .claim, .notice: nil
+        case .join, .part, .announcement, .claim, .notice, .departure: nil
         }
     }
 }

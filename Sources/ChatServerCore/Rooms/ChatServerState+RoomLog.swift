@@ -78,7 +78,7 @@ extension ChatServerState {
             }
         case .join:
             if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
-        case .part, .announcement, .claim, .notice:
+        case .part, .announcement, .claim, .notice, .departure:
             break
         }
     }
@@ -117,7 +117,7 @@ extension ChatServerState {
         case .upload(let key, let file):
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
                                       stopSending: false))
-        case .notice:
+        case .notice, .departure:
             break
         }
     }

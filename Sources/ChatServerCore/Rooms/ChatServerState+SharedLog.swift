@@ -51,7 +51,8 @@ extension ChatServerState {
     /// without a gap (``DeferredClose/follows(_:in:through:)``); otherwise the client sends the
     /// message again after reconnecting, and the dedupe answers its seq.
     private func answerClosing(_ client: ClientID, _ pending: PendingAppend, _ outcome: RoomAppendOutcome, into out: inout [ServerAction]) {
-        guard var deferred = deferredCloses[client] else { return }
+        // Its own `left` (made as it went) is not among what the close waits for.
+        guard var deferred = deferredCloses[client], !pending.purpose.isDeparture else { return }
         if case .message(let id) = pending.purpose, pending.acknowledgedSeq == nil {
             var answer: ChatMessage?
             switch outcome {

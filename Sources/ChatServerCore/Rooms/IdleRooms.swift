@@ -1,7 +1,7 @@
 /// Rooms that have no members but whose seq (and, without `--db`, history) the server still
 /// holds in memory, longest idle first, so that the oldest can be forgotten once there are more
-/// than the configured number.
-struct IdleRooms {
+/// than the configured number (the core's, and the local store adapter's).
+public struct IdleRooms {
     /// Idle room → the stamp of its entry in `order`.
     private var stamps: [String: UInt64] = [:]
     /// Rooms in the order they went idle; an entry whose stamp no longer matches is stale (the
@@ -10,24 +10,26 @@ struct IdleRooms {
     private var head = 0
     private var nextStamp: UInt64 = 0
 
-    var count: Int { stamps.count }
+    public init() {}
 
-    func contains(_ room: String) -> Bool { stamps[room] != nil }
+    public var count: Int { stamps.count }
 
-    mutating func insert(_ room: String) {
+    public func contains(_ room: String) -> Bool { stamps[room] != nil }
+
+    public mutating func insert(_ room: String) {
         nextStamp += 1
         stamps[room] = nextStamp
         order.append((room, nextStamp))
         compactIfSparse()
     }
 
-    mutating func remove(_ room: String) {
+    public mutating func remove(_ room: String) {
         stamps[room] = nil
         compactIfSparse()
     }
 
     /// Forgets and returns the room that has been idle longest.
-    mutating func popOldest() -> String? {
+    public mutating func popOldest() -> String? {
         while head < order.count {
             let entry = order[head]
             head += 1

@@ -44,8 +44,12 @@ enum AppendPurpose {
     case claim(id: String?)
     /// A room file's event: the upload's `ack` on its stream carries the seq.
     case upload(FileStreamKey, StoredFile)
-    /// Departures, shutdown, renames: nobody waits; a failure is logged.
+    /// Shutdown, renames, another node's leftovers: nobody waits; a failure is logged.
     case notice
+    /// The `left` of a connection gone from this node: nobody waits. Its origin is the gone
+    /// connection, so the log's delivery of it is known as this node's own (its room mates here
+    /// were told `offline` at once), and a deferred close does not wait for it.
+    case departure
 
     /// Whether the event reaches the members only once stored, even in a local store (a `msg` is
     /// never shown without a commit: its sender resends it).
@@ -54,11 +58,16 @@ enum AppendPurpose {
         return false
     }
 
+    var isDeparture: Bool {
+        if case .departure = self { return true }
+        return false
+    }
+
     /// Whether the origin does not get its own event (it gets an `ack` instead).
     var excludesOrigin: Bool {
         switch self {
         case .message, .upload: return true
-        case .join, .part, .announcement, .claim, .notice: return false
+        case .join, .part, .announcement, .claim, .notice, .departure: return false
         }
     }
 }

@@ -39,18 +39,19 @@ extension ChatServerState {
         return out
     }
 
-    /// The server is stopping: every client is closed with SHUTDOWN. The `left` events are
-    /// stored, in one transaction, so that history after a restart shows who was in a room,
-    /// but not sent: every recipient here is being closed anyway. With a shared log nothing is
-    /// stored or released: the node hands its clients over (issue 26, item 4): they reconnect to
-    /// another node as the same device and keep their nicks and rooms without a `left` or a
-    /// `joined`; the node that reaps this one after its handover takes out those that did not.
-    public func shutdown(now: Int64) -> [ServerAction] {
+    /// The server is stopping: every client is closed with SHUTDOWN. One server stores the `left`
+    /// events, in one transaction (one round of its store), so that history after a restart shows
+    /// who was in a room, but does not send them: every recipient here is being closed anyway.
+    /// A node of several (`handsOverClients`) stores and releases nothing: it hands its clients
+    /// over (issue 26, item 4): they reconnect to another node as the same device and keep their
+    /// nicks and rooms without a `left` or a `joined`; the node that reaps this one after its
+    /// handover takes out those that did not.
+    public func shutdown(now: Int64, handsOverClients: Bool = false) -> [ServerAction] {
         var out: [ServerAction] = []
         var drafts: [RoomEventDraft] = []
         for session in clients.values.sorted(by: { $0.id < $1.id }) {
             out.append(.close(session.id, .shutdown, reason: "server shutting down"))
-            guard session.phase == .active, roomLog == .local else { continue }
+            guard session.phase == .active, !handsOverClients else { continue }
             for room in session.rooms {
                 drafts.append(RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick,
                                                                 text: "shutdown"), purpose: .notice,
@@ -63,16 +64,8 @@ extension ChatServerState {
         activePresenceStreams = [:]
         clientsByNickKey = [:]
         rooms = [:]
-        switch roomLog {
-        case .local:
-            _ = persist(drafts.map { draft in
-                var event = draft.event
-                event.seq = nextSequence(inRoom: event.room, into: &out)
-                return event
-            }, into: &out)
-        case .shared:
-            break
-        }
+        // Nobody is left to send them to: stored only.
+        record(drafts, now: now, into: &out)
         return out
     }
 
@@ -116,7 +109,7 @@ extension ChatServerState {
         }
         let drafts = joined.map { room in
             RoomEventDraft(event: StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: leftText),
-                           purpose: .notice, membership: .remove([ChatValidation.nickKey(session.nick)]))
+                           origin: session, purpose: .departure, membership: .remove([ChatValidation.nickKey(session.nick)]))
         }
         record(drafts, now: now, into: &out)
         // Idle only once stored: a room forgotten as the longest idle must not come back into the

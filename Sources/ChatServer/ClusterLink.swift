@@ -23,8 +23,6 @@ final class ClusterLink {
     let report: (ClusterReport) -> Void
     let logger: (LogLevel, String, [String: String]) -> Void
     let loop: EventLoop
-    /// The peer id of a connection of this node (to check a REPLACED sent by another node).
-    let peerOf: (ClientID) -> String?
     /// The node's life in the cluster: joining, heartbeat, epoch, reaping (``ClusterNode``).
     private(set) var node: ClusterNodeDriver!
     let metrics = ClusterMetrics()
@@ -80,6 +78,9 @@ final class ClusterLink {
         case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)
+        /// Another node asks to close connection `client` with REPLACED if it is still the device
+        /// whose peer id has this digest (``PeerDigest``): only the app knows its connections' peers.
+        case replaceRequested(client: ClientID, device: [UInt8])
         case remoteStatus(MemberRecord)
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
@@ -90,13 +91,12 @@ final class ClusterLink {
         case foreignFilesFolder(String)
     }
 
-    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,
+    init(options: ClusterOptions, historyLength: Int, loop: EventLoop,
          logger: @escaping (LogLevel, String, [String: String]) -> Void, report: @escaping (ClusterReport) -> Void) {
         self.options = options
         self.loop = loop
         self.logger = logger
         self.report = report
-        self.peerOf = peerOf
         memberFormat = MemberRecordFormat(node: options.node)
         leaseFormat = LeaseFormat(node: options.node)
         var forward: ((RedisClientEvent) -> Void)?

@@ -15,6 +15,8 @@ final class ClusterLink {
     /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
     let inboxLog: RoomEventLog
     let leases: Leases
+    /// Performs the ordinary requests (ClusterStore's ``StoreRequest``s: accounts, leases, lookups, files, policy).
+    let requests: StoreRequestDriver
     /// The directory's commands for this node (its instance token among them).
     let directory: NodeDirectoryCommands
     /// Renews the node's place from a thread of its own.
@@ -32,9 +34,6 @@ final class ClusterLink {
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
     var peerDigests = PeerDigestCache()
-    /// How long a read is retried while Redis is unavailable before the core hears it failed.
-    static let readPatience = QuicDuration.seconds(5)
-    static let readRetryDelay = QuicDuration.milliseconds(200)
     /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
     static let inboxLength = 10_000
 
@@ -105,6 +104,7 @@ final class ClusterLink {
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
         leases = Leases(client: client)
+        requests = StoreRequestDriver(client: client, loop: loop)
         directory = NodeDirectoryCommands(node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
@@ -162,7 +162,7 @@ final class ClusterLink {
         case .subscriber(.message(let push)) where push.subscription == serverSubscription:
             // Another node changed the server bans: read them again (this node's own change is
             // in its core already).
-            if !push.payload.elementsEqual("bans \(options.node)".utf8) { node.serverBansChanged() }
+            if PolicyWrite.isOthersBansChange(push.payload, thisNode: options.node) { node.serverBansChanged() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
@@ -197,21 +197,10 @@ final class ClusterLink {
                    dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: node.appendEpoch) { [weak self, report, metrics] result in
             // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
             if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
-            switch result {
-            case .success(let stored) where stored.storeLost:
-                metrics.appends["lost", default: 0] += 1
-                self?.node.storeLost(room: append.room)
-                report(.appended(append.token, .refused("redis lost data this node had seen")))
-            case .success(let stored) where stored.existing != nil:
-                metrics.appends["refused", default: 0] += 1
-                report(.appended(append.token, .settingTaken(stored.existing!)))
-            case .success(let stored):
-                metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
-                report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
-            case .failure(let error):
-                metrics.appends["failed", default: 0] += 1
-                report(.appended(append.token, error.isKnownNotStored ? .refused("\(error)") : .failed("\(error)")))
-            }
+            let answer = AppendAnswer(result)
+            metrics.appends[answer.figure, default: 0] += 1
+            if answer.storeLost { self?.node.storeLost(room: append.room) }
+            report(.appended(append.token, answer.outcome))
         }
     }
 
@@ -221,15 +210,14 @@ final class ClusterLink {
         return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
     }
 
-    func read(_ read: RoomEventRead, startedAt: QuicTime = .now()) {
+    func read(_ read: RoomEventRead, patience: ReadPatience = ReadPatience(startedAt: .now())) {
         let answer: (Result<[RoomEvent], RoomStoreError>) -> Void = { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let events):
                 report(.read(read.token, events.compactMap { self.sharedEvent(room: read.room, $0) }))
-            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
-                // Reads change nothing: a retry is safe, and the client waits for this one.
-                loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.read(read, startedAt: startedAt) }
+            case .failure(let error) where patience.retries(error, now: .now()):
+                loop.schedule(at: .now() + ReadPatience.retryDelay) { [weak self] in self?.read(read, patience: patience) }
             case .failure(let error):
                 logger(.error, "room read failed", ["room": read.room, "error": "\(error)"])
                 report(.read(read.token, nil))
@@ -248,7 +236,7 @@ final class ClusterLink {
         client.subscribe(typingSubscription(room))
         // So that whoever reaps this node finds the rooms its users were in.
         let rooms = ClusterKeys.rooms(of: options.node)
-        client.send(RedisCommand("SADD", rooms, room), key: rooms) { _ in }
+        requests.send(StoreCommand(RedisCommand("SADD", rooms, room), key: rooms))
     }
 
     func unfollow(_ room: String) {
@@ -263,9 +251,7 @@ final class ClusterLink {
     }
 
     func publishTyping(room: String, _ payload: [UInt8]) {
-        let channel = RoomKeys(room: room).typing
-        client.send(RedisCommand(arguments: [Array((client.isCluster ? "SPUBLISH" : "PUBLISH").utf8), Array(channel.utf8),
-                                             Array("\(options.node) ".utf8) + payload]), key: channel) { _ in }
+        requests.send(.publish(Array("\(options.node) ".utf8) + payload, on: RoomKeys(room: room).typing, sharded: client.isCluster))
     }
 
     /// A stored or published event as the core takes it (``EventMeta``).

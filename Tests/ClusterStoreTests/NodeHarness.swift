@@ -102,6 +102,18 @@ final class NodeHarness {
         case Leases.releaseAllScript: return "EVAL releaseAll"
         case RoomEventLog.stateScript: return "EVAL roomState \(arguments[3])"
         case ClusterNode.raiseSeqScript: return "EVAL raiseSeq \(arguments[3]) \(arguments[4])"
+        case AccountsLoad.readAccountsScript: return "EVAL readAccounts \(arguments[3])"
+        case AccountWriteRequest.createAccountScript: return "EVAL createAccount \(arguments[3])"
+        case AccountWriteRequest.retireAccountScript: return "EVAL retireAccount \(arguments[3])"
+        case LoginAttemptReserve.reserveAttemptScript: return "EVAL reserveAttempt \(arguments[3])"
+        case LoginAttemptReserve.releaseAttemptScript: return "EVAL releaseAttempt \(arguments[3])"
+        case Leases.takeScript: return "EVAL take \(arguments[3])"
+        case Leases.takeOverDeviceScript: return "EVAL takeOverDevice \(arguments[3])"
+        case Leases.claimHelloScript: return "EVAL claimHello \(arguments[3])"
+        case FileStoreScripts.loadFilesScript: return "EVAL loadFiles"
+        case FileStoreScripts.storeFileScript: return "EVAL storeFile"
+        case FileStoreScripts.writePartialScript: return "EVAL writePartial \(arguments[3 + FileStoreScripts.keys.count])"
+        case MemberStatusPublication.updateRecordScript: return "EVAL updateRecord \(arguments[3])"
         default: return "EVAL ?"
         }
     }

@@ -1,0 +1,63 @@
+import EventRuntime
+import RedisClient
+
+/// Performs ``StoreRequest``s: their commands on the ``RedisClient`` (all of a step at once, the
+/// results fed back together and in order, Redis's error replies as failures), their waits on the
+/// event loop, and hands each outcome to its completion. Nothing of the requests' logic is here.
+/// Loop thread only; a request still running when the driver goes is dropped unanswered (the
+/// client answers what waits with `.stopped` when it stops).
+public final class StoreRequestDriver {
+    let client: RedisClient
+    let loop: EventLoop
+
+    public init(client: RedisClient, loop: EventLoop) {
+        self.client = client
+        self.loop = loop
+    }
+
+    public func run<Request: StoreRequest>(_ request: Request, _ completion: @escaping (Request.Outcome) -> Void) {
+        let running = RunningRequest(request, completion)
+        perform(running, running.request.start())
+    }
+
+    /// Sends `command` and forgets it (nobody waits for its reply).
+    public func send(_ command: StoreCommand) {
+        client.send(command.command, key: command.key, durable: command.durable) { _ in }
+    }
+
+    private func perform<Request: StoreRequest>(_ running: RunningRequest<Request>, _ step: StoreStep<Request.Outcome>) {
+        switch step {
+        case .send(let commands):
+            guard !commands.isEmpty else { return perform(running, running.request.answered([], now: .now())) }
+            var results = [Result<RedisReply, RoomStoreError>?](repeating: nil, count: commands.count)
+            var remaining = commands.count
+            for (index, command) in commands.enumerated() {
+                client.send(command.command, key: command.key, durable: command.durable) { [weak self] result in
+                    results[index] = RoomEventLog.storeResult(result)
+                    remaining -= 1
+                    guard remaining == 0, let self else { return }
+                    perform(running, running.request.answered(results.map { $0! }, now: .now()))
+                }
+            }
+        case .wait(let delay):
+            loop.schedule(at: .now() + delay) { [weak self] in
+                guard let self else { return }
+                perform(running, running.request.resume())
+            }
+        case .done(let outcome, let then):
+            for command in then { send(command) }
+            running.completion(outcome)
+        }
+    }
+}
+
+/// A request between its steps.
+private final class RunningRequest<Request: StoreRequest> {
+    var request: Request
+    let completion: (Request.Outcome) -> Void
+
+    init(_ request: Request, _ completion: @escaping (Request.Outcome) -> Void) {
+        self.request = request
+        self.completion = completion
+    }
+}

@@ -11,16 +11,11 @@ extension ClusterLink {
         RedisSubscription(client.isCluster ? .shard : .channel, ClusterKeys.serverChannel)
     }
 
-    func readState(_ token: UInt64, room: String, patience: ReadPatience = ReadPatience(startedAt: .now())) {
-        log.state(room: room) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let state):
-                report(.roomState(token, seq: state.seq, state.members.values.compactMap(memberFormat.record),
-                                  PolicyFormat.settings(from: state.settings)))
-            case .failure(let error) where patience.retries(error, now: .now()):
-                loop.schedule(at: .now() + ReadPatience.retryDelay) { [weak self] in self?.readState(token, room: room, patience: patience) }
-            case .failure(let error):
+    func readState(_ token: UInt64, room: String) {
+        requests.run(RoomStateRead(room: room, format: memberFormat, startedAt: .now())) { [report, logger] outcome in
+            switch outcome {
+            case .state(let seq, let members, let settings): report(.roomState(token, seq: seq, members, settings))
+            case .failed(let error):
                 logger(.error, "room state read failed", ["room": room, "error": "\(error)"])
                 report(.roomState(token, seq: 0, nil, nil))
             }

@@ -210,23 +210,14 @@ final class ClusterLink {
         return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
     }
 
-    func read(_ read: RoomEventRead, patience: ReadPatience = ReadPatience(startedAt: .now())) {
-        let answer: (Result<[RoomEvent], RoomStoreError>) -> Void = { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let events):
-                report(.read(read.token, events.compactMap { self.sharedEvent(room: read.room, $0) }))
-            case .failure(let error) where patience.retries(error, now: .now()):
-                loop.schedule(at: .now() + ReadPatience.retryDelay) { [weak self] in self?.read(read, patience: patience) }
-            case .failure(let error):
+    func read(_ read: RoomEventRead) {
+        requests.run(RoomEventsRead(read, node: options.node, startedAt: .now())) { [report, logger] outcome in
+            switch outcome {
+            case .read(let events): report(.read(read.token, events))
+            case .failed(let error):
                 logger(.error, "room read failed", ["room": read.room, "error": "\(error)"])
                 report(.read(read.token, nil))
             }
-        }
-        if read.newest {
-            log.newestEvents(room: read.room, after: read.after, before: read.before, limit: read.limit, answer)
-        } else {
-            log.events(room: read.room, after: read.after ?? 0, limit: read.limit, answer)
         }
     }
 

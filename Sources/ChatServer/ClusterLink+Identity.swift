@@ -37,12 +37,11 @@ extension ClusterLink {
     }
 
     func releaseIdentity(peer: String, client connection: ClientID, nick: String, andPeer: Bool) {
-        leases.release(Leases.nick(ChatValidation.nickKey(nick)), holder: leaseFormat.nickHolder(device: Self.digest(ofPeer: peer)),
-                       node: options.node) { _ in }
+        let device = Self.digest(ofPeer: peer)
+        requests.run(LeaseRelease(Leases.nick(ChatValidation.nickKey(nick)), holder: leaseFormat.nickHolder(device: device), node: options.node)) { _ in }
         guard andPeer else { return }
         // The connection's lease, whatever nick, account and address it names now.
-        leases.release(Leases.peer(Self.digest(ofPeer: peer)), holder: leaseFormat.connectionHolder(connection), node: options.node,
-                       prefix: true) { _ in }
+        requests.run(LeaseRelease(Leases.peer(device), holder: leaseFormat.connectionHolder(connection), node: options.node, prefix: true)) { _ in }
     }
 
     func lookUpNick(_ token: UInt64, nick: String) {

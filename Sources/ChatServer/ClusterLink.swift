@@ -4,7 +4,8 @@ import QuicIO
 import RedisClient
 
 /// A node's connection to the shared store (`--cluster`): performs the core's shared-store
-/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox) and follows
+/// actions on Redis (room events through ``RoomEventLog``, the node's inbox, and ClusterStore's
+/// requests through ``StoreRequestDriver``: accounts, leases, lookups, files, policy) and follows
 /// the rooms with members here (``RoomFeed``), handing every outcome back to the app as core input
 /// (``ClusterReport``). The node's life in the cluster (joining, heartbeat, epoch, reaping) is
 /// ``ClusterNode``'s, performed by its ``ClusterNodeDriver``. Loop thread only.
@@ -14,7 +15,6 @@ final class ClusterLink {
     let log: RoomEventLog
     /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
     let inboxLog: RoomEventLog
-    let leases: Leases
     /// Performs the ordinary requests (ClusterStore's ``StoreRequest``s: accounts, leases, lookups, files, policy).
     let requests: StoreRequestDriver
     /// The directory's commands for this node (its instance token among them).
@@ -103,7 +103,6 @@ final class ClusterLink {
         client = RedisClient(loop: loop, topology: options.topology, settings: settings) { event in forward?(event) }
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
-        leases = Leases(client: client)
         requests = StoreRequestDriver(client: client, loop: loop)
         directory = NodeDirectoryCommands(node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },

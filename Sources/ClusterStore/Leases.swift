@@ -236,10 +236,21 @@ public final class Leases {
     /// whether it did.
     public func release(_ key: String, holder: String, node: String, prefix: Bool = false,
                         _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holder, prefix ? "prefix" : "exact"), key: key) { [client] result in
+        client.send(Self.releaseCommand(key, holder: holder, prefix: prefix), key: key) { [client] result in
             let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
-            client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
+            let forget = Self.forgetHold(key, node: node)
+            client.send(forget.command, key: forget.key) { _ in completion(released) }
         }
+    }
+
+    /// ``releaseScript`` for `key` and `holder` (see ``release(_:holder:node:prefix:_:)``).
+    public static func releaseCommand(_ key: String, holder: String, prefix: Bool) -> RedisCommand {
+        RedisCommand("EVAL", releaseScript, "1", key, holder, prefix ? "prefix" : "exact")
+    }
+
+    /// `key` out of the node's holds (released, or held by another now).
+    public static func forgetHold(_ key: String, node: String) -> (command: RedisCommand, key: String) {
+        (RedisCommand("SREM", holds(node: node), key), holds(node: node))
     }
 
     /// KEYS leases, ARGV[1] a holder prefix: deletes each lease still held by a holder with that

@@ -98,6 +98,12 @@ final class InMemoryRedis {
                 return .success(.array([.integer(1), .text(current)]))
             }
             return .success(.array([.integer(0), .text(current)]))
+        case Leases.releaseScript:
+            // Only while that holder (or a holder with that prefix) still holds it.
+            guard let current = strings[keys[0]],
+                  arguments[1] == "prefix" ? current.hasPrefix(arguments[0]) : current == arguments[0] else { return .success(.integer(0)) }
+            strings[keys[0]] = nil
+            return .success(.integer(1))
         case Leases.takeOverDeviceScript:
             // Taken over unless the session holding it is logged in to another account.
             let current = strings[keys[0]]

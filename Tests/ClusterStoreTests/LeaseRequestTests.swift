@@ -156,4 +156,28 @@ import Testing
         store2.fail(.notReplicated("0 of 1"))
         #expect(store2.outcome == .some(.unavailable(RedisFailure.notReplicated("0 of 1").description)))
     }
+
+    /// A release frees a lease only while its holder holds it, and forgets the hold either way.
+    @Test func aReleaseFreesOnlyItsOwnLease() {
+        let store = InMemoryRedis()
+        store.strings["{nick:alice}"] = "n1/d1"
+        store.strings["{peer:d1}"] = "n2/9/Alice/-/192.0.2.1"
+        store.sets["{node:n1}:holds"] = ["{nick:alice}", "{peer:d1}"]
+        #expect(store.run(LeaseRelease("{nick:alice}", holder: "n1/d1", node: "n1")) == .success(true))
+        #expect(store.strings["{nick:alice}"] == nil)
+        // Taken over by node n2's connection meanwhile: it stays theirs, out of n1's holds.
+        #expect(store.run(LeaseRelease("{peer:d1}", holder: "n1/17/", node: "n1", prefix: true)) == .success(false))
+        #expect(store.strings["{peer:d1}"] == "n2/9/Alice/-/192.0.2.1")
+        #expect(store.sets["{node:n1}:holds"] == [])
+        #expect(store.executed == ["EVAL release {nick:alice}", "SREM {node:n1}:holds", "EVAL release {peer:d1}", "SREM {node:n1}:holds"])
+        store.strings["{peer:d1}"] = "n1/17/Alice/-/192.0.2.1"
+        #expect(store.run(LeaseRelease("{peer:d1}", holder: "n1/17/", node: "n1", prefix: true)) == .success(true))
+
+        // A failed release still forgets the hold; its failure is the outcome.
+        var lost = ScriptedRequest(LeaseRelease("{nick:bob}", holder: "n1/d1", node: "n1"))
+        lost.fail(.connectionLost("reset"))
+        #expect(lost.labels == ["SREM {node:n1}:holds"])
+        lost.reply(.integer(0))
+        #expect(lost.outcome == .failure(.unavailable(RedisFailure.connectionLost("reset").description)))
+    }
 }

@@ -108,6 +108,7 @@ final class NodeHarness {
         case LoginAttemptReserve.reserveAttemptScript: return "EVAL reserveAttempt \(arguments[3])"
         case LoginAttemptReserve.releaseAttemptScript: return "EVAL releaseAttempt \(arguments[3])"
         case Leases.takeScript: return "EVAL take \(arguments[3])"
+        case Leases.releaseScript: return "EVAL release \(arguments[3])"
         case Leases.takeOverDeviceScript: return "EVAL takeOverDevice \(arguments[3])"
         case Leases.claimHelloScript: return "EVAL claimHello \(arguments[3])"
         case FileStoreScripts.loadFilesScript: return "EVAL loadFiles"

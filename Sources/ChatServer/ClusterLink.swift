@@ -235,22 +235,22 @@ final class ClusterLink {
         client.unsubscribe(typingSubscription(room))
     }
 
-    /// A room's typing channel: indicators are published there (`NODE JSON`), never stored.
+    /// A room's typing channel (``TypingIndicators``).
     func typingSubscription(_ room: String) -> RedisSubscription {
         RedisSubscription(client.isCluster ? .shard : .channel, RoomKeys(room: room).typing)
     }
 
     func publishTyping(room: String, _ payload: [UInt8]) {
-        requests.send(.publish(Array("\(options.node) ".utf8) + payload, on: RoomKeys(room: room).typing, sharded: client.isCluster))
+        requests.send(TypingIndicators.publication(payload, room: room, node: options.node, sharded: client.isCluster))
     }
 
     /// A stored or published event as the core takes it (``EventMeta``).
     func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? { EventMeta.sharedEvent(room: room, event, node: options.node) }
 
     private func receivedTyping(_ push: RedisPush) {
-        guard let room = typingRooms[push.subscription.channel], let space = push.payload.firstIndex(of: UInt8(ascii: " ")),
-              !push.payload[..<space].elementsEqual(options.node.utf8) else { return }
-        report(.typing(room: room, Array(push.payload[(space + 1)...])))
+        guard let room = typingRooms[push.subscription.channel],
+              let indicator = TypingIndicators.received(push.payload, thisNode: options.node) else { return }
+        report(.typing(room: room, indicator))
     }
 
     /// The rooms followed (the inbox too) with the last seq delivered in each.

@@ -79,4 +79,15 @@ import Testing
         _ = store.execute(commands[0].command)
         #expect(store.published == ["\(ClusterKeys.presenceChannel) \(format.text(member))"])
     }
+
+    @Test func typingIndicatorsNameTheirNode() {
+        let publication = TypingIndicators.publication(Array(#"{"type":"typing"}"#.utf8), room: "lobby", node: "n1", sharded: true)
+        #expect(publication.command.arguments.map { String(decoding: $0, as: UTF8.self) }
+                == ["SPUBLISH", RoomKeys(room: "lobby").typing, #"n1 {"type":"typing"}"#])
+        #expect(publication.key == RoomKeys(room: "lobby").typing)
+        let message = publication.command.arguments[2]
+        #expect(TypingIndicators.received(message, thisNode: "n2") == Array(#"{"type":"typing"}"#.utf8))
+        #expect(TypingIndicators.received(message, thisNode: "n1") == nil)
+        #expect(TypingIndicators.received(Array("garbage".utf8), thisNode: "n2") == nil)
+    }
 }

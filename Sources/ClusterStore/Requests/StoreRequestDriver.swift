@@ -4,8 +4,13 @@ import RedisClient
 /// Performs ``StoreRequest``s: their commands on the ``RedisClient`` (all of a step at once, the
 /// results fed back together and in order, Redis's error replies as failures), their waits on the
 /// event loop, and hands each outcome to its completion. Nothing of the requests' logic is here.
-/// Loop thread only; a request still running when the driver goes is dropped unanswered (the
-/// client answers what waits with `.stopped` when it stops).
+/// Loop thread only.
+///
+/// The completions it gives the client and the loop hold it strongly: the client answers every
+/// command exactly once (a reply, a failure at the latest after its reply timeout, `.stopped` when
+/// stopped) and a wait's timer fires once, so that lasts until then; a `[weak self]` there would
+/// leave the driver, which lives as long as its node, a weak-reference side table LeakSanitizer
+/// reports (docs/SANITIZERS.md, "weak-reference side tables of live cluster objects").
 public final class StoreRequestDriver {
     let client: RedisClient
     let loop: EventLoop
@@ -32,18 +37,15 @@ public final class StoreRequestDriver {
             var results = [Result<RedisReply, RoomStoreError>?](repeating: nil, count: commands.count)
             var remaining = commands.count
             for (index, command) in commands.enumerated() {
-                client.send(command.command, key: command.key, durable: command.durable) { [weak self] result in
+                client.send(command.command, key: command.key, durable: command.durable) { [self] result in
                     results[index] = RoomEventLog.storeResult(result)
                     remaining -= 1
-                    guard remaining == 0, let self else { return }
+                    guard remaining == 0 else { return }
                     perform(running, running.request.answered(results.map { $0! }, now: .now()))
                 }
             }
         case .wait(let delay):
-            loop.schedule(at: .now() + delay) { [weak self] in
-                guard let self else { return }
-                perform(running, running.request.resume())
-            }
+            loop.schedule(at: .now() + delay) { [self] in perform(running, running.request.resume()) }
         case .done(let outcome, let then):
             for command in then { send(command) }
             running.completion(outcome)

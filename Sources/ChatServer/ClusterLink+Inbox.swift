@@ -1,6 +1,5 @@
 import ChatServerCore
 import ClusterStore
-import QuicEngine
 import RedisClient
 
 /// A node's inbox: a stream with a channel, like a room's, that other nodes append to (a `dm`

@@ -98,6 +98,8 @@ let package = Package(
         .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime", "ChatServerCore", "ChatProtocol", "Digest"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
+        // The runtime's own parts (loop, file I/O, the one deadline heap), without the engine.
+        .testTarget(name: "RuntimeTests", dependencies: ["EventRuntime", "RuntimeCore", "SplitMix"]),
         .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicIO", "QuicSimulation", "TestSupport", "SplitMix", "Digest"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "SplitMix"]),

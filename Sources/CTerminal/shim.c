@@ -7,6 +7,15 @@
 #include <termios.h>
 #include <unistd.h>
 
+// Under AddressSanitizer or ThreadSanitizer malloc is the sanitizer's allocator, which keeps what
+// is freed until asked: giving memory back must ask it (glibc's malloc_trim has nothing to trim).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#include <sanitizer/allocator_interface.h>
+#define CTERMINAL_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
 static struct termios saved_state;
 static int saved_fd = -1;
 static char undo_bytes[256];
@@ -67,5 +76,8 @@ void cterminal_restore(void) {
 }
 
 int cterminal_give_memory_back(void) {
+#ifdef CTERMINAL_SANITIZER_ALLOCATOR
+    __sanitizer_purge_allocator();
+#endif
     return malloc_trim(0);
 }

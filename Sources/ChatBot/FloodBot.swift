@@ -13,16 +13,16 @@ final class FloodBot {
         var sent = 0
         var acknowledged = 0
         var rateLimited = 0
-        var joinedAt: QuicTime?
-        var closedAfter: QuicDuration?
+        var joinedAt: MonotonicTime?
+        var closedAfter: TimeSpan?
         var close = "open"
     }
 
     private let options: FloodOptions
     private let loop: EventLoop
     private let pool: ChatSessionPool
-    private let start = QuicTime.now()
-    private let end: QuicTime
+    private let start = MonotonicTime.now()
+    private let end: MonotonicTime
     private var session: ChatSession?
     private var records: [ConnectionRecord] = []
     private var otherErrors: [String: Int] = [:]
@@ -90,7 +90,7 @@ final class FloodBot {
         guard options.reconnect else { return finish() }
         // A connection that never joined (server down, handshake failed) is retried after a
         // pause so a missing server does not make this a busy loop.
-        let pause: QuicDuration = records[index].joinedAt == nil ? .milliseconds(100) : .zero
+        let pause: TimeSpan = records[index].joinedAt == nil ? .milliseconds(100) : .zero
         loop.schedule(at: .now() + pause) { [unowned self] in connect() }
     }
 
@@ -98,7 +98,7 @@ final class FloodBot {
     private func pump() {
         guard !finished else { return }
         if let session, session.isOpen, let index = records.indices.last, let joinedAt = records[index].joinedAt {
-            let owed = Int((QuicTime.now() - joinedAt).seconds * options.rate) + 1 - records[index].sent
+            let owed = Int((MonotonicTime.now() - joinedAt).seconds * options.rate) + 1 - records[index].sent
             for _ in 0..<max(0, owed) {
                 records[index].sent += 1
                 session.send(.msg(room: options.room, text: text, id: "flood-\(records.count)-\(records[index].sent)"))
@@ -122,7 +122,7 @@ final class FloodBot {
     private func report() {
         guard !reported else { return }
         reported = true
-        let report = FloodReport(options: options, seconds: (QuicTime.now() - start).seconds, records: records, otherErrors: otherErrors)
+        let report = FloodReport(options: options, seconds: (MonotonicTime.now() - start).seconds, records: records, otherErrors: otherErrors)
         Console.line(report.table())
         if let path = options.jsonPath, !FileInput.write(report.json(), to: path) {
             Console.error("chat-bot flood: cannot write \(path)")

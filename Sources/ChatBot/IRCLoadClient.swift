@@ -11,7 +11,7 @@ final class IRCLoadClient {
     let nick: String
     let channel: String
     let connection: IRCConnection
-    let connectStarted: QuicTime
+    let connectStarted: MonotonicTime
     var state = State.connecting
     /// Measured messages received, by their key in the channel (see `IRCLoadGenerator.key`).
     var seen = SeenSet(base: 0)
@@ -21,7 +21,7 @@ final class IRCLoadClient {
     var pending: [Int: Bool] = [:]
     var nextSeq = 0
 
-    init(slot: Int, nick: String, channel: String, connection: IRCConnection, connectStarted: QuicTime) {
+    init(slot: Int, nick: String, channel: String, connection: IRCConnection, connectStarted: MonotonicTime) {
         id = slot
         self.slot = slot
         self.nick = nick

@@ -42,7 +42,7 @@ extension IRCLoadGenerator {
             if measured { ledger.recordAcknowledged(room: client.channel, seq: key, sender: client.id) }
             return
         }
-        stats.recordDelivery(of: load, key: key, measured: isMeasured(QuicTime(nanoseconds: load.intended)), seen: &client.seen,
+        stats.recordDelivery(of: load, key: key, measured: isMeasured(MonotonicTime(nanoseconds: load.intended)), seen: &client.seen,
                              lastSeqFromSlot: &client.lastSeqFromSlot, now: .now())
     }
 }

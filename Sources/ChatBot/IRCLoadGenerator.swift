@@ -66,7 +66,7 @@ final class IRCLoadGenerator: LoadRun {
         }
     }
 
-    override func sendMessage(intended: QuicTime, now: QuicTime) {
+    override func sendMessage(intended: MonotonicTime, now: MonotonicTime) {
         guard let client = LoadRun.nextReady(in: clients, after: &senderCursor, where: { $0.state == .joined }) else {
             stats.skippedNoClient += 1
             return
@@ -114,7 +114,7 @@ final class IRCLoadGenerator: LoadRun {
     /// Its own JOIN arrived: a member from now on.
     func joined(_ client: IRCLoadClient) {
         client.state = .joined
-        stats.connectTime.record((QuicTime.now() - client.connectStarted).nanoseconds)
+        stats.connectTime.record((MonotonicTime.now() - client.connectStarted).nanoseconds)
         if phase == .connecting { firstConnectionEnded(joined: true) }
     }
 

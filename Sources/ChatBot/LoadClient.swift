@@ -15,7 +15,7 @@ final class LoadClient {
     /// The send of one message, from its `msg` to its `ack` (or `error`): its text, to send it
     /// again with the same id after a move.
     struct Pending {
-        var intended: QuicTime
+        var intended: MonotonicTime
         var measured: Bool
         var text: String
         /// Answered `unavailable` and not sent again yet (docs/PROTOCOL.md section 10).
@@ -24,7 +24,7 @@ final class LoadClient {
 
     /// The last typing indicator this client sent of one kind, to time its arrival elsewhere.
     struct TypingSent {
-        var intended: QuicTime
+        var intended: MonotonicTime
         var measured: Bool
     }
 
@@ -40,7 +40,7 @@ final class LoadClient {
     var nick: String
     /// The servers it uses, starting with server slot mod count, and the backoff of its moves.
     var rotation: ServerRotation
-    let connectStarted: QuicTime
+    let connectStarted: MonotonicTime
     /// The server it connects to, as the report names it (the one its first connection got to).
     var server: String
     var state = State.connecting
@@ -51,7 +51,7 @@ final class LoadClient {
     /// re-join after a move.
     var lastSeq: Int64?
     /// When its connection was lost, while it moves.
-    var moveStarted: QuicTime?
+    var moveStarted: MonotonicTime?
     /// Room seqs of the measured messages it received (created at its `joined`).
     var seen = SeenSet(base: 0)
     /// The highest per-sender seq received from each slot, for the order check.
@@ -70,7 +70,7 @@ final class LoadClient {
     let files = FileTransfers()
     var lastTyping: [Bool: TypingSent] = [:]
 
-    init(id: Int, slot: Int, room: String, session: ChatSession, rotation: ServerRotation, connectStarted: QuicTime, server: String) {
+    init(id: Int, slot: Int, room: String, session: ChatSession, rotation: ServerRotation, connectStarted: MonotonicTime, server: String) {
         self.id = id
         self.server = server
         self.slot = slot

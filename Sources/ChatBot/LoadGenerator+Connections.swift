@@ -5,7 +5,7 @@ import QuicEngine
 /// Opening connections (the first storm, limited to --connect-parallel handshakes in flight),
 /// churn, and connections that end.
 extension LoadGenerator {
-    func startClient(slot: Int, firstAttempt: QuicTime = .now()) {
+    func startClient(slot: Int, firstAttempt: MonotonicTime = .now()) {
         let room = roomName(forSlot: slot)
         let rotation = ServerRotation(servers: servers, startingAt: slot)
         let session: ChatSession
@@ -52,7 +52,7 @@ extension LoadGenerator {
             byNick[nick] = client
         }
         joinedPerRoom[client.room, default: 0] += 1
-        stats.connectTime.record((QuicTime.now() - client.connectStarted).nanoseconds)
+        stats.connectTime.record((MonotonicTime.now() - client.connectStarted).nanoseconds)
         if phase == .connecting {
             stats.joinedPerServer[client.server, default: 0] += 1
             firstConnectionEnded(joined: true)

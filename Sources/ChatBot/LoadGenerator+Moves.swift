@@ -50,7 +50,7 @@ extension LoadGenerator {
         joinedPerRoom[client.room, default: 0] += 1
         client.files.connected(client.session.connection)
         stats.moves += 1
-        if let started = client.moveStarted { stats.moveTime.record((QuicTime.now() - started).nanoseconds) }
+        if let started = client.moveStarted { stats.moveTime.record((MonotonicTime.now() - started).nanoseconds) }
         client.moveStarted = nil
         for (id, pending) in client.pending.sorted(by: { $0.key < $1.key }) {
             client.pending[id]?.awaitingResend = false

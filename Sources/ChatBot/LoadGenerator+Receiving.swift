@@ -101,7 +101,7 @@ extension LoadGenerator {
         guard client.state == .joined || client.state == .leaving || client.state == .moving, let seq = message.seq,
               let load = LoadMessageText(decoding: message.text) else { return }
         if replayed, message.sender == client.nick || seq <= client.joinedSeq ?? .max { return }
-        stats.recordDelivery(of: load, key: seq, measured: isMeasured(QuicTime(nanoseconds: load.intended)), replayed: replayed,
+        stats.recordDelivery(of: load, key: seq, measured: isMeasured(MonotonicTime(nanoseconds: load.intended)), replayed: replayed,
                              seen: &client.seen, lastSeqFromSlot: &client.lastSeqFromSlot, now: .now())
     }
 
@@ -112,6 +112,6 @@ extension LoadGenerator {
             return
         }
         stats.typingReceived += 1
-        stats.typingLatency.record((QuicTime.now() - sent.intended).nanoseconds)
+        stats.typingLatency.record((MonotonicTime.now() - sent.intended).nanoseconds)
     }
 }

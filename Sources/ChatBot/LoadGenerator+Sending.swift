@@ -3,7 +3,7 @@ import QuicEngine
 
 /// Room messages and typing indicators on the open-loop schedule `LoadRun.pump` runs.
 extension LoadGenerator {
-    func sendRoomMessage(intended: QuicTime) {
+    func sendRoomMessage(intended: MonotonicTime) {
         guard let client = nextReady(after: &senderCursor, forMessage: true) else {
             stats.skippedNoClient += 1
             return
@@ -20,7 +20,7 @@ extension LoadGenerator {
     }
 
     /// Typing alternates start and stop per client, so each indicator can be told from the last.
-    func sendTyping(intended: QuicTime) {
+    func sendTyping(intended: MonotonicTime) {
         guard let client = nextReady(after: &typistCursor) else { return }
         client.isTyping.toggle()
         if options.typingOnStream {

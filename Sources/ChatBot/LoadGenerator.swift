@@ -62,9 +62,9 @@ final class LoadGenerator: LoadRun {
         }
     }
 
-    override func sendMessage(intended: QuicTime, now: QuicTime) { sendRoomMessage(intended: intended) }
+    override func sendMessage(intended: MonotonicTime, now: MonotonicTime) { sendRoomMessage(intended: intended) }
 
-    override func scheduleExtraTraffic(from now: QuicTime, to end: QuicTime) {
+    override func scheduleExtraTraffic(from now: MonotonicTime, to end: MonotonicTime) {
         typing = OpenLoopSchedule(start: now, end: end, rate: options.typingRate, arrivals: options.arrivals, seed: options.seed &+ 1)
         churn = OpenLoopSchedule(start: now, end: end, rate: options.churn)
         if options.fileRate > 0 && options.fileSize > 0 {
@@ -72,7 +72,7 @@ final class LoadGenerator: LoadRun {
         }
     }
 
-    override func sendExtraTraffic(now: QuicTime) -> QuicTime? {
+    override func sendExtraTraffic(now: MonotonicTime) -> MonotonicTime? {
         while let intended = typing.takeDue(by: now) { sendTyping(intended: intended) }
         while churn.takeDue(by: now) != nil { churnOne() }
         while fileUploads.takeDue(by: now) != nil { startUpload() }

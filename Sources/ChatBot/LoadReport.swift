@@ -160,5 +160,5 @@ struct LoadReport {
 
     static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e4).rounded() / 100 }
 
-    static func seconds(_ duration: QuicDuration) -> Double { (duration.seconds * 100).rounded() / 100 }
+    static func seconds(_ duration: TimeSpan) -> Double { (duration.seconds * 100).rounded() / 100 }
 }

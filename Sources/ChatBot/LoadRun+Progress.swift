@@ -2,7 +2,7 @@ import QuicEngine
 
 /// The live line on standard error, once a second.
 extension LoadRun {
-    func scheduleProgress(at deadline: QuicTime) {
+    func scheduleProgress(at deadline: MonotonicTime) {
         loop.schedule(at: deadline) { [unowned self] in
             guard phase != .done else { return }
             progress.show(progressText())
@@ -12,7 +12,7 @@ extension LoadRun {
     }
 
     private func progressText() -> String {
-        let elapsed = Int((QuicTime.now() - started).seconds.rounded())
+        let elapsed = Int((MonotonicTime.now() - started).seconds.rounded())
         var parts = ["\(name): \(elapsed)s \(phase.rawValue)", "clients \(joinedCount)/\(options.clients)"]
         if phase == .connecting {
             parts.append("connect p99 \(LoadReport.milliseconds(stats.connectTime.percentile(99))) ms")

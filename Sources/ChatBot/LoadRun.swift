@@ -18,14 +18,14 @@ class LoadRun {
     var stats = LoadStatistics()
     var ledger = DeliveryLedger()
 
-    let started = QuicTime.now()
-    var connectsDone: QuicTime?
-    var runStart = QuicTime.now()
-    var measureStart = QuicTime.now()
-    var measureEnd = QuicTime.now()
+    let started = MonotonicTime.now()
+    var connectsDone: MonotonicTime?
+    var runStart = MonotonicTime.now()
+    var measureStart = MonotonicTime.now()
+    var measureEnd = MonotonicTime.now()
     var messages = OpenLoopSchedule(start: .now(), end: .now(), rate: 0)
     var pumpTimer: LoopTimerID?
-    var drainDeadline = QuicTime.now()
+    var drainDeadline = MonotonicTime.now()
     let progress = ProgressLine()
     var status: Int32 = 0
     /// The servers the clients are spread over, as the report names them.
@@ -49,7 +49,7 @@ class LoadRun {
         return status
     }
 
-    func isMeasured(_ intended: QuicTime) -> Bool { intended >= measureStart && intended < measureEnd }
+    func isMeasured(_ intended: MonotonicTime) -> Bool { intended >= measureStart && intended < measureEnd }
 
     // MARK: What a protocol provides
 
@@ -61,13 +61,13 @@ class LoadRun {
     func failClientsStillConnecting() {}
 
     /// Sends one room message intended for `intended` (the pump calls it for each one due).
-    func sendMessage(intended: QuicTime, now: QuicTime) {}
+    func sendMessage(intended: MonotonicTime, now: MonotonicTime) {}
 
     /// Schedules other traffic than room messages over [now, end) (typing, churn).
-    func scheduleExtraTraffic(from now: QuicTime, to end: QuicTime) {}
+    func scheduleExtraTraffic(from now: MonotonicTime, to end: MonotonicTime) {}
 
     /// Sends whatever other traffic is due by `now`; returns when the next falls due.
-    func sendExtraTraffic(now: QuicTime) -> QuicTime? { nil }
+    func sendExtraTraffic(now: MonotonicTime) -> MonotonicTime? { nil }
 
     /// Every receiver's membership and what it got, for the ledger.
     var receivers: [DeliveryLedger.Receiver] { [] }
@@ -115,7 +115,7 @@ class LoadRun {
 
     /// Every first connection has joined (or failed): the schedules start now.
     func beginRun() {
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         connectsDone = now
         let joined = stats.initialJoined
         progress.finish("\(name): connected \(joined)/\(options.clients) clients in "
@@ -141,7 +141,7 @@ class LoadRun {
     func pump() {
         pumpTimer = nil
         guard phase == .warmup || phase == .measuring else { return }
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         while let intended = messages.takeDue(by: now) {
             stats.worstSendLag = max(stats.worstSendLag, (now - intended).nanoseconds)
             sendMessage(intended: intended, now: now)
@@ -162,7 +162,7 @@ class LoadRun {
     private func checkDrained() {
         guard phase == .draining else { return }
         let transfersDone = stats.filesStarted == stats.filesCompleted + stats.filesFailed
-        if (unacknowledged == 0 && transfersDone && nothingMissing()) || QuicTime.now() >= drainDeadline { return finish() }
+        if (unacknowledged == 0 && transfersDone && nothingMissing()) || MonotonicTime.now() >= drainDeadline { return finish() }
         loop.schedule(at: .now() + .milliseconds(50)) { [unowned self] in checkDrained() }
     }
 
@@ -207,7 +207,7 @@ class LoadRun {
         return nil
     }
 
-    static func duration(_ seconds: Double) -> QuicDuration {
-        QuicDuration(nanoseconds: UInt64((seconds * 1e9).rounded()))
+    static func duration(_ seconds: Double) -> TimeSpan {
+        TimeSpan(nanoseconds: UInt64((seconds * 1e9).rounded()))
     }
 }

@@ -40,14 +40,14 @@ extension LoadStatistics {
     /// of those that come anyway, ``replayedAlreadySeen``, would show a server that does.) A live
     /// message already seen, through a replay or live, is a duplicate.
     mutating func recordDelivery(of load: LoadMessageText, key: Int64, measured: Bool, replayed: Bool = false, seen: inout SeenSet,
-                                 lastSeqFromSlot: inout [Int: Int], now: QuicTime) {
+                                 lastSeqFromSlot: inout [Int: Int], now: MonotonicTime) {
         deliveredAll += 1
         if measured {
             guard seen.insert(key) else {
                 if replayed { replayedAlreadySeen += 1 } else { duplicates += 1 }
                 return
             }
-            let latency = (now - QuicTime(nanoseconds: load.intended)).nanoseconds
+            let latency = (now - MonotonicTime(nanoseconds: load.intended)).nanoseconds
             delivered += 1
             if replayed { replayedDelivered += 1 }
             recentDelivered += 1

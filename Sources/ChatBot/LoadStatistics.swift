@@ -59,8 +59,8 @@ struct LoadStatistics {
     var filesCompleted = 0
     var filesFailed = 0
     var fileBytes: Int64 = 0
-    var firstFileStart: QuicTime?
-    var lastFileEnd: QuicTime?
+    var firstFileStart: MonotonicTime?
+    var lastFileEnd: MonotonicTime?
     var typingSent = 0
     var typingRefused = 0
     var typingExpected = 0

@@ -95,7 +95,7 @@ final class LoginBench {
     /// One burst: every client at once, guests or logging in by one path.
     private func measure(_ path: Path) throws -> Burst {
         let cpuBefore = serverCPUMilliseconds()
-        let start = QuicTime.now()
+        let start = MonotonicTime.now()
         var welcomed = 0
         var loggedIn = 0
         for index in 0..<options.clients {
@@ -116,7 +116,7 @@ final class LoginBench {
             }
         }
         wait(seconds: 120) { welcomed == self.options.clients }
-        let wall = Double((QuicTime.now() - start).nanoseconds) / 1e6
+        let wall = Double((MonotonicTime.now() - start).nanoseconds) / 1e6
         let cpuAfter = serverCPUMilliseconds()
         try closeAll()
         let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
@@ -143,14 +143,14 @@ final class LoginBench {
 
     private func wait(seconds: Double, until condition: @escaping () -> Bool) {
         done = condition
-        let deadline = QuicTime.now() + .milliseconds(UInt64(seconds * 1000))
+        let deadline = MonotonicTime.now() + .milliseconds(UInt64(seconds * 1000))
         check(deadline: deadline)
         loop.run()
         done = nil
     }
 
-    private func check(deadline: QuicTime) {
-        if done?() == true || QuicTime.now() >= deadline {
+    private func check(deadline: MonotonicTime) {
+        if done?() == true || MonotonicTime.now() >= deadline {
             loop.stop()
             return
         }

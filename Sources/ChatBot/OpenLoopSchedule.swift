@@ -14,18 +14,18 @@ struct OpenLoopSchedule: Sendable {
         case poisson
     }
 
-    let start: QuicTime
-    let end: QuicTime
+    let start: MonotonicTime
+    let end: MonotonicTime
     let rate: Double
     let arrivals: Arrivals
     private var generator: SplitMix64
     /// How many intended times have been handed out.
     private(set) var issued = 0
     /// The intended time of the next message; nil once it would fall at or after `end`.
-    private(set) var nextDue: QuicTime?
+    private(set) var nextDue: MonotonicTime?
 
     /// A schedule over [start, end); a rate of 0 schedules nothing.
-    init(start: QuicTime, end: QuicTime, rate: Double, arrivals: Arrivals = .uniform, seed: UInt64 = 1) {
+    init(start: MonotonicTime, end: MonotonicTime, rate: Double, arrivals: Arrivals = .uniform, seed: UInt64 = 1) {
         self.start = start
         self.end = end
         self.rate = rate
@@ -36,14 +36,14 @@ struct OpenLoopSchedule: Sendable {
     }
 
     /// The next intended time if it is due by `now` (the caller sends that message), else nil.
-    mutating func takeDue(by now: QuicTime) -> QuicTime? {
+    mutating func takeDue(by now: MonotonicTime) -> MonotonicTime? {
         guard let due = nextDue, due <= now else { return nil }
         issued += 1
         nextDue = intendedTime(after: due)
         return due
     }
 
-    private mutating func intendedTime(after previous: QuicTime?) -> QuicTime? {
+    private mutating func intendedTime(after previous: MonotonicTime?) -> MonotonicTime? {
         let nanoseconds: Double
         switch arrivals {
         case .uniform:
@@ -54,7 +54,7 @@ struct OpenLoopSchedule: Sendable {
             let gap = -log(1 - unit) * 1e9 / rate
             nanoseconds = Double((previous ?? start).nanoseconds - start.nanoseconds) + gap
         }
-        let due = start + QuicDuration(nanoseconds: UInt64(nanoseconds.rounded()))
+        let due = start + TimeSpan(nanoseconds: UInt64(nanoseconds.rounded()))
         return due < end ? due : nil
     }
 }

@@ -22,6 +22,11 @@ indirect enum ScriptAction: Equatable, Sendable {
     /// Downloads the newest file shared with the bot into `folder` (a temporary one when nil) and
     /// waits until it is saved with its SHA-256 checked.
     case download(folder: String?)
+    /// A version 1.2 request about a message of the current room (`edit`, `redact`, `react`,
+    /// `unreact`, `reply`, `read`).
+    case refer(ScriptReference)
+    /// A `search` of the current room; `expect found` looks at the answer.
+    case search(String)
     /// The body `times` times, or forever when nil.
     case repeatBlock(times: Int?, body: [ScriptCommand])
     /// Closes the connection once every message sent has been acknowledged.
@@ -32,7 +37,7 @@ indirect enum ScriptAction: Equatable, Sendable {
         switch self {
         case .join, .part, .wait, .expect, .quit, .upload, .download: true
         case .repeatBlock(_, let body): body.contains { $0.action.canWait }
-        case .say, .sendRaw, .directMessage, .typing, .request: false
+        case .say, .sendRaw, .directMessage, .typing, .request, .refer, .search: false
         }
     }
 }

@@ -70,7 +70,7 @@ extension ScriptBot {
 
     /// `1073741824 bytes in 5.21 s, 196.5 MiB/s`: from the start of the transfer (after the
     /// local file was hashed) to the server's ack; what `scripts/bench-files.sh` reads.
-    static func rateText(_ transfer: FileTransfer, now: QuicTime = .now()) -> String {
+    static func rateText(_ transfer: FileTransfer, now: MonotonicTime = .now()) -> String {
         let seconds = Double((now - transfer.started).nanoseconds) / 1e9
         let rate = seconds > 0 ? Double(transfer.size) / seconds / 1_048_576 : 0
         return "\(transfer.size) bytes in \((seconds * 100).rounded() / 100) s, \((rate * 10).rounded() / 10) MiB/s"

@@ -8,6 +8,7 @@ extension ScriptBot {
     func receive(_ message: ChatMessage) {
         runner.trace(self, message)
         if let seq = message.resumeSeq, let room = message.room { lastSeq[room] = max(lastSeq[room] ?? seq, seq) }
+        if message.type == "msg" || message.type == "file" { noteSeen(message) }
         // Replayed history never counts, except what the bot missed while it moved: that counts
         // as it would have live (its own events excepted: they change nothing now).
         let own = message.sender == nick && message.replay != true
@@ -21,6 +22,7 @@ extension ScriptBot {
             guard let room = message.room else { return }
             left(room)
         case "ack":
+            noteOwnSeq(of: message)
             acknowledged(message.id)
         case "error" where move != nil && message.id == nil && ChatSession.isRefusedForNow(message):
             // The new connection's hello, refused for now: again shortly.
@@ -36,11 +38,25 @@ extension ScriptBot {
             lastSharedFile = fresh
             remember(fresh)
         case "msg", "dm", "typing", "account", "topic", "kicked", "banned", "unbanned", "op", "deop", "mode", "invite", "whois", "rooms",
-             "joined", "left":
+             "joined", "left", "edit", "redact", "react", "unreact", "read", "found", "away":
             if fresh.replay != true { remember(fresh) }
         default:
             break
         }
+    }
+
+    /// A room's `msg` or `file` with its seq: what `last` names (section 15's commands).
+    private func noteSeen(_ message: ChatMessage) {
+        guard let room = message.room, let seq = message.seq else { return }
+        newestMessageSeq[room] = max(newestMessageSeq[room] ?? seq, seq)
+    }
+
+    /// The ack of one of the bot's own room messages (or replies): what `mine` names.
+    private func noteOwnSeq(of ack: ChatMessage) {
+        guard let seq = ack.seq, let id = ack.id, let sent = unacknowledged.first(where: { $0.id == id }),
+              sent.messageType == .msg, let room = sent.room else { return }
+        ownMessageSeq[room] = max(ownMessageSeq[room] ?? seq, seq)
+        newestMessageSeq[room] = max(newestMessageSeq[room] ?? seq, seq)
     }
 
     private func joined(_ room: String) {

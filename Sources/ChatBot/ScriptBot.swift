@@ -52,6 +52,10 @@ final class ScriptBot {
     var rooms: [String] = []
     /// The last seq of each room the bot has had: the `since` of its re-joins after a move.
     var lastSeq: [String: Int64] = [:]
+    /// Per room, the newest `msg` or `file` seen and the bot's own newest acknowledged `msg`: what
+    /// the targets `last` and `mine` of section 15's commands name.
+    var newestMessageSeq: [String: Int64] = [:]
+    var ownMessageSeq: [String: Int64] = [:]
     /// While the bot is between connections: what its move needs (ScriptBot+Moving.swift).
     var move: Move?
     /// Rooms re-joined after a move whose replay has not ended, with the `since` asked: a replayed
@@ -168,9 +172,30 @@ final class ScriptBot {
             upload(path: path, randomBytes: randomBytes, to: recipient.map { runner.nick(for: $0) }, line: command.line)
         case .download(let folder):
             download(into: folder, line: command.line)
+        case .refer(let reference):
+            refer(reference, line: command.line)
+        case .search(let text):
+            session.send(ChatMessage(type: MessageType.search.rawValue, text: text, room: currentRoom))
         case .repeatBlock:
             break  // entered by the cursor, never returned by it
         }
+    }
+
+    /// Section 15's request about the message `reference` names in the current room; the run fails
+    /// when the bot has seen no such message there.
+    private func refer(_ reference: ScriptReference, line: Int) {
+        let room = currentRoom
+        let seq: Int64? = switch reference.target {
+        case .last: newestMessageSeq[room]
+        case .mine: ownMessageSeq[room]
+        case .seq(let seq): seq
+        }
+        guard let seq else {
+            let which = reference.target == .mine ? "no message of its own" : "no message"
+            return runner.fail(ScriptFailure(line: line, bot: definition.name, message: "\(reference.verb.rawValue): \(which) in \(room) yet"))
+        }
+        let message = reference.message(room: room, seq: seq, id: ChatSession.randomPeerID())
+        if reference.isAcknowledged { sendTracked(message) } else { session.send(message) }
     }
 
     private func sendTracked(_ message: ChatMessage) {

@@ -20,6 +20,10 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         /// Someone joined or left a room (the pattern sees the room, and for `left` the reason:
         /// `lobby node-lost`).
         case joined, left
+        // Version 1.2 (sections 13 to 15): the pattern sees the text (the new text, the reason,
+        // the reaction; `away`: the reason), for `read` the room (or account) and the marker
+        // (`lobby 12`), for `found` the texts of the events found, one per line.
+        case edit, redact, react, unreact, read, found, away
     }
 
     static let defaultTimeoutMilliseconds: UInt64 = 5000
@@ -54,6 +58,9 @@ struct ScriptExpectation: Equatable, Sendable, CustomStringConvertible {
         case .rooms: (message.rooms ?? []).map(\.room).joined(separator: " ")
         case .joined: message.room ?? ""
         case .left: "\(message.room ?? "") \(message.text)"
+        case .read: "\(message.room ?? message.with ?? "") \(message.read.map(String.init) ?? "")"
+        case .found: (message.events ?? []).map(\.text).joined(separator: "\n")
+        case .away: message.text
         default: message.text
         }
     }

@@ -3,7 +3,7 @@ import ChatProtocol
 /// One command line inside a block: `join`, `part`, `say`, `send-raw`, `dm`, `typing`, `wait`, `expect`, `quit`.
 extension ScriptParser {
     static let commandNames = "join, part, say, send-raw, dm, typing, register, login, password, claim, topic, kick, ban, unban, "
-        + "op, deop, mode, invite, upload, download, wait, expect, repeat, quit"
+        + "op, deop, mode, invite, upload, download, edit, redact, react, unreact, reply, read, search, wait, expect, repeat, quit"
 
     static func action(_ keyword: String, _ rest: Substring, line: Int) throws(ScriptError) -> ScriptAction {
         let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -43,6 +43,7 @@ extension ScriptParser {
             return .download(folder: words.first.map(String.init))
         default:
             if let request = try request(keyword, rest, words: words.map(String.init), line: line) { return .request(request) }
+            if let action = try alwaysOnAction(keyword, rest, words: words.map(String.init), line: line) { return action }
             throw ScriptError(line: line, "unknown command '\(keyword)' (commands: bot, \(commandNames), })")
         }
     }

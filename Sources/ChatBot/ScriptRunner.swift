@@ -126,9 +126,9 @@ final class ScriptRunner {
 
     /// Stops once every bot has closed (acknowledgements can take a moment), then one more short
     /// spell so the CONNECTION_CLOSE packets leave.
-    private func stopWhenClosed(deadline: QuicTime) {
+    private func stopWhenClosed(deadline: MonotonicTime) {
         let settled = bots.allSatisfy { !$0.isLive || $0.phase == .closing }
-        if settled || QuicTime.now() >= deadline {
+        if settled || MonotonicTime.now() >= deadline {
             loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in loop.stop() }
             return
         }

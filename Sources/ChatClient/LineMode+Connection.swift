@@ -100,7 +100,7 @@ extension LineMode {
         if let settleTimer { loop.cancel(settleTimer) }
         settleTimer = nil
         if session.isSettled && session.files.transfers.isEmpty { return stop() }
-        if QuicTime.now() - lastProgress >= Self.stallTimeout {
+        if MonotonicTime.now() - lastProgress >= Self.stallTimeout {
             let count = session.pendingMessages.count
             if count > 0 { complain("\(count) message(s) never acknowledged") }
             status = 1

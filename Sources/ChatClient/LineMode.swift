@@ -20,7 +20,7 @@ final class LineMode {
     static let pauseAbove = 200
     static let resumeBelow = 50
     /// Quitting gives up when nothing has been answered for this long.
-    static let stallTimeout = QuicDuration.seconds(60)
+    static let stallTimeout = TimeSpan.seconds(60)
 
     let options: ClientOptions
     let loop: EventLoop
@@ -33,7 +33,7 @@ final class LineMode {
     var pending: [UInt8] = []
     /// Our messages by id until their `ack`, to echo them.
     var sent: [String: ChatMessage] = [:]
-    var lastProgress = QuicTime.now()
+    var lastProgress = MonotonicTime.now()
     var settleTimer: LoopTimerID?
     var status: Int32 = 0
     /// The next input line is a password for this (`/register`, `/login NICK`, `/password`): it is

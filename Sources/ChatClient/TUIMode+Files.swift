@@ -68,7 +68,7 @@ extension TUIMode {
 
     /// What the status bar draws of a transfer: its bar, sizes, rate and time left (hashing while
     /// an upload has no digest yet).
-    static func progress(of transfer: FileTransfer, now: QuicTime = .now()) -> TransferProgress {
+    static func progress(of transfer: FileTransfer, now: MonotonicTime = .now()) -> TransferProgress {
         TransferProgress(isUpload: transfer.isUpload, name: transfer.name, fraction: transfer.sha256.isEmpty ? nil : transfer.fraction,
                          amounts: transfer.amountsText, rate: transfer.rateText(now: now), timeLeft: transfer.timeLeftText(now: now))
     }

@@ -91,7 +91,7 @@ extension TUIMode {
         guard !awaitingNick, awaitingTrust == nil, !text.isEmpty, let room = currentChatRoom ?? model.currentRoom?.queryNick.map({ ChatRoom.queryPrefix + $0 }),
               Self.isMessageDraft(text) else { return stopTyping() }
         if typingRoom != room { stopTyping() }
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         if let last = lastTypingSent, now - last < .seconds(3) { return }
         lastTypingSent = now
         typingRoom = room

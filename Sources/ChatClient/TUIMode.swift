@@ -32,7 +32,7 @@ final class TUIMode {
     var lastFrame: Frame?
     var needsRender = true
     var typingTimer: LoopTimerID?
-    var lastTypingSent: QuicTime?
+    var lastTypingSent: MonotonicTime?
     var typingRoom: String?
     /// Per room, the lowest seq shown: `history` asks for what is before it.
     var oldestSeq: [String: Int64] = [:]

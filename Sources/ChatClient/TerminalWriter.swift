@@ -68,9 +68,9 @@ final class TerminalWriter {
 
     /// Before the screen is left (quit, Ctrl-Z): what waits is written, waiting for the terminal
     /// up to `patience` in all, so the bytes that restore it come after the frames, not in them.
-    func finish(patience: QuicDuration = .seconds(2)) {
+    func finish(patience: TimeSpan = .seconds(2)) {
         unwatch()
-        let deadline = QuicTime.now() + patience
+        let deadline = MonotonicTime.now() + patience
         while written < pending.count {
             let count = pending.withUnsafeBytes { buffer in
                 Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
@@ -79,7 +79,7 @@ final class TerminalWriter {
                 written += count
                 continue
             }
-            guard count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK, QuicTime.now() < deadline else { break }
+            guard count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK, MonotonicTime.now() < deadline else { break }
             var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             _ = poll(&poller, 1, 50)
         }

@@ -10,7 +10,7 @@ import QuicEngine
 /// `file` for a download. Per event: `progress` adds `rate` (bytes a second) and `seconds_left`
 /// (when known), `finished` an upload's `file` and `seq`, `failed` and `abandoned` a `reason`.
 enum TransferEventJSON {
-    static func line(_ event: FileTransfers.Event, now: QuicTime) -> String {
+    static func line(_ event: FileTransfers.Event, now: MonotonicTime) -> String {
         switch event {
         case .progress(let transfer):
             var extra = [("rate", String(Int64(transfer.rate(now: now))))]

@@ -24,7 +24,7 @@ extension FileTransfer {
     }
 
     /// The transfer a state line describes, numbered `number`, started now.
-    public init?(stateLine: Substring, number: Int, started: QuicTime) {
+    public init?(stateLine: Substring, number: Int, started: MonotonicTime) {
         let fields = stateLine.split(separator: " ", omittingEmptySubsequences: false).map(StateField.decode)
         guard fields.allSatisfy({ $0 != nil }) else { return nil }
         let values = fields.map { $0! }

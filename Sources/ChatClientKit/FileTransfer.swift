@@ -23,7 +23,7 @@ public struct FileTransfer: Sendable, Equatable {
     /// Bytes sent (upload) or written (download) so far.
     public internal(set) var done: Int64 = 0
     /// When it started, for the rate.
-    public let started: QuicTime
+    public let started: MonotonicTime
     /// Bytes done when it (re)started on the current connection, for the rate.
     var doneAtStart: Int64 = 0
     /// An upload's source as it was hashed (size and modification time), so a transfer resumed by
@@ -33,20 +33,20 @@ public struct FileTransfer: Sendable, Equatable {
     public var isUpload: Bool { if case .upload = direction { true } else { false } }
 
     /// Bytes a second since it started (0 at first).
-    public func rate(now: QuicTime) -> Double {
+    public func rate(now: MonotonicTime) -> Double {
         let seconds = Double((now - started).nanoseconds) / 1e9
         return seconds > 0.05 ? Double(done - doneAtStart) / seconds : 0
     }
 
     /// Seconds until done at the current rate, nil when unknown.
-    public func secondsLeft(now: QuicTime) -> Double? {
+    public func secondsLeft(now: MonotonicTime) -> Double? {
         let rate = rate(now: now)
         return rate > 0 ? Double(size - done) / rate : nil
     }
 
     /// `12.3 MiB/100.0 MiB 45% 8.1 MiB/s 11 s left` for a status line or stderr (the caller shows
     /// the name, neutralised for its display).
-    public func progressText(now: QuicTime) -> String {
+    public func progressText(now: MonotonicTime) -> String {
         let percent = size > 0 ? Int(done * 100 / size) : 100
         return ([amountsText, "\(percent)%", rateText(now: now), timeLeftText(now: now)] as [String?]).compactMap { $0 }
             .joined(separator: " ")
@@ -56,13 +56,13 @@ public struct FileTransfer: Sendable, Equatable {
     public var amountsText: String { "\(Self.bytes(done))/\(Self.bytes(size))" }
 
     /// `8.1 MiB/s`, nil before the rate is known.
-    public func rateText(now: QuicTime) -> String? {
+    public func rateText(now: MonotonicTime) -> String? {
         let rate = rate(now: now)
         return rate > 0 ? "\(Self.bytes(Int64(rate)))/s" : nil
     }
 
     /// `11 s left`, nil before the rate is known.
-    public func timeLeftText(now: QuicTime) -> String? {
+    public func timeLeftText(now: MonotonicTime) -> String? {
         secondsLeft(now: now).map { "\(Int($0.rounded(.up))) s left" }
     }
 

@@ -63,7 +63,7 @@ public final class FileTransfers {
     /// The shared files seen, numbered from the same counter as the transfers.
     public private(set) var sharedFiles = SharedFiles()
     /// Progress events at most this often per transfer.
-    private var lastProgress: [Int: QuicTime] = [:]
+    private var lastProgress: [Int: MonotonicTime] = [:]
     static let chunk = 64 << 10
 
     /// Uploads being hashed (``FileHasher``): their open file, by number. Listed in ``transfers``
@@ -402,7 +402,7 @@ public final class FileTransfers {
 
     private func report(_ job: Job) {
         transfers[job.transfer.number] = job.transfer
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         if let last = lastProgress[job.transfer.number], now - last < .milliseconds(250) { return }
         lastProgress[job.transfer.number] = now
         onEvent(.progress(job.transfer))

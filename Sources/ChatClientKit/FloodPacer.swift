@@ -22,10 +22,10 @@ public struct FloodPacer: Sendable, Equatable {
     public private(set) var burst: Double
     public private(set) var rate: Double
     public private(set) var tokens: Double
-    private var updated: QuicTime
+    private var updated: MonotonicTime
     private var acceptedSinceRefusal = 0
 
-    public init(now: QuicTime, burst: Double = FloodPacer.protocolBurst, rate: Double = FloodPacer.protocolRate) {
+    public init(now: MonotonicTime, burst: Double = FloodPacer.protocolBurst, rate: Double = FloodPacer.protocolRate) {
         self.burst = burst
         self.rate = rate
         tokens = burst
@@ -34,13 +34,13 @@ public struct FloodPacer: Sendable, Equatable {
 
     /// A new connection: the server gives it a full bucket, of which `spent` messages (the hello's
     /// `join` and `status`) are gone already.
-    public mutating func restart(now: QuicTime, spent: Int) {
+    public mutating func restart(now: MonotonicTime, spent: Int) {
         tokens = max(0, burst - Double(spent))
         updated = now
     }
 
     /// Takes a token for one message if there is one.
-    public mutating func take(now: QuicTime) -> Bool {
+    public mutating func take(now: MonotonicTime) -> Bool {
         refill(now: now)
         guard tokens >= 1 else { return false }
         tokens -= 1
@@ -48,17 +48,17 @@ public struct FloodPacer: Sendable, Equatable {
     }
 
     /// When the next token is there: `now` if there is one already.
-    public func nextToken(now: QuicTime) -> QuicTime {
+    public func nextToken(now: MonotonicTime) -> MonotonicTime {
         var copy = self
         copy.refill(now: now)
         guard copy.tokens < 1 else { return now }
         let seconds = (1 - copy.tokens) / (rate * Self.rateMargin)
-        return now + QuicDuration(nanoseconds: UInt64((seconds * 1e9).rounded(.up)))
+        return now + TimeSpan(nanoseconds: UInt64((seconds * 1e9).rounded(.up)))
     }
 
     /// The server refused a message for flooding: its bucket is empty now, and burst and rate
     /// were estimated too high.
-    public mutating func refused(now: QuicTime) {
+    public mutating func refused(now: MonotonicTime) {
         refill(now: now)
         tokens = 0
         burst = max(Self.minimumBurst, burst * Self.shrinkFactor)
@@ -76,7 +76,7 @@ public struct FloodPacer: Sendable, Equatable {
         rate = min(Self.protocolRate, rate * 1.1)
     }
 
-    private mutating func refill(now: QuicTime) {
+    private mutating func refill(now: MonotonicTime) {
         guard now > updated else { return }
         tokens = min(burst, tokens + (now - updated).seconds * rate * Self.rateMargin)
         updated = now

@@ -21,9 +21,9 @@ public struct Outbox: Sendable {
         public let order: Int64
         public let message: ChatMessage
         public let channel: Channel
-        public internal(set) var sentAt: QuicTime?
+        public internal(set) var sentAt: MonotonicTime?
         /// Not sent again before this (the server could not take it: ``unavailable(id:now:)``).
-        public internal(set) var notBefore: QuicTime?
+        public internal(set) var notBefore: MonotonicTime?
         /// Times the server answered `unavailable`.
         public internal(set) var unavailableCount = 0
 
@@ -40,7 +40,7 @@ public struct Outbox: Sendable {
     public static let window = 5
     /// A request unanswered this long no longer holds a place in the window (it stays in flight,
     /// to be resent after a reconnect).
-    public static let answerTimeout = QuicDuration.seconds(30)
+    public static let answerTimeout = TimeSpan.seconds(30)
     /// Requests waiting at most (at the default pace, about three and a half minutes of sending);
     /// beyond it ``enqueue(_:on:first:)`` refuses, so a runaway paste or script cannot grow the
     /// client without bound.
@@ -55,7 +55,7 @@ public struct Outbox: Sendable {
     private var nextOrder: Int64 = 0
     private var firstOrder: Int64 = 0
 
-    public init(now: QuicTime) {
+    public init(now: MonotonicTime) {
         pacer = FloodPacer(now: now)
     }
 
@@ -98,7 +98,7 @@ public struct Outbox: Sendable {
 
     /// The entries to write now, in order, as far as the pacer and the window allow. Call again
     /// at ``nextDeadline(now:)``.
-    public mutating func takeDue(now: QuicTime) -> [Entry] {
+    public mutating func takeDue(now: MonotonicTime) -> [Entry] {
         var due: [Entry] = []
         while var entry = waiting.first {
             if let notBefore = entry.notBefore, now < notBefore { break }
@@ -119,7 +119,7 @@ public struct Outbox: Sendable {
 
     /// When to call ``takeDue(now:)`` again: nil when nothing waits or only an answer can free
     /// the window.
-    public func nextDeadline(now: QuicTime) -> QuicTime? {
+    public func nextDeadline(now: MonotonicTime) -> MonotonicTime? {
         guard let first = waiting.first else { return nil }
         if let notBefore = first.notBefore, now < notBefore { return notBefore }
         if first.expectsAnswer && occupiedWindow(now: now) >= Self.window {
@@ -153,7 +153,7 @@ public struct Outbox: Sendable {
 
     /// The server refused the request with this id for flooding: it goes back in line, in its
     /// place, and the pacer learns. False for an id this outbox never sent.
-    public mutating func refused(id: String, now: QuicTime) -> Bool {
+    public mutating func refused(id: String, now: MonotonicTime) -> Bool {
         let entry: Entry
         if let index = inFlight.firstIndex(where: { $0.id == id }) {
             entry = inFlight.remove(at: index)
@@ -175,7 +175,7 @@ public struct Outbox: Sendable {
     /// after 1 s, doubling to 16 s; everything after it waits behind it, keeping the order. After
     /// ``unavailableAttempts`` answers it is given up: the entry is returned (nil while it is kept,
     /// or for an id this outbox does not hold).
-    public mutating func unavailable(id: String, now: QuicTime) -> (kept: Bool, entry: Entry?) {
+    public mutating func unavailable(id: String, now: MonotonicTime) -> (kept: Bool, entry: Entry?) {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return (false, nil) }
         var entry = inFlight.remove(at: index)
         entry.unavailableCount += 1
@@ -202,7 +202,7 @@ public struct Outbox: Sendable {
     }
 
     /// A new connection said hello after `spent` messages of its own.
-    public mutating func connected(now: QuicTime, spent: Int) {
+    public mutating func connected(now: MonotonicTime, spent: Int) {
         pacer.restart(now: now, spent: spent)
     }
 
@@ -211,7 +211,7 @@ public struct Outbox: Sendable {
         waiting.removeAll { matches($0.message) }
     }
 
-    private func occupiedWindow(now: QuicTime) -> Int {
+    private func occupiedWindow(now: MonotonicTime) -> Int {
         inFlight.filter { entry in entry.sentAt.map { now - $0 < Self.answerTimeout } ?? false }.count
     }
 

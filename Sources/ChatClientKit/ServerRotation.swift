@@ -65,7 +65,7 @@ public struct ServerRotation: Sendable {
     /// Counts one more attempt and says how long to wait before it: 0.5 s doubling to 10 s, times
     /// a random 0.5-1.5, so a restarted server is not hit by every client at once (the first
     /// move after 0.25-0.75 s).
-    public mutating func backoff<Random: RandomNumberGenerator>(using random: inout Random) -> QuicDuration {
+    public mutating func backoff<Random: RandomNumberGenerator>(using random: inout Random) -> TimeSpan {
         attempt += 1
         let base = min(10_000.0, 500.0 * Double(1 << min(attempt - 1, 5)))
         return .milliseconds(UInt64(base * Double.random(in: 0.5...1.5, using: &random)))

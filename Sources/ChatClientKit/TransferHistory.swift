@@ -32,7 +32,7 @@ public struct TransferHistory: Sendable {
 
     /// The listing: a line saying how many, then a line each, running ones first by number;
     /// `neutralize` makes a name or path safe to print.
-    public func lines(running: [FileTransfer], now: QuicTime, neutralize: (String) -> String) -> [String] {
+    public func lines(running: [FileTransfer], now: MonotonicTime, neutralize: (String) -> String) -> [String] {
         guard !running.isEmpty || !ended.isEmpty else { return ["no transfers in this run (/send PATH shares a file, /get N downloads one)"] }
         let head = "\(running.count) transfer\(running.count == 1 ? "" : "s") running" + (ended.isEmpty ? "" : ", \(ended.count) ended") + ":"
         let current = running.sorted { $0.number < $1.number }.map { transfer in

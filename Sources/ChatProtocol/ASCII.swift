@@ -36,6 +36,7 @@ enum ASCII {
     static let lowerS: UInt8 = 0x73  // s
     static let lowerT: UInt8 = 0x74  // t
     static let lowerU: UInt8 = 0x75  // u
+    static let lowerW: UInt8 = 0x77  // w
     static let lowerZ: UInt8 = 0x7A  // z
     static let openBrace: UInt8 = 0x7B  // {
     static let closeBrace: UInt8 = 0x7D  // }

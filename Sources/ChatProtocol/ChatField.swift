@@ -11,6 +11,8 @@ enum ChatField: Int, CaseIterable {
     case stored
     // Issue 23: the current password of a `password` request.
     case old
+    // Version 1.2 (PROTOCOL.md sections 13-17): conversations, read markers, edits and the rest.
+    case with, ref, read, conversations, edited, redacted, events, away
 
     /// The key as written on the wire.
     var name: String { wireName.description }
@@ -48,11 +50,19 @@ enum ChatField: Int, CaseIterable {
         case .offset: "offset"
         case .stored: "stored"
         case .old: "old"
+        case .with: "with"
+        case .ref: "ref"
+        case .read: "read"
+        case .conversations: "conversations"
+        case .edited: "edited"
+        case .redacted: "redacted"
+        case .events: "events"
+        case .away: "away"
         }
     }
 
     /// One bit per field, for a cheap set of bad fields.
-    var bit: UInt32 { 1 << UInt32(rawValue) }
+    var bit: UInt64 { 1 << UInt64(rawValue) }
 
     /// The field named by a key's UTF-8, or nil for an unknown key. Compares bytes, so
     /// decoding a message allocates no String for its keys.
@@ -63,7 +73,7 @@ enum ChatField: Int, CaseIterable {
         switch (first, key.count) {
         case (ASCII.lowerT, 4): candidate = key[1] == 0x79 ? .type : .text  // "type" / "text"
         case (ASCII.lowerS, 6): candidate = key[1] == 0x65 ? .sender : key[1] == 0x68 ? .sha256 : .stored  // "sender" / "sha256" / "stored"
-        case (ASCII.lowerR, 4): candidate = .room
+        case (ASCII.lowerR, 4): candidate = key[1] == 0x6F ? .room : .read  // "room" / "read"
         case (ASCII.lowerI, 2): candidate = .id
         case (ASCII.lowerS, 3): candidate = .seq
         case (ASCII.lowerT, 2): candidate = key[1] == 0x73 ? .ts : .to  // "ts" / "to"
@@ -86,6 +96,12 @@ enum ChatField: Int, CaseIterable {
         case (ASCII.lowerF, 4): candidate = .file
         case (ASCII.lowerS, 4): candidate = .size
         case (ASCII.lowerO, 6): candidate = .offset
+        case (ASCII.lowerW, 4): candidate = .with
+        case (ASCII.lowerR, 3): candidate = .ref
+        case (ASCII.lowerC, 13): candidate = .conversations
+        case (ASCII.lowerE, 6): candidate = key[1] == 0x64 ? .edited : .events  // "edited" / "events"
+        case (ASCII.lowerR, 8): candidate = .redacted
+        case (ASCII.lowerA, 4): candidate = .away
         default: return nil
         }
         let wireName = candidate.wireName

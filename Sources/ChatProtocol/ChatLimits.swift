@@ -56,6 +56,28 @@ public enum ChatLimits {
     /// The server's default `--max-file-size`: 100 MiB.
     public static let defaultMaxFileSize: Int64 = 100 << 20
 
+    // Version 1.2 (PROTOCOL.md section 16).
+
+    /// Connections logged in to one account at once, by default: beyond it a hello is
+    /// `error too-many-devices`.
+    public static let defaultMaxDevicesPerAccount = 16
+    /// Rooms kept per account, by default (as rooms per connection).
+    public static let defaultMaxRoomsPerAccount = 100
+    /// A conversation keeps at least its last this many messages, whatever `--history` says.
+    public static let minConversationHistory = 1_000
+    /// A reaction (`text` of `react`/`unreact`) is 1 to this many bytes of UTF-8, without spaces
+    /// or control characters.
+    public static let maxReactionBytes = 32
+    /// Distinct reaction values on one message at most: beyond it `error bad-field`.
+    public static let maxDistinctReactions = 20
+    /// A search's `text` is 1 to this many bytes, of 1 to ``maxSearchWords`` words.
+    public static let maxSearchTextBytes = 256
+    public static let maxSearchWords = 8
+    /// `found` carries at most this many events (`limit`'s default and ceiling).
+    public static let maxSearchResults = 50
+    /// An away reason is at most this many bytes of UTF-8 (longer is `bad-field`).
+    public static let maxAwayReasonBytes = 256
+
     /// The room a message without `room` refers to.
     public static let defaultRoom = "lobby"
 }

@@ -5,6 +5,7 @@ extension ChatMessage: Codable {
         case type, text, sender, room, id, seq, ts, peer, to, since, before, limit, members, code, replay
         case account, password, mode, topic, features, modes, ops, identified, rooms
         case file, size, sha256, offset, stored, old
+        case with, ref, read, conversations, edited, redacted, events, away
     }
 
     public init(from decoder: any Decoder) throws {
@@ -40,7 +41,15 @@ extension ChatMessage: Codable {
             size: try container.decodeIfPresent(Int64.self, forKey: .size),
             sha256: try container.decodeIfPresent(String.self, forKey: .sha256),
             offset: try container.decodeIfPresent(Int64.self, forKey: .offset),
-            stored: try container.decodeIfPresent(Bool.self, forKey: .stored)
+            stored: try container.decodeIfPresent(Bool.self, forKey: .stored),
+            with: try container.decodeIfPresent(String.self, forKey: .with),
+            ref: try container.decodeIfPresent(Int64.self, forKey: .ref),
+            read: try container.decodeIfPresent(Int64.self, forKey: .read),
+            conversations: try container.decodeIfPresent([ConversationListing].self, forKey: .conversations),
+            edited: try container.decodeIfPresent(Int64.self, forKey: .edited),
+            redacted: try container.decodeIfPresent(Bool.self, forKey: .redacted),
+            events: try container.decodeIfPresent([ChatMessage].self, forKey: .events),
+            away: try container.decodeIfPresent(String.self, forKey: .away)
         )
     }
 
@@ -77,5 +86,13 @@ extension ChatMessage: Codable {
         try container.encodeIfPresent(sha256, forKey: .sha256)
         try container.encodeIfPresent(offset, forKey: .offset)
         try container.encodeIfPresent(stored, forKey: .stored)
+        try container.encodeIfPresent(with, forKey: .with)
+        try container.encodeIfPresent(ref, forKey: .ref)
+        try container.encodeIfPresent(read, forKey: .read)
+        try container.encodeIfPresent(conversations, forKey: .conversations)
+        try container.encodeIfPresent(edited, forKey: .edited)
+        try container.encodeIfPresent(redacted, forKey: .redacted)
+        try container.encodeIfPresent(events, forKey: .events)
+        try container.encodeIfPresent(away, forKey: .away)
     }
 }

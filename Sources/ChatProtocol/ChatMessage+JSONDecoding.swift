@@ -32,44 +32,67 @@ extension ChatMessage {
         idOnFailure: inout String?
     ) throws(ChatDecodeError) -> ChatMessage {
         var parser = JSONParser(buffer)
-        // Filled in place and returned as is: building it from collected optionals at the
-        // end would cost a retain and a release per field, a visible share of the decode.
-        var message = ChatMessage(type: "")
-        var progress = DecodeProgress()
         parser.skipWhitespace()
         guard parser.current == ASCII.openBrace else { throw .badJSON }
-        try parser.forEachMember(depth: 1) { (parser, key) throws(ChatDecodeError) in
-            try message.readMember(key: key, from: &parser, progress: &progress)
-        }
+        var badField: ChatField?
+        let message = try parser.readMessage(depth: 1, badField: &badField)
         parser.skipWhitespace()
         guard parser.isAtEnd else { throw .badJSON }
-
-        if progress.badFields != 0, let firstBad = ChatField.allCases.first(where: { progress.badFields & $0.bit != 0 }) {
+        if let badField {
             idOnFailure = message.id
-            throw .badField(firstBad.name)
-        }
-        guard progress.hasType else {
-            idOnFailure = message.id
-            throw .badField(ChatField.type.name)
+            throw .badField(badField.name)
         }
         return message
     }
 }
 
+extension JSONParser {
+    /// One message object that opens at `depth` (1 at the top, deeper inside `found`'s `events`);
+    /// `badField` is the first field in ``ChatField`` order whose last occurrence had the wrong
+    /// type, or `type` when there is no string `type`.
+    mutating func readMessage(depth: Int, badField: inout ChatField?) throws(ChatDecodeError) -> ChatMessage {
+        // Filled in place and returned as is: building it from collected optionals at the
+        // end would cost a retain and a release per field, a visible share of the decode.
+        var message = ChatMessage(type: "")
+        var progress = DecodeProgress()
+        try forEachMember(depth: depth) { (parser, key) throws(ChatDecodeError) in
+            try message.readMember(key: key, from: &parser, valueDepth: depth + 1, progress: &progress)
+        }
+        if progress.badFields != 0 {
+            badField = ChatField.allCases.first(where: { progress.badFields & $0.bit != 0 })
+        } else if !progress.hasType {
+            badField = .type
+        } else {
+            badField = nil
+        }
+        return message
+    }
+
+    /// `found`'s `events`: an array of message objects, each of which must decode without a bad
+    /// field (one that does not makes the whole field the wrong type).
+    mutating func readMessages(depth: Int) throws(ChatDecodeError) -> JSONFieldValue<[ChatMessage]> {
+        try readArray(depth: depth) { (parser) throws(ChatDecodeError) in
+            guard parser.current == ASCII.openBrace else { return nil }
+            var badField: ChatField?
+            let message = try parser.readMessage(depth: depth + 1, badField: &badField)
+            return badField == nil ? message : nil
+        }
+    }
+}
+
 /// What decoding has learnt beyond the field values themselves.
-private struct DecodeProgress {
+fileprivate struct DecodeProgress {
     /// Whether the last `type` member was a string.
     var hasType = false
     /// Fields whose last occurrence had the wrong type.
-    var badFields: UInt32 = 0
+    var badFields: UInt64 = 0
 }
 
 extension ChatMessage {
     /// Reads the value of one member, which lies at nesting depth 2, into its field.
     fileprivate mutating func readMember(
-        key: JSONStringToken, from parser: inout JSONParser, progress: inout DecodeProgress
+        key: JSONStringToken, from parser: inout JSONParser, valueDepth: Int, progress: inout DecodeProgress
     ) throws(ChatDecodeError) {
-        let valueDepth = 2
         guard let field = Self.field(for: key, in: parser) else {
             try parser.skipValue(depth: valueDepth)
             return
@@ -120,6 +143,14 @@ extension ChatMessage {
         case .sha256: (sha256, isBad) = try parser.readString(depth: valueDepth).resolved
         case .offset: (offset, isBad) = try parser.readInteger(depth: valueDepth).resolved
         case .stored: (stored, isBad) = try parser.readBool(depth: valueDepth).resolved
+        case .with: (with, isBad) = try parser.readString(depth: valueDepth).resolved
+        case .ref: (ref, isBad) = try parser.readInteger(depth: valueDepth).resolved
+        case .read: (read, isBad) = try parser.readInteger(depth: valueDepth).resolved
+        case .conversations: (conversations, isBad) = try parser.readConversationListings(depth: valueDepth).resolved
+        case .edited: (edited, isBad) = try parser.readInteger(depth: valueDepth).resolved
+        case .redacted: (redacted, isBad) = try parser.readBool(depth: valueDepth).resolved
+        case .events: (events, isBad) = try parser.readMessages(depth: valueDepth).resolved
+        case .away: (away, isBad) = try parser.readString(depth: valueDepth).resolved
         }
         // The last occurrence decides, so a later good value clears an earlier bad one.
         if isBad {

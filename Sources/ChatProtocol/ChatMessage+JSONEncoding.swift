@@ -14,16 +14,19 @@ extension ChatMessage {
     private func encoded(lineFeed: Bool) -> [UInt8] {
         var counter = JSONWriter(JSONByteCounter())
         writeMembers(to: &counter)
+        counter.endObject()
         let size = counter.sink.count + (lineFeed ? 1 : 0)
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
             var filler = JSONWriter(JSONBufferFiller(UnsafeMutableRawBufferPointer(buffer)))
             writeMembers(to: &filler)
+            filler.endObject()
             if lineFeed { filler.sink.append(ASCII.lineFeed) }
             initializedCount = filler.sink.count
         }
     }
 
-    private func writeMembers<Sink: JSONByteSink>(to writer: inout JSONWriter<Sink>) {
+    /// Every member, without the closing brace (the object may be nested in `found`'s `events`).
+    func writeMembers<Sink: JSONByteSink>(to writer: inout JSONWriter<Sink>) {
         writer.write("type", type)
         if let room { writer.write("room", room) }
         writer.write("sender", sender)
@@ -54,6 +57,13 @@ extension ChatMessage {
         if let sha256 { writer.write("sha256", sha256) }
         if let offset { writer.write("offset", offset) }
         if let stored { writer.write("stored", stored) }
-        writer.endObject()
+        if let with { writer.write("with", with) }
+        if let ref { writer.write("ref", ref) }
+        if let read { writer.write("read", read) }
+        if let conversations { writer.write("conversations", conversations) }
+        if let edited { writer.write("edited", edited) }
+        if let redacted { writer.write("redacted", redacted) }
+        if let events { writer.write("events", events) }
+        if let away { writer.write("away", away) }
     }
 }

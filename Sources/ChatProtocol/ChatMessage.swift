@@ -77,6 +77,26 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
     /// (nothing reached its store); absent when it may have been (docs/PROTOCOL.md section 10).
     public var stored: Bool?
 
+    // Version 1.2, always on (PROTOCOL.md sections 13-17).
+
+    /// The other account of a private conversation (`history`, `read`, `search`, `edit`, ... of a
+    /// conversation; `found`).
+    public var with: String?
+    /// The `seq` of the message an `edit`, `redact`, `react`, `unreact` or a reply refers to.
+    public var ref: Int64?
+    /// A read marker: the highest `seq` the account has read (`read`).
+    public var read: Int64?
+    /// In `welcome`: the account's private conversations with an unread `dm`.
+    public var conversations: [ConversationListing]?
+    /// On a `msg`/`dm` read from history: the `ts` of its latest edit.
+    public var edited: Int64?
+    /// On a `msg`/`dm` read from history whose text was removed.
+    public var redacted: Bool?
+    /// In `found`: the stored events that matched, newest first.
+    public var events: [ChatMessage]?
+    /// The reason of an away user (`status` away, `whois`).
+    public var away: String?
+
     /// Every field; `type` may be any string, so tests and tools can build unknown types too.
     public init(
         type: String,
@@ -108,7 +128,15 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         size: Int64? = nil,
         sha256: String? = nil,
         offset: Int64? = nil,
-        stored: Bool? = nil
+        stored: Bool? = nil,
+        with: String? = nil,
+        ref: Int64? = nil,
+        read: Int64? = nil,
+        conversations: [ConversationListing]? = nil,
+        edited: Int64? = nil,
+        redacted: Bool? = nil,
+        events: [ChatMessage]? = nil,
+        away: String? = nil
     ) {
         self.type = type
         self.text = text
@@ -140,6 +168,14 @@ public struct ChatMessage: Sendable, Equatable, Hashable {
         self.sha256 = sha256
         self.offset = offset
         self.stored = stored
+        self.with = with
+        self.ref = ref
+        self.read = read
+        self.conversations = conversations
+        self.edited = edited
+        self.redacted = redacted
+        self.events = events
+        self.away = away
     }
 
     /// The known type, or nil for a type this protocol version does not define.

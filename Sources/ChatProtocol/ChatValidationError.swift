@@ -6,6 +6,12 @@ public enum ChatValidationError: Error, Sendable, Equatable, Hashable {
     case textTooLarge
     /// Nothing left after sanitising.
     case textEmpty
+    /// Version 1.2: a reaction that is not 1 to 32 bytes without spaces or control characters.
+    case badReaction
+    /// Version 1.2: a search whose text is not 1 to 256 bytes of 1 to 8 words.
+    case badSearch
+    /// Version 1.2: an away reason over 256 bytes.
+    case awayTooLong
 
     /// The `code` to put into the `error` reply.
     public var errorCode: ErrorCode {
@@ -13,7 +19,7 @@ public enum ChatValidationError: Error, Sendable, Equatable, Hashable {
         case .badNick: .badNick
         case .badRoom: .badRoom
         case .textTooLarge: .tooLarge
-        case .textEmpty: .badField
+        case .textEmpty, .badReaction, .badSearch, .awayTooLong: .badField
         }
     }
 
@@ -28,6 +34,12 @@ public enum ChatValidationError: Error, Sendable, Equatable, Hashable {
             "text is longer than \(ChatLimits.maxTextBytes) bytes"
         case .textEmpty:
             "text is empty"
+        case .badReaction:
+            "a reaction is 1 to \(ChatLimits.maxReactionBytes) bytes without spaces or control characters"
+        case .badSearch:
+            "a search is 1 to \(ChatLimits.maxSearchTextBytes) bytes of 1 to \(ChatLimits.maxSearchWords) words"
+        case .awayTooLong:
+            "an away reason is at most \(ChatLimits.maxAwayReasonBytes) bytes"
         }
     }
 }

@@ -48,4 +48,13 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case badOffset = "bad-offset"
     /// No such file, or not one the asker may download.
     case noSuchFile = "no-such-file"
+
+    // Version 1.2 (sections 15 to 17).
+    /// The `ref` of an `edit`, `redact`, `react`, `unreact` or reply names no `msg`, `dm` or
+    /// `file` event of that room or conversation.
+    case noSuchMessage = "no-such-message"
+    /// An `edit` by anyone but the author; a `redact` by someone neither author nor operator.
+    case notAuthor = "not-author"
+    /// A hello beyond the devices one account may have connected (section 16).
+    case tooManyDevices = "too-many-devices"
 }

@@ -42,16 +42,50 @@ struct JSONWriter<Sink: JSONByteSink> {
         sink.append(ASCII.closeBracket)
     }
 
-    /// An array of `{"room","members","topic"}` objects (`rooms`, `whois`).
+    /// An array of `{"room","members","topic"}` objects (`rooms`, `whois`), or of
+    /// `{"room","seq","read","unread","mentions"}` (`welcome`'s kept rooms).
     mutating func write(_ key: StaticString, _ listings: [RoomListing]) {
+        writeArray(key, listings) { object, listing in
+            object.write("room", listing.room)
+            if let position = listing.position {
+                object.write(position)
+            } else {
+                object.write("members", Int64(listing.members))
+                object.write("topic", listing.topic)
+            }
+        }
+    }
+
+    /// `welcome`'s `conversations`: `{"with","seq","read","unread","mentions"}` objects.
+    mutating func write(_ key: StaticString, _ conversations: [ConversationListing]) {
+        writeArray(key, conversations) { object, conversation in
+            object.write("with", conversation.with)
+            object.write(conversation.position)
+        }
+    }
+
+    /// `found`'s `events`: whole messages, each an object as it would be sent alone.
+    mutating func write(_ key: StaticString, _ messages: [ChatMessage]) {
+        writeArray(key, messages) { object, message in message.writeMembers(to: &object) }
+    }
+
+    private mutating func write(_ position: ReadPosition) {
+        write("seq", position.seq)
+        write("read", position.read)
+        write("unread", Int64(position.unread))
+        write("mentions", Int64(position.mentions))
+    }
+
+    /// An array of objects, each written by `members` into a writer of its own.
+    private mutating func writeArray<Element>(
+        _ key: StaticString, _ elements: [Element], members: (inout JSONWriter, Element) -> Void
+    ) {
         writeKey(key)
         sink.append(ASCII.openBracket)
-        for (index, listing) in listings.enumerated() {
+        for (index, element) in elements.enumerated() {
             if index > 0 { sink.append(ASCII.comma) }
             var object = JSONWriter(sink)
-            object.write("room", listing.room)
-            object.write("members", Int64(listing.members))
-            object.write("topic", listing.topic)
+            members(&object, element)
             object.endObject()
             sink = object.sink
         }

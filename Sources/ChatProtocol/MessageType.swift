@@ -1,5 +1,5 @@
-/// The values of the `type` field defined by protocol version 1 and the accounts, moderation and
-/// files of version 1.1 (sections 7 to 9).
+/// The values of the `type` field defined by protocol version 1, the accounts, moderation and
+/// files of version 1.1 (sections 7 to 9) and the always-on additions of version 1.2 (13 to 17).
 ///
 /// `ChatMessage.type` stays a `String` so that a message of a type this build does not
 /// know still decodes; the server answers those with `unknown-type`.
@@ -61,4 +61,17 @@ public enum MessageType: String, Sendable, CaseIterable {
     case upload
     case download
     case file
+
+    // Version 1.2, always on (sections 13-17), all on the chat stream. `read` goes both ways (a
+    // device moves the account's marker; the others are told); `edit`, `redact`, `react` and
+    // `unreact` are both the request and the room or conversation event; `search` is answered
+    // by `found`; `away` is the auto-reply to a `dm` sent to an away user.
+    case read
+    case edit
+    case redact
+    case react
+    case unreact
+    case search
+    case found
+    case away
 }

@@ -216,12 +216,12 @@ final class ChatServerApp {
             if kind == .chat {
                 link.chatDecoder.feed(raw) {
                     metrics.count($0)
-                    actions += state.received($0, from: client, on: kind, now: now)
+                    gather(state.received($0, from: client, on: kind, now: now), into: &actions)
                 }
             } else {
                 link.presenceDecoder.feed(raw) {
                     metrics.count($0)
-                    actions += state.received($0, from: client, on: kind, now: now)
+                    gather(state.received($0, from: client, on: kind, now: now), into: &actions)
                 }
             }
         }
@@ -229,11 +229,18 @@ final class ChatServerApp {
             let rest = kind == .chat ? link.chatDecoder.finish() : link.presenceDecoder.finish()
             for event in rest {
                 metrics.count(event)
-                actions += state.received(event, from: client, on: kind, now: now)
+                gather(state.received(event, from: client, on: kind, now: now), into: &actions)
             }
         }
         perform(actions)
         metrics.noteDeliveries(since: deliveredBefore, receivedAt: receivedAt)
+    }
+
+    /// Adds one message's actions to a read's: the first are taken as they are (a fan-out's fifty
+    /// `.send`s are not copied and destroyed once more on their way to `perform`).
+    @inline(__always)
+    private func gather(_ more: [ServerAction], into actions: inout [ServerAction]) {
+        if actions.isEmpty { actions = more } else { actions += more }
     }
 
     static func departureReason(_ reason: QuicCloseReason) -> String {

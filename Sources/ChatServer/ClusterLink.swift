@@ -138,6 +138,7 @@ final class ClusterLink {
     func stop() {
         heartbeats.stop()
         feed.stop()
+        node.stop()
         client.stop()
     }
 

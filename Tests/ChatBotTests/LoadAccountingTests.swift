@@ -58,7 +58,7 @@ extension LoadAccountingTests {
         var stats = LoadStatistics()
         var seen = SeenSet(base: 11)
         var order: [Int: Int] = [:]
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         func deliver(_ seq: Int64, replayed: Bool) {
             let text = LoadMessageText(slot: 1, seq: Int(seq), intended: now.nanoseconds - 1_000_000)
             stats.recordDelivery(of: text, key: seq, measured: true, replayed: replayed, seen: &seen, lastSeqFromSlot: &order, now: now)

@@ -6,7 +6,7 @@ import Testing
 /// sender got round to sending.
 @Suite("open-loop schedule")
 struct OpenLoopScheduleTests {
-    let start = QuicTime(nanoseconds: 1_000_000_000)
+    let start = MonotonicTime(nanoseconds: 1_000_000_000)
 
     /// Uniform: the k-th message is due at start + k/rate, whether the sender polls on time or
     /// stalls for 300 ms and then sends the backlog at once.
@@ -32,7 +32,7 @@ struct OpenLoopScheduleTests {
     /// whose intended time has passed.
     @Test func backlogIsWhatHasFallenDue() {
         var schedule = OpenLoopSchedule(start: start, end: start + .seconds(10), rate: 100)
-        #expect(schedule.takeDue(by: QuicTime(nanoseconds: start.nanoseconds - 1)) == nil)
+        #expect(schedule.takeDue(by: MonotonicTime(nanoseconds: start.nanoseconds - 1)) == nil)
         var backlog = 0
         while schedule.takeDue(by: start + .milliseconds(250)) != nil { backlog += 1 }
         #expect(backlog == 26)  // 0, 10, ..., 250 ms

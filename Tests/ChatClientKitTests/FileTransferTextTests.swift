@@ -52,7 +52,7 @@ struct FileTransferTextTests {
         #expect(FileTransfer.bytes(0) == "0 B" && FileTransfer.bytes(1023) == "1023 B")
         #expect(FileTransfer.bytes(1536) == "1.5 KiB" && FileTransfer.bytes(3_000_000) == "2.9 MiB")
         #expect(FileTransfer.bytes(200 << 20) == "200.0 MiB" && FileTransfer.bytes(1 << 30) == "1.0 GiB")
-        let start = QuicTime(nanoseconds: 1_000_000_000)
+        let start = MonotonicTime(nanoseconds: 1_000_000_000)
         var transfer = FileTransfer(number: 1, direction: .upload(path: "/x", room: "lobby", to: nil), name: "x", size: 10 << 20,
                                     sha256: "", id: "u", started: start)
         transfer.done = 5 << 20

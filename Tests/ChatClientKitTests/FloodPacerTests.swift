@@ -3,10 +3,10 @@ import QuicEngine
 import Testing
 
 struct FloodPacerTests {
-    static let start = QuicTime(nanoseconds: 1_000_000_000_000)
+    static let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
 
-    static func at(_ seconds: Double) -> QuicTime {
-        start + QuicDuration(nanoseconds: UInt64(seconds * 1e9))
+    static func at(_ seconds: Double) -> MonotonicTime {
+        start + TimeSpan(nanoseconds: UInt64(seconds * 1e9))
     }
 
     /// A fresh connection sends its burst (less the hello's two messages) at once, then waits.

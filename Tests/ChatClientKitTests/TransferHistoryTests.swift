@@ -6,7 +6,7 @@ import Testing
 /// `/transfers` (issue 24, habits): running transfers with their progress, then those that
 /// ended, at most ``TransferHistory/endedLimit``.
 struct TransferHistoryTests {
-    let start = QuicTime(nanoseconds: 1_000_000_000)
+    let start = MonotonicTime(nanoseconds: 1_000_000_000)
 
     func transfer(_ number: Int, _ direction: FileTransfer.Direction, name: String, sha256: String = "ab") -> FileTransfer {
         FileTransfer(number: number, direction: direction, name: name, size: 4 << 20, sha256: sha256, id: "t\(number)", started: start)

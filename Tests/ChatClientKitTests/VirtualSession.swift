@@ -7,7 +7,7 @@ import QuicEngine
 /// rules run in microseconds, with no socket, no server and no real time.
 struct VirtualSession {
     var core: SessionCore
-    var now = QuicTime(nanoseconds: 1_000_000_000)
+    var now = MonotonicTime(nanoseconds: 1_000_000_000)
     /// Every action so far, in order.
     var actions: [SessionCore.Action] = []
 
@@ -15,7 +15,7 @@ struct VirtualSession {
         (1...count).map { ServerAddress(host: "node\($0)", port: 4433, address: SocketAddress(host: "127.0.0.\($0)", port: 4433)!) }
     }
 
-    init(nick: String = "alice", rooms: [String] = ["lobby"], servers: Int = 1, patience: QuicDuration? = nil) {
+    init(nick: String = "alice", rooms: [String] = ["lobby"], servers: Int = 1, patience: TimeSpan? = nil) {
         core = SessionCore(nick: nick, peer: "PEER", rooms: rooms, servers: Self.servers(servers), now: now, random: CountingRandom())
         core.firstConnectionPatience = patience
     }
@@ -48,7 +48,7 @@ struct VirtualSession {
     }
 
     /// Moves the clock by `duration` (doing what falls due on the way, in order).
-    mutating func advance(_ duration: QuicDuration) {
+    mutating func advance(_ duration: TimeSpan) {
         let end = now + duration
         while let deadline = core.deadline, deadline <= end {
             now = max(now, deadline)

@@ -13,6 +13,7 @@ struct ProtocolConstantsTests {
             "account-exists", "weak-password", "bad-login", "nick-registered", "not-logged-in", "account-required",
             "room-owned", "not-operator", "banned", "not-invited", "quota-exceeded", "unavailable",
             "bad-checksum", "incomplete", "bad-offset", "no-such-file",
+            "no-such-message", "not-author", "too-many-devices",
         ])
     }
 
@@ -34,6 +35,8 @@ struct ProtocolConstantsTests {
             "register", "login", "password", "certificate", "account",
             "claim", "topic", "kick", "kicked", "ban", "banned", "unban", "unbanned", "op", "deop", "mode", "invite", "rooms", "whois",
             "upload", "download", "file",
+            // Version 1.2 (sections 13 to 17).
+            "read", "edit", "redact", "react", "unreact", "search", "found", "away",
             // Ours (docs/PROTOCOL.md section 3, item 22).
             "quit",
         ])
@@ -53,6 +56,19 @@ struct ProtocolConstantsTests {
         #expect(ChatLimits.passwordBytes == 8...256)
         #expect(ChatLimits.maxTopicBytes == 512)
         #expect(ChatLimits.maxRoomsListed == 1_000)
+    }
+
+    /// The limits of section 16 and the numbers of section 17.
+    @Test func versionOneTwoLimitsMatchProtocol() {
+        #expect(ChatLimits.defaultMaxDevicesPerAccount == 16)
+        #expect(ChatLimits.defaultMaxRoomsPerAccount == 100)
+        #expect(ChatLimits.minConversationHistory == 1_000)
+        #expect(ChatLimits.maxReactionBytes == 32)
+        #expect(ChatLimits.maxDistinctReactions == 20)
+        #expect(ChatLimits.maxSearchTextBytes == 256)
+        #expect(ChatLimits.maxSearchWords == 8)
+        #expect(ChatLimits.maxSearchResults == 50)
+        #expect(ChatLimits.maxAwayReasonBytes == 256)
     }
 
     /// The constructors fill the fields the protocol tables require for each message.

@@ -61,8 +61,9 @@ struct ClusterOperationsTests {
             var frozen = true
             defer { if frozen { redis.thaw() } }
             alice.send(.msg(room: "lobby", text: "held", id: "a-2"))
-            // Shorter than the 5 s a reply may be overdue: the append runs when Redis wakes.
-            world.settle(seconds: 2.5)
+            // Shorter than the 5 s a reply may be overdue, unscaled (a sanitized run stretched it
+            // to 7.5 s, and the append failed as it should): the append runs when Redis wakes.
+            world.settle(wallSeconds: 2.5)
             redis.thaw()
             frozen = false
             outcome.ok = outcome.ok && world.run { world.has(bob, type: "msg") { $0.text == "held" } && world.count(alice, type: "ack") == 2 }

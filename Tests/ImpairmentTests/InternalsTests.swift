@@ -5,24 +5,6 @@ import Testing
 
 /// The pure parts of the proxy, checked without sockets or clocks.
 @Suite struct InternalsTests {
-    /// The timer heap releases in deadline order, ties in insertion order, and nothing before its time.
-    @Test func deadlineHeapOrdersByDeadlineThenInsertion() {
-        var heap = DeadlineHeap<Int>()
-        var random = SplitMix64(seed: 11)
-        var expected: [(UInt64, Int)] = []
-        for value in 0..<500 {
-            let deadline = UInt64.random(in: 1..<51, using: &random)
-            heap.insert(value, deadline: MonotonicTime(nanoseconds: deadline))
-            expected.append((deadline, value))
-        }
-        expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        #expect(heap.popDue(now: MonotonicTime(nanoseconds: 0)) == nil)
-        var released: [Int] = []
-        while let value = heap.popDue(now: MonotonicTime(nanoseconds: 50)) { released.append(value) }
-        #expect(released == expected.map(\.1))
-        #expect(heap.isEmpty)
-    }
-
     /// One seed gives one sequence of decisions; another seed gives another.
     @Test func plansAreReproducibleFromTheSeed() {
         var profile = ImpairmentProfile()

@@ -27,7 +27,7 @@ public final class ResilientSession {
     public var trustsUnknownServer: (ServerAddress, String) -> Bool = { _, _ in false }
 
     private let loop: EventLoop
-    private var timer: (id: LoopTimerID, at: QuicTime)?
+    private var timer: (id: LoopTimerID, at: MonotonicTime)?
     /// ``start(nick:peer:)`` is running: a first connection that cannot be made is its error.
     private var starting = false
     private var startError: (any Error)?
@@ -67,7 +67,7 @@ public final class ResilientSession {
         set { core.helloPassword = newValue }
     }
     /// See ``SessionCore/firstConnectionPatience``.
-    public var firstConnectionPatience: QuicDuration? {
+    public var firstConnectionPatience: TimeSpan? {
         get { core.firstConnectionPatience }
         set { core.firstConnectionPatience = newValue }
     }

@@ -5,7 +5,7 @@ import QuicEngine
 /// account, refusals of the hello.
 extension SessionCore {
     /// A message from the current connection.
-    public mutating func received(_ message: ChatMessage, on channel: ChatSession.Channel, now: QuicTime) -> [Action] {
+    public mutating func received(_ message: ChatMessage, on channel: ChatSession.Channel, now: MonotonicTime) -> [Action] {
         // An older server does not know `quit`: the session closes the connection itself.
         if let id = quitRequestID, message.messageType == .error, message.id == id { return quit() }
         if track(message, now: now) { actions.append(.deliver(message, channel)) }
@@ -14,7 +14,7 @@ extension SessionCore {
 
     /// Follows what the server says; false for a message the session handled itself (a
     /// `rate-limited` refusal of something it sends again).
-    private mutating func track(_ message: ChatMessage, now: QuicTime) -> Bool {
+    private mutating func track(_ message: ChatMessage, now: MonotonicTime) -> Bool {
         for room in members.apply(message, ownNick: nick) { actions.append(.membersChanged(room)) }
         if let seq = message.resumeSeq, let room = message.room, let index = rooms.firstIndex(where: { $0.name == room }) {
             rooms[index].lastSeq = max(rooms[index].lastSeq ?? seq, seq)
@@ -64,7 +64,7 @@ extension SessionCore {
         return true
     }
 
-    private mutating func receivedError(_ message: ChatMessage, now: QuicTime) -> Bool {
+    private mutating func receivedError(_ message: ChatMessage, now: MonotonicTime) -> Bool {
         if message.code == ErrorCode.rateLimited.rawValue, let id = message.id, outbox.refused(id: id, now: now) {
             flush(now: now)
             return false
@@ -105,7 +105,7 @@ extension SessionCore {
 
     /// A moderation event or answer of ours answers the oldest request of its kind in its room (no
     /// room: a server-wide one); `rooms` and `whois` have no sender to check.
-    private mutating func answerModeration(_ message: ChatMessage, now: QuicTime) {
+    private mutating func answerModeration(_ message: ChatMessage, now: MonotonicTime) {
         let isDirectory = message.messageType == .rooms || message.messageType == .whois
         guard isDirectory || Self.same(message.sender, nick) else { return }
         let room = message.room
@@ -115,7 +115,7 @@ extension SessionCore {
         }
     }
 
-    private mutating func welcomed(_ message: ChatMessage, now: QuicTime) {
+    private mutating func welcomed(_ message: ChatMessage, now: MonotonicTime) {
         nick = message.sender
         account = message.account
         serverName = message.text
@@ -129,7 +129,7 @@ extension SessionCore {
         flush(now: now)
     }
 
-    private mutating func answered(now: QuicTime, where matches: (ChatMessage) -> Bool) {
+    private mutating func answered(now: MonotonicTime, where matches: (ChatMessage) -> Bool) {
         outbox.answered(where: matches)
         flush(now: now)
     }

@@ -6,7 +6,7 @@ import QuicEngine
 extension SessionCore {
     /// The current connection closed (or could not be made: `verdict` nil and a `dropped`
     /// reason). `verdict` is what the handshake said of the server's certificate.
-    public mutating func closed(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict?, now: QuicTime) -> [Action] {
+    public mutating func closed(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict?, now: MonotonicTime) -> [Action] {
         hasConnection = false
         // The server closed as a quit with a message asked: the session ends here.
         if quitAt != nil { return quit() }
@@ -15,7 +15,7 @@ extension SessionCore {
         return taken()
     }
 
-    private mutating func lost(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict?, now: QuicTime) {
+    private mutating func lost(_ reason: QuicCloseReason, verdict: ServerCertificateVerdict?, now: MonotonicTime) {
         sendAt = nil
         helloAgainAt = nil
         // A status is not sent again: the next hello opens with the current one. Nor a join of a
@@ -64,14 +64,14 @@ extension SessionCore {
     }
 
     /// Connects again after `delay`, to the rotation's current server.
-    mutating func retry(_ reason: QuicCloseReason, delay: QuicDuration, now: QuicTime) {
+    mutating func retry(_ reason: QuicCloseReason, delay: TimeSpan, now: MonotonicTime) {
         setState(.reconnecting(attempt: max(1, rotation.attempt), reason: reason.description))
         reconnectAt = now + delay
     }
 
     /// The current server is left out for the rest of the run (said as a problem); the session
     /// goes on with the next one, or ends, untrusted, when none is left.
-    mutating func leaveOut(reason: String, lost: QuicCloseReason, now: QuicTime) {
+    mutating func leaveOut(reason: String, lost: QuicCloseReason, now: MonotonicTime) {
         actions.append(.problem(reason + "; not using it"))
         guard rotation.leaveOut() else {
             return setState(.stopped(SessionEnding(.untrusted, rotation.servers.count > 1 ? "no server left that is trusted (\(reason))" : reason)))

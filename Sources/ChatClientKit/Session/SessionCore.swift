@@ -81,16 +81,16 @@ public struct SessionCore {
     /// How long a first connection that never got its `welcome` keeps being tried, each server
     /// in turn with the backoff of a reconnect; nil: each server once, then the session ends
     /// (unreachable). ``forever`` tries for ever.
-    public var firstConnectionPatience: QuicDuration?
-    public static let forever = QuicDuration(nanoseconds: .max)
+    public var firstConnectionPatience: TimeSpan?
+    public static let forever = TimeSpan(nanoseconds: .max)
 
     /// Why each server failed before the first `welcome`, in the order tried.
     var firstRoundFailures: [String] = []
     /// When the first attempt started (for ``firstConnectionPatience``).
-    var firstAttemptAt: QuicTime?
+    var firstAttemptAt: MonotonicTime?
     var quitting = false
     /// A quit with a message waits for the server's close until then (``quit(message:id:now:)``).
-    var quitAt: QuicTime?
+    var quitAt: MonotonicTime?
     var quitRequestID: String?
     /// A connection is open (made, not yet closed).
     var hasConnection = false
@@ -100,9 +100,9 @@ public struct SessionCore {
     var unwantedHelloRoom: String?
     /// When the outbox wants to send next, the next reconnect is due, the hello is to be said
     /// again (a busy server).
-    var sendAt: QuicTime?
-    var reconnectAt: QuicTime?
-    var helloAgainAt: QuicTime?
+    var sendAt: MonotonicTime?
+    var reconnectAt: MonotonicTime?
+    var helloAgainAt: MonotonicTime?
     /// A server met after the first `welcome` whose certificate is unknown: waiting for
     /// ``trustDecided(_:now:)``.
     var trustQuestion: (fingerprint: String, lost: QuicCloseReason)?
@@ -114,7 +114,7 @@ public struct SessionCore {
 
     /// `rooms`: the rooms to be in, the first joined by the hello. Nothing happens before
     /// ``start(now:)``.
-    public init(nick: String, peer: String, rooms wanted: [String], servers: [ServerAddress], now: QuicTime,
+    public init(nick: String, peer: String, rooms wanted: [String], servers: [ServerAddress], now: MonotonicTime,
                 random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.nick = nick
         self.peer = peer
@@ -127,14 +127,14 @@ public struct SessionCore {
     }
 
     /// When to call ``tick(now:)`` next; nil when nothing is due without an event.
-    public var deadline: QuicTime? { [sendAt, reconnectAt, helloAgainAt, quitAt].compactMap { $0 }.min() }
+    public var deadline: MonotonicTime? { [sendAt, reconnectAt, helloAgainAt, quitAt].compactMap { $0 }.min() }
 
     public var isConnected: Bool { state == .connected }
 
     // MARK: The person
 
     /// Connects for the first time, as `nick` and `peer` when given.
-    public mutating func start(nick wanted: String? = nil, peer kept: String? = nil, now: QuicTime) -> [Action] {
+    public mutating func start(nick wanted: String? = nil, peer kept: String? = nil, now: MonotonicTime) -> [Action] {
         if let wanted { nick = wanted }
         if let kept { peer = kept }
         firstAttemptAt = now
@@ -144,7 +144,7 @@ public struct SessionCore {
 
     /// Queues a request on the chat stream; false (nothing queued) when ``Outbox/capacity``
     /// requests wait already.
-    public mutating func send(_ message: ChatMessage, now: QuicTime) -> (accepted: Bool, actions: [Action]) {
+    public mutating func send(_ message: ChatMessage, now: MonotonicTime) -> (accepted: Bool, actions: [Action]) {
         var message = message
         // A new password goes with the current one (docs/PROTOCOL.md sections 7-8, item 10): the
         // password this session logged in with, kept in memory; none when a certificate did.
@@ -159,7 +159,7 @@ public struct SessionCore {
     }
 
     /// The person's status (`online`, `away`): sent now if connected, and said in every hello.
-    public mutating func setStatus(_ word: String, now: QuicTime) -> [Action] {
+    public mutating func setStatus(_ word: String, now: MonotonicTime) -> [Action] {
         guard word != status else { return [] }
         status = word
         if isConnected {
@@ -171,7 +171,7 @@ public struct SessionCore {
 
     /// In ``SessionState/unknownServer(fingerprint:)``: the person trusts that certificate; every
     /// connection from now on pins it.
-    public mutating func trust(fingerprint: String, now: QuicTime) -> [Action] {
+    public mutating func trust(fingerprint: String, now: MonotonicTime) -> [Action] {
         guard case .unknownServer(let presented) = state, presented == fingerprint else { return [] }
         rotation.pinCurrent(fingerprint)
         setState(.connecting)
@@ -180,7 +180,7 @@ public struct SessionCore {
     }
 
     /// The answer to ``Action/decideTrust(_:fingerprint:)``.
-    public mutating func trustDecided(_ trusted: Bool, now: QuicTime) -> [Action] {
+    public mutating func trustDecided(_ trusted: Bool, now: MonotonicTime) -> [Action] {
         guard let question = trustQuestion else { return [] }
         trustQuestion = nil
         if trusted {
@@ -194,7 +194,7 @@ public struct SessionCore {
     }
 
     /// In ``SessionState/refused(code:text:)``: says hello again with another nick.
-    public mutating func retry(nick wanted: String, password: String? = nil, now: QuicTime) -> [Action] {
+    public mutating func retry(nick wanted: String, password: String? = nil, now: MonotonicTime) -> [Action] {
         guard case .refused = state, hasConnection else { return [] }
         nick = wanted
         helloPassword = password
@@ -205,13 +205,13 @@ public struct SessionCore {
 
     /// How long a quit with a message waits for the server to close the connection: an older
     /// server answers `unknown-type` and closes nothing, a connection just lost answers nothing.
-    public static let quitMessagePatience = QuicDuration.seconds(2)
+    public static let quitMessagePatience = TimeSpan.seconds(2)
 
     /// `/quit MESSAGE` (issue 24): the `quit` request goes to the server, which closes the
     /// connection and tells the rooms `quit: MESSAGE`; the session ends when the connection does,
     /// or closes it itself at an error answering the request (an older server) or after
     /// ``quitMessagePatience``. Without a connection, a plain quit.
-    public mutating func quit(message: String, id: String, now: QuicTime) -> [Action] {
+    public mutating func quit(message: String, id: String, now: MonotonicTime) -> [Action] {
         guard isConnected else { return quit() }
         quitting = true
         sendAt = nil
@@ -238,7 +238,7 @@ public struct SessionCore {
     // MARK: Time
 
     /// Does what is due at `now`: the next paced requests, a reconnect, a hello said again.
-    public mutating func tick(now: QuicTime) -> [Action] {
+    public mutating func tick(now: MonotonicTime) -> [Action] {
         if let at = quitAt, at <= now { return quit() }
         if let at = reconnectAt, at <= now {
             reconnectAt = nil
@@ -260,7 +260,7 @@ public struct SessionCore {
     }
 
     /// Writes what the outbox lets out now and notes when it wants to go on.
-    mutating func flush(now: QuicTime) {
+    mutating func flush(now: MonotonicTime) {
         sendAt = nil
         guard isConnected else { return }
         for entry in outbox.takeDue(now: now) { actions.append(.write(entry.message, entry.channel)) }

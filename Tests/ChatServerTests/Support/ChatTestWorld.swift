@@ -122,11 +122,12 @@ final class ChatTestWorld {
     /// Runs the loop until `done` holds (checked after every message and close) or `seconds`
     /// (``patience`` when nil; scaled by `TestTime`) pass.
     @discardableResult
-    func run(seconds: Double? = nil, until done: @escaping () -> Bool) -> Bool {
+    func run(seconds: Double? = nil, scaled: Bool = true, until done: @escaping () -> Bool) -> Bool {
         let seconds = seconds ?? patience
         if done() { return true }
         condition = done
-        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(TestTime.scaled(seconds) * 1000))) { [unowned self] in loop.stop() }
+        let wait = scaled ? TestTime.scaled(seconds) : seconds
+        let timer = loop.schedule(at: .now() + .milliseconds(UInt64(wait * 1000))) { [unowned self] in loop.stop() }
         schedulePeriodicCheck()
         loop.run()
         loop.cancel(timer)
@@ -137,6 +138,12 @@ final class ChatTestWorld {
     /// Lets the loop run for a while (to show that something does NOT happen).
     func settle(seconds: Double) {
         _ = run(seconds: seconds) { false }
+    }
+
+    /// Lets the loop run for exactly `seconds` of wall time, unscaled: for a span that must stay
+    /// within a server's own deadline (which no sanitized build stretches).
+    func settle(wallSeconds seconds: Double) {
+        _ = run(seconds: seconds, scaled: false) { false }
     }
 
     /// Conditions can be costly over hundreds of clients: evaluate them at most every 5 ms, and

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import QuicIO
+import EventRuntime
 import Testing
 
 /// Whole reads and writes on a file: what is written reads back from any offset, a read past

@@ -139,6 +139,7 @@ final class ClusterLink {
         heartbeats.stop()
         feed.stop()
         node.stop()
+        requests.stop()
         client.stop()
     }
 

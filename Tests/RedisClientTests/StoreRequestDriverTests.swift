@@ -71,4 +71,20 @@ import TestSupport
             #expect(try server.cli("SISMEMBER", Leases.holds(node: "n1"), Leases.nick("alice2")) == "1")
         }
     }
+
+    /// A stopped driver ends what is in flight there: a request waiting to retry is not resumed.
+    @Test func aStoppedDriverDropsWhatIsInFlight() async throws {
+        try await RedisHarness.withServer { harness, server in
+            let driver = StoreRequestDriver(client: try harness.client(RedisHarness.standalone(server)), loop: harness.loop)
+            var outcome: [String]?
+            driver.run(Probe()) { outcome = $0 }
+            // The first step's replies arrive, then the request waits 30 ms: stopped meanwhile.
+            var waited = false
+            harness.loop.schedule(at: .now() + .milliseconds(5)) { driver.stop() }
+            harness.loop.schedule(at: .now() + .milliseconds(200)) { waited = true }
+            #expect(harness.run { waited })
+            #expect(outcome == nil)
+            #expect(try server.cli("EXISTS", "after") == "0")
+        }
+    }
 }

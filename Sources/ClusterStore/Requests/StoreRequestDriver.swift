@@ -14,6 +14,8 @@ import RedisClient
 public final class StoreRequestDriver {
     let client: RedisClient
     let loop: EventLoop
+    /// Set by ``stop()``: what is still in flight (a reply, a wait) then does nothing.
+    private var stopped = false
 
     public init(client: RedisClient, loop: EventLoop) {
         self.client = client
@@ -25,12 +27,17 @@ public final class StoreRequestDriver {
         perform(running, running.request.start())
     }
 
+    /// The link stops: requests still in flight end there, unanswered (no retry of a read or a
+    /// write behind goes on against a stopped client), as ``ClusterNodeDriver/stop()``.
+    public func stop() { stopped = true }
+
     /// Sends `command` and forgets it (nobody waits for its reply).
     public func send(_ command: StoreCommand) {
         client.send(command.command, key: command.key, durable: command.durable) { _ in }
     }
 
     private func perform<Request: StoreRequest>(_ running: RunningRequest<Request>, _ step: StoreStep<Request.Outcome>) {
+        guard !stopped else { return }
         switch step {
         case .send(let commands):
             guard !commands.isEmpty else { return perform(running, running.request.answered([], now: .now())) }

@@ -19,13 +19,16 @@ let package = Package(
         // The C boundary with the kernel: the system calls Swift's Glibc module lacks (epoll, eventfd,
         // signalfd, recvmmsg/sendmmsg, accept4, the socket error queue, CMSG_*, mallinfo2).
         .target(name: "CLinux"),
-        // The C boundary with ngtcp2, ngtcp2_crypto_gnutls and GnuTLS: headers plus one-line shims.
+        // The C boundary with GnuTLS: headers plus one-line shims.
+        .target(name: "CGnuTLS", linkerSettings: [.linkedLibrary("gnutls")]),
+        // The C boundary with ngtcp2 and ngtcp2_crypto_gnutls (GnuTLS's headers are CGnuTLS's):
+        // headers plus one-line shims.
         .target(
             name: "CQuic",
+            dependencies: ["CGnuTLS"],
             linkerSettings: [
                 .linkedLibrary("ngtcp2"),
                 .linkedLibrary("ngtcp2_crypto_gnutls"),
-                .linkedLibrary("gnutls"),
             ]
         ),
         // The C boundary for Redis: hiredis 0.14's RESP reader and command formatter (docs/CLUSTER.md).
@@ -33,12 +36,14 @@ let package = Package(
         // The values the sans-IO engine and the runtime share: the one time type and clock
         // (MonotonicTime, TimeSpan), the one socket address, the one deadline heap, kernel randomness.
         .target(name: "RuntimeCore", swiftSettings: hotPath),
+        // The one SHA-256 (GnuTLS's): file transfers, the engine's keys, the shared store's peer digests.
+        .target(name: "Digest", dependencies: ["CGnuTLS", "RuntimeCore"], swiftSettings: hotPath),
         // The runtime: the epoll event loop, its waker, channels and timers, locks, UDP and TCP
         // sockets, whole-file reads and writes. Re-exports RuntimeCore.
         .target(name: "EventRuntime", dependencies: ["RuntimeCore", "CLinux"], swiftSettings: hotPath),
         // The QUIC engine, sans-IO: connections, endpoint and TLS take datagrams and time and give
         // datagrams and deadlines. No event loop, no socket.
-        .target(name: "QuicEngine", dependencies: ["CQuic", "CLinux", "RuntimeCore"], swiftSettings: hotPath),
+        .target(name: "QuicEngine", dependencies: ["CQuic", "CLinux", "RuntimeCore", "Digest"], swiftSettings: hotPath),
         // The engine on the runtime: QuicDriver moves an endpoint's datagrams between UDP sockets and
         // the engine on an event loop. Re-exports QuicEngine and EventRuntime.
         .target(name: "QuicIO", dependencies: ["QuicEngine", "EventRuntime", "CLinux"], swiftSettings: hotPath),
@@ -63,7 +68,7 @@ let package = Package(
         // The `--db` file: SQLite behind the core's stores of history, accounts, room settings and files.
         .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
-        .target(name: "ChatClientKit", dependencies: ["QuicIO", "ChatProtocol"], swiftSettings: hotPath),
+        .target(name: "ChatClientKit", dependencies: ["QuicIO", "ChatProtocol", "Digest"], swiftSettings: hotPath),
         // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.
         .target(name: "ChatTUI"),
         // Terminal ioctl and crash-safe terminal restore for the full-screen client.
@@ -77,9 +82,10 @@ let package = Package(
         // The Prometheus text format, the process's figures and a strict HTTP/1.1 scrape endpoint on the event loop.
         .target(name: "Prometheus", dependencies: ["EventRuntime", "CLIOptions"]),
         .executableTarget(name: "ChatServer", dependencies: ["QuicIO", "ChatProtocol", "ChatServerCore", "CLIOptions", "PasswordHashing",
-                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "LocalStore", "SQLiteStorage"],
+                                                             "Prometheus", "ServiceDiscovery", "ClusterStore", "RedisClient", "LocalStore", "SQLiteStorage", "Digest"],
                           swiftSettings: hotPath),
-        .executableTarget(name: "ChatClient", dependencies: ["QuicIO", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery"]),
+        .executableTarget(name: "ChatClient", dependencies: ["QuicIO", "ChatProtocol", "ChatClientKit", "CLIOptions", "CTerminal", "ChatTUI", "ServiceDiscovery",
+                                                             "Digest"]),
         // Echo peer for engine interop tests and the transfer, handshake and memory benchmarks.
         .executableTarget(name: "QuicEcho", dependencies: ["QuicIO", "QuicSimulation", "CLIOptions"]),
         // Scripted bots and the load generator: thousands of sessions on one event loop.
@@ -89,23 +95,25 @@ let package = Package(
         // The shared state in Redis: room events (the atomic seq/stream/publish script, gap filling,
         // the per-room sequencer), node liveness and leases, the formats of what the core stores
         // there, and a node's life in the cluster as a sans-IO state machine with its driver.
-        .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime", "ChatServerCore", "ChatProtocol", "QuicEngine"]),
+        .target(name: "ClusterStore", dependencies: ["RedisClient", "EventRuntime", "ChatServerCore", "ChatProtocol", "Digest"]),
         // Shared by the test targets: certificates, child processes, dedicated threads.
         .target(name: "TestSupport", dependencies: ["QuicEngine", "SplitMix"], path: "Tests/TestSupport"),
         // The runtime's own parts (loop, file I/O, the one deadline heap), without the engine.
         .testTarget(name: "RuntimeTests", dependencies: ["EventRuntime", "RuntimeCore", "SplitMix"]),
-        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicIO", "QuicSimulation", "TestSupport", "SplitMix"]),
+        .testTarget(name: "QuicEngineTests", dependencies: ["QuicEngine", "QuicIO", "QuicSimulation", "TestSupport", "SplitMix", "Digest"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "SplitMix"]),
         .testTarget(name: "CLIOptionsTests", dependencies: ["CLIOptions"]),
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "EventRuntime", "TestSupport"]),
         .testTarget(name: "ChatTUITests", dependencies: ["ChatTUI", "SplitMix"]),
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "EventRuntime", "SplitMix", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport"]),
+        .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport", "Digest"]),
         .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix", "RuntimeCore"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "EventRuntime", "TestSupport"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicIO", "ChatProtocol", "TestSupport", "SplitMix"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicIO", "ChatProtocol", "TestSupport", "SplitMix",
+                                                        "Digest"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "EventRuntime", "TestSupport"]),

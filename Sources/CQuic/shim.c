@@ -39,7 +39,3 @@ void cquic_transport_params_default(ngtcp2_transport_params *params) {
 void cquic_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_stat *cstat) {
     ngtcp2_conn_get_conn_stat(conn, cstat);
 }
-
-void cquic_gnutls_free(void *pointer) { gnutls_free(pointer); }
-
-unsigned int cquic_gnutls_curve_to_bits(gnutls_ecc_curve_t curve) { return GNUTLS_CURVE_TO_BITS(curve); }

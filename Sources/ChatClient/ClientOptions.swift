@@ -2,6 +2,7 @@ import CLIOptions
 import ChatClientKit
 import ChatProtocol
 import ChatTUI
+import Digest
 import Glibc
 import QuicEngine
 

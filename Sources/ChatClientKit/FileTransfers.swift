@@ -1,4 +1,5 @@
 import ChatProtocol
+import Digest
 import Glibc
 import QuicIO
 
@@ -440,7 +441,7 @@ extension FileTransfers {
     }
 }
 
-/// Feeds the engine's SHA256 from ``LocalFile/sha256(_:upTo:into:)``.
+/// Feeds Digest's SHA256 from ``LocalFile/sha256(_:upTo:into:)``.
 final class SHA256Sink: SHA256Feeding {
     let hasher: SHA256
 

@@ -79,7 +79,7 @@ enum LocalFile {
     }
 }
 
-/// Where hashed bytes go (the engine's SHA256 behind it).
+/// Where hashed bytes go (Digest's SHA256 behind it).
 protocol SHA256Feeding: AnyObject {
     func feed(_ bytes: [UInt8])
 }

@@ -6,7 +6,6 @@ import QuicEngine
 extension ChatServerApp {
     func startCluster(_ options: ClusterOptions, filesFolderMark: String) {
         let link = ClusterLink(options: options, historyLength: self.options.core.historyPerRoom, loop: loop,
-                               peerOf: { [unowned self] client in state.peer(of: client) },
                                logger: { [unowned self] level, event, fields in logger.log(level, event, fields) },
                                report: { [unowned self] report in handleClusterReport(report) })
         cluster = link
@@ -117,6 +116,10 @@ extension ChatServerApp {
             perform(state.nodeMessageSent(token, outcome, now: now))
         case .nodeMessage(let message):
             perform(state.nodeMessageDelivered(message, now: now))
+        case .replaceRequested(let client, let device):
+            // Only while that connection is still the device the sender named.
+            guard let peer = state.peer(of: client), Array(ClusterLink.digest(ofPeer: peer).utf8) == device else { return }
+            perform(state.nodeMessageDelivered(.replace(client: client, peer: peer), now: now))
         case .remoteStatus(let member):
             perform(state.remoteStatusChanged(nick: member.nick, account: member.account, status: member.status, now: now))
         case .reap(let node, let room, let members):

@@ -1,6 +1,5 @@
 import ChatServerCore
 import ClusterStore
-import QuicEngine
 import RedisClient
 
 /// A node's inbox: a stream with a channel, like a room's, that other nodes append to (a `dm`
@@ -26,9 +25,7 @@ extension ClusterLink {
         case .message(let message):
             report(.nodeMessage(message))
         case .replace(let client, let device):
-            // Only while that connection is still the device the sender named.
-            guard let peer = peerOf(client), Array(PeerDigest.of(peer).utf8) == device else { return }
-            report(.nodeMessage(.replace(client: client, peer: peer)))
+            report(.replaceRequested(client: client, device: device))
         case .unknown(let kind):
             logger(.warning, "unknown inbox message", ["kind": kind])
         case .malformed:

@@ -4,7 +4,8 @@ import QuicIO
 import RedisClient
 
 /// A node's connection to the shared store (`--cluster`): performs the core's shared-store
-/// actions on Redis (room events through ``RoomEventLog``, leases, the node's inbox) and follows
+/// actions on Redis (room events through ``RoomEventLog``, the node's inbox, and ClusterStore's
+/// requests through ``StoreRequestDriver``: accounts, leases, lookups, files, policy) and follows
 /// the rooms with members here (``RoomFeed``), handing every outcome back to the app as core input
 /// (``ClusterReport``). The node's life in the cluster (joining, heartbeat, epoch, reaping) is
 /// ``ClusterNode``'s, performed by its ``ClusterNodeDriver``. Loop thread only.
@@ -14,7 +15,8 @@ final class ClusterLink {
     let log: RoomEventLog
     /// Other nodes' messages to this one (dm, REPLACED), a stream and channel like a room's.
     let inboxLog: RoomEventLog
-    let leases: Leases
+    /// Performs the ordinary requests (ClusterStore's ``StoreRequest``s: accounts, leases, lookups, files, policy).
+    let requests: StoreRequestDriver
     /// The directory's commands for this node (its instance token among them).
     let directory: NodeDirectoryCommands
     /// Renews the node's place from a thread of its own.
@@ -23,8 +25,6 @@ final class ClusterLink {
     let report: (ClusterReport) -> Void
     let logger: (LogLevel, String, [String: String]) -> Void
     let loop: EventLoop
-    /// The peer id of a connection of this node (to check a REPLACED sent by another node).
-    let peerOf: (ClientID) -> String?
     /// The node's life in the cluster: joining, heartbeat, epoch, reaping (``ClusterNode``).
     private(set) var node: ClusterNodeDriver!
     let metrics = ClusterMetrics()
@@ -34,9 +34,6 @@ final class ClusterLink {
     /// The typing channels subscribed to, with their rooms.
     var typingRooms: [[UInt8]: String] = [:]
     var peerDigests = PeerDigestCache()
-    /// How long a read is retried while Redis is unavailable before the core hears it failed.
-    static let readPatience = QuicDuration.seconds(5)
-    static let readRetryDelay = QuicDuration.milliseconds(200)
     /// Messages an inbox keeps (at least): a node cut off longer than that loses the oldest.
     static let inboxLength = 10_000
 
@@ -80,6 +77,9 @@ final class ClusterLink {
         case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)
+        /// Another node asks to close connection `client` with REPLACED if it is still the device
+        /// whose peer id has this digest (``PeerDigest``): only the app knows its connections' peers.
+        case replaceRequested(client: ClientID, device: [UInt8])
         case remoteStatus(MemberRecord)
         case reap(node: String, room: String, [MemberRecord])
         case ready(Bool)
@@ -90,13 +90,12 @@ final class ClusterLink {
         case foreignFilesFolder(String)
     }
 
-    init(options: ClusterOptions, historyLength: Int, loop: EventLoop, peerOf: @escaping (ClientID) -> String?,
+    init(options: ClusterOptions, historyLength: Int, loop: EventLoop,
          logger: @escaping (LogLevel, String, [String: String]) -> Void, report: @escaping (ClusterReport) -> Void) {
         self.options = options
         self.loop = loop
         self.logger = logger
         self.report = report
-        self.peerOf = peerOf
         memberFormat = MemberRecordFormat(node: options.node)
         leaseFormat = LeaseFormat(node: options.node)
         var forward: ((RedisClientEvent) -> Void)?
@@ -104,7 +103,7 @@ final class ClusterLink {
         client = RedisClient(loop: loop, topology: options.topology, settings: settings) { event in forward?(event) }
         log = RoomEventLog(client: client, historyLength: historyLength)
         inboxLog = RoomEventLog(client: client, historyLength: Self.inboxLength)
-        leases = Leases(client: client)
+        requests = StoreRequestDriver(client: client, loop: loop)
         directory = NodeDirectoryCommands(node: options.node, lifetime: options.nodeTimeout, interval: options.heartbeatInterval)
         feed = RoomFeed(log: log, loop: loop, deliver: { [unowned self] room, event in delivered(room: room, event) },
                         skipped: { [unowned self] room, after, before in
@@ -140,6 +139,7 @@ final class ClusterLink {
         heartbeats.stop()
         feed.stop()
         node.stop()
+        requests.stop()
         client.stop()
     }
 
@@ -163,7 +163,7 @@ final class ClusterLink {
         case .subscriber(.message(let push)) where push.subscription == serverSubscription:
             // Another node changed the server bans: read them again (this node's own change is
             // in its core already).
-            if !push.payload.elementsEqual("bans \(options.node)".utf8) { node.serverBansChanged() }
+            if PolicyWrite.isOthersBansChange(push.payload, thisNode: options.node) { node.serverBansChanged() }
         case .subscriber(.message(let push)) where push.subscription == accountChangesSubscription:
             receivedAccountChange(push.payload)
         case .subscriber(.subscribed(let subscription, restored: true)) where subscription == accountChangesSubscription:
@@ -198,21 +198,10 @@ final class ClusterLink {
                    dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: node.appendEpoch) { [weak self, report, metrics] result in
             // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
             if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
-            switch result {
-            case .success(let stored) where stored.storeLost:
-                metrics.appends["lost", default: 0] += 1
-                self?.node.storeLost(room: append.room)
-                report(.appended(append.token, .refused("redis lost data this node had seen")))
-            case .success(let stored) where stored.existing != nil:
-                metrics.appends["refused", default: 0] += 1
-                report(.appended(append.token, .settingTaken(stored.existing!)))
-            case .success(let stored):
-                metrics.appends[stored.duplicate ? "duplicate" : "stored", default: 0] += 1
-                report(.appended(append.token, .stored(seq: stored.seq, duplicate: stored.duplicate)))
-            case .failure(let error):
-                metrics.appends["failed", default: 0] += 1
-                report(.appended(append.token, error.isKnownNotStored ? .refused("\(error)") : .failed("\(error)")))
-            }
+            let answer = AppendAnswer(result)
+            metrics.appends[answer.figure, default: 0] += 1
+            if answer.storeLost { self?.node.storeLost(room: append.room) }
+            report(.appended(append.token, answer.outcome))
         }
     }
 
@@ -222,24 +211,14 @@ final class ClusterLink {
         return cachedDigest(ofPeer: String(peer)) + key.dropFirst(peer.count)
     }
 
-    func read(_ read: RoomEventRead, startedAt: QuicTime = .now()) {
-        let answer: (Result<[RoomEvent], RoomStoreError>) -> Void = { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let events):
-                report(.read(read.token, events.compactMap { self.sharedEvent(room: read.room, $0) }))
-            case .failure(let error) where error.isTransient && QuicTime.now() < startedAt + Self.readPatience:
-                // Reads change nothing: a retry is safe, and the client waits for this one.
-                loop.schedule(at: .now() + Self.readRetryDelay) { [weak self] in self?.read(read, startedAt: startedAt) }
-            case .failure(let error):
+    func read(_ read: RoomEventRead) {
+        requests.run(RoomEventsRead(read, node: options.node, startedAt: .now())) { [report, logger] outcome in
+            switch outcome {
+            case .read(let events): report(.read(read.token, events))
+            case .failed(let error):
                 logger(.error, "room read failed", ["room": read.room, "error": "\(error)"])
                 report(.read(read.token, nil))
             }
-        }
-        if read.newest {
-            log.newestEvents(room: read.room, after: read.after, before: read.before, limit: read.limit, answer)
-        } else {
-            log.events(room: read.room, after: read.after ?? 0, limit: read.limit, answer)
         }
     }
 
@@ -249,7 +228,7 @@ final class ClusterLink {
         client.subscribe(typingSubscription(room))
         // So that whoever reaps this node finds the rooms its users were in.
         let rooms = ClusterKeys.rooms(of: options.node)
-        client.send(RedisCommand("SADD", rooms, room), key: rooms) { _ in }
+        requests.send(StoreCommand(RedisCommand("SADD", rooms, room), key: rooms))
     }
 
     func unfollow(_ room: String) {
@@ -258,24 +237,22 @@ final class ClusterLink {
         client.unsubscribe(typingSubscription(room))
     }
 
-    /// A room's typing channel: indicators are published there (`NODE JSON`), never stored.
+    /// A room's typing channel (``TypingIndicators``).
     func typingSubscription(_ room: String) -> RedisSubscription {
         RedisSubscription(client.isCluster ? .shard : .channel, RoomKeys(room: room).typing)
     }
 
     func publishTyping(room: String, _ payload: [UInt8]) {
-        let channel = RoomKeys(room: room).typing
-        client.send(RedisCommand(arguments: [Array((client.isCluster ? "SPUBLISH" : "PUBLISH").utf8), Array(channel.utf8),
-                                             Array("\(options.node) ".utf8) + payload]), key: channel) { _ in }
+        requests.send(TypingIndicators.publication(payload, room: room, node: options.node, sharded: client.isCluster))
     }
 
     /// A stored or published event as the core takes it (``EventMeta``).
     func sharedEvent(room: String, _ event: RoomEvent) -> SharedRoomEvent? { EventMeta.sharedEvent(room: room, event, node: options.node) }
 
     private func receivedTyping(_ push: RedisPush) {
-        guard let room = typingRooms[push.subscription.channel], let space = push.payload.firstIndex(of: UInt8(ascii: " ")),
-              !push.payload[..<space].elementsEqual(options.node.utf8) else { return }
-        report(.typing(room: room, Array(push.payload[(space + 1)...])))
+        guard let room = typingRooms[push.subscription.channel],
+              let indicator = TypingIndicators.received(push.payload, thisNode: options.node) else { return }
+        report(.typing(room: room, indicator))
     }
 
     /// The rooms followed (the inbox too) with the last seq delivered in each.

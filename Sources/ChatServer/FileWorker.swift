@@ -1,4 +1,5 @@
 import ChatServerCore
+import Digest
 import Dispatch
 import Glibc
 import QuicIO

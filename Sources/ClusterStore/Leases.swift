@@ -58,22 +58,39 @@ public final class Leases {
     /// also from a holder of another node with the same owner.
     public func take(_ key: String, holder: String, node: String, sameOwner: Bool = false,
                      _ completion: @escaping (Result<Take, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.takeScript, "1", key, holder, sameOwner ? "same-owner" : "exact"), key: key,
-                    durable: true) { [client] result in
-            switch RoomEventLog.storeResult(result) {
+        client.send(Self.takeCommand(key, holder: holder, sameOwner: sameOwner), key: key, durable: true) { [client] result in
+            switch RoomEventLog.storeResult(result).flatMap(Self.taken) {
             case .failure(let failure):
                 completion(.failure(failure))
-            case .success(let reply):
-                guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
-                    return completion(.failure(.rejected("take answered \(reply)")))
-                }
-                guard flag == 1 else { return completion(.success(.heldBy(current))) }
-                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
+            case .success(.heldBy(let current)):
+                completion(.success(.heldBy(current)))
+            case .success(.taken):
+                let record = Self.recordHold(key, node: node)
+                client.send(record.command, key: record.key, durable: true) { record in
                     if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
                     completion(.success(.taken))
                 }
             }
         }
+    }
+
+    /// ``takeScript`` for `key` and `holder` (see ``take(_:holder:node:sameOwner:_:)``).
+    public static func takeCommand(_ key: String, holder: String, sameOwner: Bool) -> RedisCommand {
+        RedisCommand("EVAL", takeScript, "1", key, holder, sameOwner ? "same-owner" : "exact")
+    }
+
+    /// ``takeScript``'s answer: taken (the hold still to record) or held by another.
+    public static func taken(_ reply: RedisReply) -> Result<Take, RoomStoreError> {
+        guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
+            return .failure(.rejected("take answered \(reply)"))
+        }
+        return .success(flag == 1 ? .taken : .heldBy(current))
+    }
+
+    /// `key` in the node's holds, so that whoever reaps the node frees it (a durable write: a
+    /// lease taken and not recorded would outlive its node).
+    public static func recordHold(_ key: String, node: String) -> (command: RedisCommand, key: String) {
+        (RedisCommand("SADD", holds(node: node), key), holds(node: node))
     }
 
     /// KEYS[1] a device's lease, `node/connection/nick/account-key/address` (`-` for a guest's
@@ -95,23 +112,35 @@ public final class Leases {
     /// previous (or keeping) holder (nil when free).
     public func takeOverDevice(_ key: String, holder: String, node: String, provenAccount: String?,
                                _ completion: @escaping (Result<(taken: Bool, holder: String?), RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.takeOverDeviceScript, "1", key, holder, provenAccount ?? ""), key: key, durable: true) {
+        client.send(Self.takeOverDeviceCommand(key, holder: holder, provenAccount: provenAccount), key: key, durable: true) {
             [client] result in
-            switch RoomEventLog.storeResult(result) {
+            switch RoomEventLog.storeResult(result).flatMap(Self.takenOver) {
             case .failure(let failure):
                 completion(.failure(failure))
-            case .success(let reply):
-                guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
-                    return completion(.failure(.rejected("take over answered \(reply)")))
-                }
-                let previous = current.isEmpty ? nil : current
-                guard flag == 1 else { return completion(.success((false, previous))) }
-                client.send(RedisCommand("SADD", Self.holds(node: node), key), key: Self.holds(node: node), durable: true) { record in
+            case .success(let outcome) where !outcome.taken:
+                completion(.success(outcome))
+            case .success(let outcome):
+                let record = Self.recordHold(key, node: node)
+                client.send(record.command, key: record.key, durable: true) { record in
                     if case .failure(let failure) = RoomEventLog.storeResult(record) { return completion(.failure(failure)) }
-                    completion(.success((true, previous)))
+                    completion(.success(outcome))
                 }
             }
         }
+    }
+
+    /// ``takeOverDeviceScript`` for a device's lease `key`.
+    public static func takeOverDeviceCommand(_ key: String, holder: String, provenAccount: String?) -> RedisCommand {
+        RedisCommand("EVAL", takeOverDeviceScript, "1", key, holder, provenAccount ?? "")
+    }
+
+    /// ``takeOverDeviceScript``'s answer: whether it took the lease (its hold still to record)
+    /// and the previous or keeping holder (nil when free).
+    public static func takenOver(_ reply: RedisReply) -> Result<(taken: Bool, holder: String?), RoomStoreError> {
+        guard let fields = reply.elements, fields.count == 2, let flag = fields[0].integer, let current = fields[1].text else {
+            return .failure(.rejected("take over answered \(reply)"))
+        }
+        return .success((flag == 1, current.isEmpty ? nil : current))
     }
 
     /// What ``claimHello`` did: whether it took the device's lease, the lease's previous value
@@ -179,32 +208,49 @@ public final class Leases {
     public func claimHello(device: String, nicks: [String], nickKeys: [String], node: String, connection: String, digest: String,
                            provenAccount: String?, address: String,
                            _ completion: @escaping (Result<HelloLeases, RoomStoreError>) -> Void) {
-        let keys = [device, Self.holds(node: node)] + nickKeys
-        let arguments = [node, connection, digest, provenAccount ?? "", address] + nicks
-        client.send(RedisCommand("EVAL", [Self.claimHelloScript, String(keys.count)] + keys + arguments), key: device, durable: true) {
-            result in
-            switch RoomEventLog.storeResult(result) {
-            case .failure(let failure):
-                completion(.failure(failure))
-            case .success(let reply):
-                guard let fields = reply.elements, fields.count == 3, let flag = fields[0].integer, let previous = fields[1].text,
-                      let nick = fields[2].text else {
-                    return completion(.failure(.rejected("hello claim answered \(reply)")))
-                }
-                completion(.success(HelloLeases(deviceTaken: flag == 1, previous: previous.isEmpty ? nil : previous,
-                                                nick: nick.isEmpty ? nil : nick)))
-            }
+        let command = Self.claimHelloCommand(device: device, nicks: nicks, nickKeys: nickKeys, node: node, connection: connection, digest: digest,
+                                             provenAccount: provenAccount, address: address)
+        client.send(command, key: device, durable: true) { result in
+            completion(RoomEventLog.storeResult(result).flatMap(Self.helloLeases))
         }
+    }
+
+    /// ``claimHelloScript`` (see ``claimHello(device:nicks:nickKeys:node:connection:digest:provenAccount:address:_:)``).
+    public static func claimHelloCommand(device: String, nicks: [String], nickKeys: [String], node: String, connection: String, digest: String,
+                                         provenAccount: String?, address: String) -> RedisCommand {
+        let keys = [device, holds(node: node)] + nickKeys
+        let arguments = [node, connection, digest, provenAccount ?? "", address] + nicks
+        return RedisCommand("EVAL", [claimHelloScript, String(keys.count)] + keys + arguments)
+    }
+
+    /// ``claimHelloScript``'s answer.
+    public static func helloLeases(_ reply: RedisReply) -> Result<HelloLeases, RoomStoreError> {
+        guard let fields = reply.elements, fields.count == 3, let flag = fields[0].integer, let previous = fields[1].text,
+              let nick = fields[2].text else {
+            return .failure(.rejected("hello claim answered \(reply)"))
+        }
+        return .success(HelloLeases(deviceTaken: flag == 1, previous: previous.isEmpty ? nil : previous, nick: nick.isEmpty ? nil : nick))
     }
 
     /// Frees `key` if `holder` still holds it (with `prefix`, a holder starting with it); answers
     /// whether it did.
     public func release(_ key: String, holder: String, node: String, prefix: Bool = false,
                         _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
-        client.send(RedisCommand("EVAL", Self.releaseScript, "1", key, holder, prefix ? "prefix" : "exact"), key: key) { [client] result in
+        client.send(Self.releaseCommand(key, holder: holder, prefix: prefix), key: key) { [client] result in
             let released = RoomEventLog.storeResult(result).map { $0.integer == 1 }
-            client.send(RedisCommand("SREM", Self.holds(node: node), key), key: Self.holds(node: node)) { _ in completion(released) }
+            let forget = Self.forgetHold(key, node: node)
+            client.send(forget.command, key: forget.key) { _ in completion(released) }
         }
+    }
+
+    /// ``releaseScript`` for `key` and `holder` (see ``release(_:holder:node:prefix:_:)``).
+    public static func releaseCommand(_ key: String, holder: String, prefix: Bool) -> RedisCommand {
+        RedisCommand("EVAL", releaseScript, "1", key, holder, prefix ? "prefix" : "exact")
+    }
+
+    /// `key` out of the node's holds (released, or held by another now).
+    public static func forgetHold(_ key: String, node: String) -> (command: RedisCommand, key: String) {
+        (RedisCommand("SREM", holds(node: node), key), holds(node: node))
     }
 
     /// KEYS leases, ARGV[1] a holder prefix: deletes each lease still held by a holder with that

@@ -94,26 +94,39 @@ public final class RoomEventLog {
     /// at most ``maxReadCount``): what a node reads to fill a gap before delivering anything later.
     public func events(room: String, after seq: Int64, limit: Int,
                        _ completion: @escaping (Result<[RoomEvent], RoomStoreError>) -> Void) {
-        let count = min(max(1, limit), Self.maxReadCount)
-        let keys = RoomKeys(room: room)
-        let command = RedisCommand("XRANGE", keys.events, "\(seq &+ 1)-0", "+", "COUNT", String(count))
-        client.send(command, key: keys.events) { result in
+        client.send(Self.eventsCommand(room: room, after: seq, limit: limit), key: RoomKeys(room: room).events) { result in
             completion(Self.storeResult(result).flatMap(Self.parseEntries))
         }
     }
+
+    /// The command ``events(room:after:limit:_:)`` sends (to the slot of the room's ``RoomKeys/events``);
+    /// its reply is read by ``events(_:)``.
+    public static func eventsCommand(room: String, after seq: Int64, limit: Int) -> RedisCommand {
+        RedisCommand("XRANGE", RoomKeys(room: room).events, "\(seq &+ 1)-0", "+", "COUNT", String(min(max(1, limit), maxReadCount)))
+    }
+
+    /// ``eventsCommand(room:after:limit:)``'s reply, oldest first.
+    public static func events(_ reply: RedisReply) -> Result<[RoomEvent], RoomStoreError> { parseEntries(reply) }
 
     /// The newest `limit` events of `room` (at most ``maxReadCount``) with `after < seq < before`
     /// (nil: unbounded), oldest first: a replay, or a page of `history`.
     public func newestEvents(room: String, after: Int64?, before: Int64?, limit: Int,
                              _ completion: @escaping (Result<[RoomEvent], RoomStoreError>) -> Void) {
-        let count = min(max(1, limit), Self.maxReadCount)
-        let keys = RoomKeys(room: room)
-        let end = before.map { "(\($0)-0" } ?? "+"
-        let start = after.map { "(\($0)-0" } ?? "-"
-        client.send(RedisCommand("XREVRANGE", keys.events, end, start, "COUNT", String(count)), key: keys.events) { result in
-            completion(Self.storeResult(result).flatMap(Self.parseEntries).map { $0.reversed() })
+        client.send(Self.newestEventsCommand(room: room, after: after, before: before, limit: limit), key: RoomKeys(room: room).events) { result in
+            completion(Self.storeResult(result).flatMap(Self.newestEvents))
         }
     }
+
+    /// The command ``newestEvents(room:after:before:limit:_:)`` sends (to the slot of the room's
+    /// ``RoomKeys/events``); its reply is read by ``newestEvents(_:)``.
+    public static func newestEventsCommand(room: String, after: Int64?, before: Int64?, limit: Int) -> RedisCommand {
+        let end = before.map { "(\($0)-0" } ?? "+"
+        let start = after.map { "(\($0)-0" } ?? "-"
+        return RedisCommand("XREVRANGE", RoomKeys(room: room).events, end, start, "COUNT", String(min(max(1, limit), maxReadCount)))
+    }
+
+    /// ``newestEventsCommand(room:after:before:limit:)``'s reply (newest first) in seq order.
+    public static func newestEvents(_ reply: RedisReply) -> Result<[RoomEvent], RoomStoreError> { parseEntries(reply).map { $0.reversed() } }
 
     /// A room's state with the room's seq at that moment, read atomically: its members on every
     /// node and its settings; the events after that seq change them further.

@@ -1,5 +1,6 @@
 import ChatClientKit
 import ChatProtocol
+import Digest
 import QuicEngine
 import Testing
 import TestSupport

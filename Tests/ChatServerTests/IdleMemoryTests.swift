@@ -1,4 +1,5 @@
 import ChatProtocol
+import Digest
 import Foundation
 import QuicEngine
 import TestSupport

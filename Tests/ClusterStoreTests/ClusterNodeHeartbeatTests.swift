@@ -1,6 +1,6 @@
 import ChatServerCore
 @testable import ClusterStore
-import QuicEngine
+import EventRuntime
 import RedisClient
 import Testing
 

@@ -13,6 +13,8 @@ final class InMemoryRedis {
     var evictionPolicy = "noeviction"
     /// Commands run, by name (`EVAL` by the harness's label).
     var executed: [String] = []
+    /// Messages published (PUBLISH and SPUBLISH), as `CHANNEL MESSAGE`.
+    var published: [String] = []
 
     func flushAll() {
         strings = [:]
@@ -44,7 +46,19 @@ final class InMemoryRedis {
         case "SADD":
             sets[a[1], default: []].formUnion(a.dropFirst(2))
             return .success(.integer(1))
+        case "SREM":
+            let removed = sets[a[1]]?.remove(a[2]) != nil
+            return .success(.integer(removed ? 1 : 0))
         case "SMEMBERS": return .success(.texts((sets[a[1]] ?? []).sorted()))
+        case "HSET":
+            for index in stride(from: 2, to: a.count - 1, by: 2) { hashes[a[1], default: [:]][a[index]] = a[index + 1] }
+            return .success(.integer(1))
+        case "HDEL":
+            let removed = hashes[a[1]]?.removeValue(forKey: a[2]) != nil
+            return .success(.integer(removed ? 1 : 0))
+        case "PUBLISH", "SPUBLISH":
+            published.append("\(a[1]) \(a[2])")
+            return .success(.integer(0))
         case "HGETALL": return .success(.texts((hashes[a[1]] ?? [:]).sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }))
         case "ZRANGE":
             return .success(.texts((sortedSets[a[1]] ?? [:]).sorted { $0.value < $1.value }.flatMap { [$0.key, String($0.value)] }))
@@ -71,6 +85,36 @@ final class InMemoryRedis {
         case RoomEventLog.stateScript:
             let flat = { (hash: [String: String]?) in RedisReply.texts((hash ?? [:]).sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }) }
             return .success(.array([.text(strings[keys[0]] ?? "0"), flat(hashes[keys[1]]), flat(hashes[keys[2]])]))
+        case Leases.takeScript:
+            // Takes a free lease, keeps one the caller holds, takes one over from the same owner.
+            let owner = { (holder: String) in holder.split(separator: "/", maxSplits: 1).dropFirst().first.map(String.init) }
+            guard let current = strings[keys[0]] else {
+                strings[keys[0]] = arguments[0]
+                return .success(.array([.integer(1), .text(arguments[0])]))
+            }
+            if current == arguments[0] { return .success(.array([.integer(1), .text(current)])) }
+            if arguments[1] == "same-owner", owner(current) == owner(arguments[0]) {
+                strings[keys[0]] = arguments[0]
+                return .success(.array([.integer(1), .text(current)]))
+            }
+            return .success(.array([.integer(0), .text(current)]))
+        case Leases.releaseScript:
+            // Only while that holder (or a holder with that prefix) still holds it.
+            guard let current = strings[keys[0]],
+                  arguments[1] == "prefix" ? current.hasPrefix(arguments[0]) : current == arguments[0] else { return .success(.integer(0)) }
+            strings[keys[0]] = nil
+            return .success(.integer(1))
+        case Leases.takeOverDeviceScript:
+            // Taken over unless the session holding it is logged in to another account.
+            let current = strings[keys[0]]
+            if let current {
+                let fields = LeaseFormat.deviceLeaseFields(current)
+                if fields.count >= 4, !fields[3].isEmpty, fields[3] != "-", fields[3] != arguments[1] {
+                    return .success(.array([.integer(0), .text(current)]))
+                }
+            }
+            strings[keys[0]] = arguments[0]
+            return .success(.array([.integer(1), .text(current ?? "")]))
         case Leases.releaseAllScript:
             var freed: [String] = []
             for key in keys where strings[key]?.hasPrefix(arguments[0]) == true {

@@ -1,3 +1,4 @@
+import Digest
 import QuicEngine
 import QuicSimulation
 import TestSupport

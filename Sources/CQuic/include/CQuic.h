@@ -1,14 +1,13 @@
 #ifndef CQUIC_H
 #define CQUIC_H
 
-// The whole C surface of ngtcp2 and GnuTLS the engine sees. The system calls are CLinux's
-// (Sources/CLinux); everything in Swift above QuicEngine is free of C.
+// The whole C surface of ngtcp2 the engine sees, with GnuTLS's (CGnuTLS, first: its module
+// holds GnuTLS's headers, which ngtcp2_crypto_gnutls.h includes again). The system calls are
+// CLinux's (Sources/CLinux); everything in Swift above QuicEngine is free of C.
+#include <CGnuTLS.h>
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
-#include <gnutls/crypto.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -75,12 +74,5 @@ void cquic_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_stat *cstat);
 
 // Computed constant macros do not import; these enums carry their values.
 enum { CQUIC_MAX_RETRY_TOKENLEN = NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN };
-
-// gnutls_free is a macro over a global function pointer, which Swift 6 sees as shared mutable state.
-void cquic_gnutls_free(void *pointer);
-
-// GNUTLS_CURVE_TO_BITS is a function-like macro: the `bits` argument that asks
-// gnutls_x509_privkey_generate for a key on `curve`.
-unsigned int cquic_gnutls_curve_to_bits(gnutls_ecc_curve_t curve);
 
 #endif

@@ -1,4 +1,4 @@
-import QuicEngine
+import Digest
 
 /// A peer id as the shared store knows it: the first 32 hex digits of the SHA-256 of its upper-case
 /// form. A peer id takes a session over (REPLACED), so it is never stored or logged as it is.

@@ -51,7 +51,7 @@ extension QuicEndpoint {
         guard gnutls_load_file(path, &datum) == 0, let data = datum.data else {
             throw QuicError.tls(function: "read \(path)", message: "cannot read the \(what)")
         }
-        defer { cquic_gnutls_free(data) }
+        defer { cgnutls_free(data) }
         return Array(UnsafeBufferPointer(start: data, count: Int(datum.size)))
     }
 }

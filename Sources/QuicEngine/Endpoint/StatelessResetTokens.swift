@@ -1,4 +1,5 @@
 internal import CQuic
+import Digest
 
 /// Stateless reset tokens (RFC 9000 section 10.3): a pseudo-random function of the connection
 /// ID under the endpoint's secret, so a restarted server with the same key computes the same
@@ -15,10 +16,9 @@ final class StatelessResetTokens {
     init(secret: [UInt8]) throws {
         // A key of its own for this use, not the shared secret itself.
         var material = secret + Array("qchat stateless reset token key v1".utf8)
-        var digest = [UInt8](repeating: 0, count: 32)
-        let hashed = material.withUnsafeMutableBytes { gnutls_hash_fast(GNUTLS_DIG_SHA256, $0.baseAddress, $0.count, &digest) }
+        var digest = SHA256.digest(of: material)
         material.removeAll()
-        guard hashed == 0 else { throw QuicError.tls(function: "gnutls_hash_fast", message: TLSCredentials.errorText(hashed)) }
+        guard digest.count == SHA256.digestLength else { throw QuicError.tls(function: "gnutls_hash_init", message: "out of memory") }
         var handle: gnutls_cipher_hd_t?
         var iv = [UInt8](repeating: 0, count: 16)
         let result = digest.withUnsafeMutableBytes { key in

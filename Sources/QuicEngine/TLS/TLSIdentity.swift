@@ -1,4 +1,5 @@
 internal import CQuic
+import Digest
 import Glibc
 
 /// A TLS identity of its own for a client: an ECDSA P-256 key and a self-signed certificate,
@@ -25,7 +26,7 @@ public enum TLSIdentity {
         try TLSCredentials.check(gnutls_x509_privkey_init(&key), "gnutls_x509_privkey_init")
         defer { gnutls_x509_privkey_deinit(key) }
         try TLSCredentials.check(
-            gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, cquic_gnutls_curve_to_bits(GNUTLS_ECC_CURVE_SECP256R1), 0),
+            gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, cgnutls_curve_to_bits(GNUTLS_ECC_CURVE_SECP256R1), 0),
             "gnutls_x509_privkey_generate")
 
         var certificate: gnutls_x509_crt_t?
@@ -55,10 +56,10 @@ public enum TLSIdentity {
 
         var keyPEM = gnutls_datum_t()
         try TLSCredentials.check(gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &keyPEM), "gnutls_x509_privkey_export2")
-        defer { cquic_gnutls_free(keyPEM.data) }
+        defer { cgnutls_free(keyPEM.data) }
         var certificatePEM = gnutls_datum_t()
         try TLSCredentials.check(gnutls_x509_crt_export2(certificate, GNUTLS_X509_FMT_PEM, &certificatePEM), "gnutls_x509_crt_export2")
-        defer { cquic_gnutls_free(certificatePEM.data) }
+        defer { cgnutls_free(certificatePEM.data) }
         return text(of: keyPEM) + text(of: certificatePEM)
     }
 
@@ -76,7 +77,7 @@ public enum TLSIdentity {
         try TLSCredentials.check(imported, "gnutls_x509_crt_import")
         var der = gnutls_datum_t()
         try TLSCredentials.check(gnutls_x509_crt_export2(certificate, GNUTLS_X509_FMT_DER, &der), "gnutls_x509_crt_export2")
-        defer { cquic_gnutls_free(der.data) }
+        defer { cgnutls_free(der.data) }
         guard let fingerprint = sha256Fingerprint(of: &der) else {
             throw QuicError.tls(function: "gnutls_fingerprint", message: "no fingerprint")
         }

@@ -88,7 +88,7 @@ final class TLSSession {
               let userData = reference.pointee.user_data else { return 0 }
         var data = gnutls_datum_t()
         guard gnutls_session_get_data2(session, &data) == 0, let bytes = data.data else { return 0 }
-        defer { cquic_gnutls_free(bytes) }
+        defer { cgnutls_free(bytes) }
         QuicConnection.from(userData).sessionTicket = Array(UnsafeBufferPointer(start: bytes, count: Int(data.size)))
         return 0
     }
@@ -160,7 +160,7 @@ final class TLSSession {
         guard gnutls_x509_crt_import(certificate, &first, GNUTLS_X509_FMT_DER) == 0 else { return nil }
         var name = gnutls_datum_t()
         guard gnutls_x509_crt_get_dn3(certificate, &name, 0) == 0, let data = name.data else { return nil }
-        defer { cquic_gnutls_free(data) }
+        defer { cgnutls_free(data) }
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(name.size)), as: UTF8.self)
     }
 
@@ -188,7 +188,7 @@ final class TLSSession {
         var text = gnutls_datum_t()
         guard gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &text, 0) == 0,
               let data = text.data else { return "certificate verification failed (status \(status))" }
-        defer { cquic_gnutls_free(data) }
+        defer { cgnutls_free(data) }
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(text.size)), as: UTF8.self)
     }
 

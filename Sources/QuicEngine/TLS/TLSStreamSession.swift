@@ -146,7 +146,7 @@ public final class TLSStreamSession {
             let status = gnutls_session_get_verify_cert_status(handle)
             var text = gnutls_datum_t()
             if gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &text, 0) == 0, let data = text.data {
-                defer { cquic_gnutls_free(data) }
+                defer { cgnutls_free(data) }
                 return "certificate verification failed: " + String(decoding: UnsafeBufferPointer(start: data, count: Int(text.size)), as: UTF8.self)
             }
         }
@@ -184,7 +184,7 @@ public final class TLSStreamSession {
     /// "(TLS1.3)-(ECDHE-SECP256R1)-(ECDSA-SECP256R1-SHA256)-(AES-128-GCM)"; nil before the handshake.
     public var negotiatedDescription: String? {
         guard state == .established, let text = gnutls_session_get_desc(handle) else { return nil }
-        defer { cquic_gnutls_free(text) }
+        defer { cgnutls_free(text) }
         return String(cString: text)
     }
 }

@@ -1,4 +1,5 @@
 import ChatProtocol
+import Digest
 import QuicEngine
 
 /// Writes file stream bodies for raw clients, a piece at a time as the send buffer drains (a

@@ -1,3 +1,4 @@
+import Digest
 import TestSupport
 import ChatProtocol
 import QuicEngine

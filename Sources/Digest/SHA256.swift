@@ -1,8 +1,9 @@
-internal import CQuic
+internal import CGnuTLS
 import RuntimeCore
 
-/// An incremental SHA-256 (GnuTLS, hence the CPU's SHA instructions where it has them), for
-/// file transfers: bytes go in as they stream past, the digest comes out at the end.
+/// The one SHA-256 (GnuTLS's, hence the CPU's SHA instructions where it has them): incremental
+/// for file transfers (bytes go in as they stream past, the digest comes out at the end), whole
+/// for the engine's keys and the shared store's peer digests.
 ///
 /// Not Sendable: one thread feeds it (whoever owns it may hand it on inside a `Mutex`).
 public final class SHA256 {
@@ -47,10 +48,14 @@ public final class SHA256 {
     public func finishHex() -> String { SHA256.hex(finish()) }
 
     /// The SHA-256 of `bytes` as lowercase hex.
-    public static func hex(of bytes: [UInt8]) -> String {
+    public static func hex(of bytes: [UInt8]) -> String { hex(digest(of: bytes)) }
+
+    /// The SHA-256 of `bytes` (32 bytes; empty only when GnuTLS could not allocate, which never
+    /// matches a digest).
+    public static func digest(of bytes: [UInt8]) -> [UInt8] {
         let hasher = SHA256()
         hasher.update(bytes)
-        return hasher.finishHex()
+        return hasher.finish()
     }
 
     /// Bytes as lowercase hex digits.

@@ -1,4 +1,4 @@
-import QuicEngine
+import Digest
 import Testing
 
 @Suite("SHA-256")
@@ -27,5 +27,12 @@ struct SHA256Tests {
         hasher.update(Array("more".utf8))
         #expect(hasher.finish() == first)
         #expect(first.count == 32)
+    }
+
+    /// The whole-input form is the incremental one's digest.
+    @Test func wholeInput() {
+        let bytes = Array("abc".utf8)
+        #expect(SHA256.digest(of: bytes) == { let hasher = SHA256(); hasher.update(bytes); return hasher.finish() }())
+        #expect(SHA256.hex(SHA256.digest(of: [])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 }

@@ -64,19 +64,19 @@ extension ChatServerApp {
     }
 
     /// How long a client the core closed may take to acknowledge the replies queued before the close.
-    static let closeGrace = QuicDuration.milliseconds(500)
+    static let closeGrace = TimeSpan.milliseconds(500)
 
     /// Closes a connection the core is done with once the replies already queued for it are
     /// acknowledged (the `error`s that explain a FLOODING or PROTOCOL_ERROR close, acks of
     /// messages accepted in the same batch), or at `deadline`: the engine drops queued stream
     /// data on close, so closing at once would lose them. Nothing new is sent meanwhile
     /// (`closedByServer`), and the core has already forgotten the client.
-    private func closeAfterReplies(_ link: ClientLink, code: CloseCode, reason: String, deadline: QuicTime) {
+    private func closeAfterReplies(_ link: ClientLink, code: CloseCode, reason: String, deadline: MonotonicTime) {
         let connection = link.connection
         guard !connection.isClosed else { return }
         let flushed = link.waiting.values.allSatisfy(\.isEmpty)
             && connection.bufferedAmount(ClientLink.chatStream) == 0 && connection.bufferedAmount(ClientLink.presenceStream) == 0
-        guard flushed || QuicTime.now() >= deadline else {
+        guard flushed || MonotonicTime.now() >= deadline else {
             loop.schedule(at: .now() + .milliseconds(5)) { [unowned self] in
                 closeAfterReplies(link, code: code, reason: reason, deadline: deadline)
             }

@@ -77,7 +77,7 @@ extension ChatServerApp {
         case .delivered(let event):
             let deliveredBefore = metrics.deliveredTotal
             perform(state.roomEventDelivered(event, now: now))
-            metrics.noteDeliveries(since: deliveredBefore, receivedAt: QuicTime.now())
+            metrics.noteDeliveries(since: deliveredBefore, receivedAt: MonotonicTime.now())
         case .roomState(let token, let seq, let members, let settings):
             perform(state.roomStateRead(token, seq: seq, members: members, settings: settings, now: now))
         case .serverBans(let bans):

@@ -21,10 +21,10 @@ extension ChatServerApp {
         connection.streamSendBufferLimit = 256 << 10
         // Several messages to a busy member share a packet (and its seal, its sendmmsg slot and
         // the ACK that comes back); docs/PERFORMANCE.md "The coalescing window".
-        connection.coalescingWindow = QuicDuration(nanoseconds: UInt64((options.coalesceMilliseconds * 1e6).rounded()))
+        connection.coalescingWindow = TimeSpan(nanoseconds: UInt64((options.coalesceMilliseconds * 1e6).rounded()))
         // An idle client's QUIC state is kept in a compact copy (docs/PERFORMANCE.md "Idle memory").
         connection.idleMemoryDelay = options.idleMemorySeconds > 0
-            ? QuicDuration(nanoseconds: UInt64((options.idleMemorySeconds * 1e9).rounded())) : nil
+            ? TimeSpan(nanoseconds: UInt64((options.idleMemorySeconds * 1e9).rounded())) : nil
         var server = QuicServerConfiguration(connection: connection)
         server.maxConnections = options.maxClients
         server.maxConnectionsPerAddress = options.maxPerAddress
@@ -37,9 +37,9 @@ extension ChatServerApp {
     /// How long the loop waits after a wake-up that read only ACKs before it reads again: a
     /// fifth of the coalescing window, at most 1 ms (the members' ACKs of one flight arrive over
     /// about that long), and none without a window. A message arriving meanwhile waits as long.
-    static func acknowledgementReadPause(_ options: ServerOptions) -> QuicDuration {
+    static func acknowledgementReadPause(_ options: ServerOptions) -> TimeSpan {
         let nanoseconds = UInt64((options.coalesceMilliseconds * 1e6 / 5).rounded())
-        return QuicDuration(nanoseconds: min(nanoseconds, 1_000_000))
+        return TimeSpan(nanoseconds: min(nanoseconds, 1_000_000))
     }
 
     /// SIGHUP: the command line is read again over the configuration file's current contents,

@@ -64,7 +64,7 @@ extension ChatServerApp {
             if case .delivered = answer {
                 let deliveredBefore = metrics.deliveredTotal
                 perform(state.storeAnswered(answer, now: now))
-                metrics.noteDeliveries(since: deliveredBefore, receivedAt: QuicTime.now())
+                metrics.noteDeliveries(since: deliveredBefore, receivedAt: MonotonicTime.now())
             } else {
                 perform(state.storeAnswered(answer, now: now))
             }

@@ -163,7 +163,7 @@ extension ChatServerApp {
                        [HistogramSeries(figures.eventDelay)])
         page.gauge("qchat_cluster_peer_nodes", "Other nodes in the directory at the last scan.", node.peerNodes)
         page.gauge("qchat_cluster_heartbeat_age_seconds", "Seconds since Redis last confirmed this node's place (since start before the first).",
-                   (QuicTime.now() - node.lastRenewal).seconds)
+                   (MonotonicTime.now() - node.lastRenewal).seconds)
         page.counter("qchat_cluster_heartbeat_failures_total", "Renewals of this node's place that Redis did not confirm.",
                      node.renewFailures)
         page.counter("qchat_cluster_events_delivered_total", "Room events delivered here from Redis, in seq order.", figures.eventsDelivered)

@@ -199,7 +199,7 @@ final class ChatServerApp {
             }
         default: return
         }
-        let receivedAt = QuicTime.now()
+        let receivedAt = MonotonicTime.now()
         let deliveredBefore = metrics.deliveredTotal
         var actions: [ServerAction] = []
         let client = link.connection.id
@@ -303,9 +303,9 @@ final class ChatServerApp {
 
     /// A node of several stops once what its users sent last is stored and the directory knows it
     /// is stopping, or after `giveUpAt` when Redis does not answer.
-    private func stopWhenStored(giveUpAt: QuicTime) {
+    private func stopWhenStored(giveUpAt: MonotonicTime) {
         // A node's appends answered by Redis, or one server's by its store worker: acknowledged ones are stored.
-        guard cluster != nil || localStore != nil, state.pendingRoomAppends > 0 || !leftDirectory, QuicTime.now() < giveUpAt else {
+        guard cluster != nil || localStore != nil, state.pendingRoomAppends > 0 || !leftDirectory, MonotonicTime.now() < giveUpAt else {
             cluster?.stop()
             loop.stop()
             return

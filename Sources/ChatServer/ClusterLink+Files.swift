@@ -38,7 +38,7 @@ extension ClusterLink {
     }
 
     /// Interrupted uploads not resumed within `lifetime` (by any node): their records and bytes go.
-    func expirePartials(olderThan lifetime: QuicDuration) {
+    func expirePartials(olderThan lifetime: TimeSpan) {
         let cutoff = unixMilliseconds() - Int64(lifetime.nanoseconds / 1_000_000)
         requests.run(PartialUploadsExpiry(cutoff: cutoff)) { [weak self] keys in
             guard let self, !keys.isEmpty else { return }

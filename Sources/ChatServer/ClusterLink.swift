@@ -192,12 +192,12 @@ final class ClusterLink {
         guard epochChecked else { return report(.appended(append.token, .refused("the store is being checked after a reconnect"))) }
         let meta = EventMeta.encode(append, node: options.node)
         let dedupe = append.dedupe.map(digestedDedupeKey)
-        let sent = QuicTime.now()
+        let sent = MonotonicTime.now()
         log.append(room: append.room, event: append.beforeSeq, afterSeq: append.afterSeq, meta: meta,
                    members: append.membership.map(memberFormat.membersChange), settings: append.policy.flatMap(PolicyFormat.settingsChange),
                    dedupe: dedupe, knownSeq: feed.delivered(append.room) ?? 0, epoch: node.appendEpoch) { [weak self, report, metrics] result in
             // Redis's answers only: a failure (5 s of waiting for a frozen Redis) is counted apart.
-            if case .success = result { metrics.appendLatency.observe(nanoseconds: (QuicTime.now() - sent).nanoseconds) }
+            if case .success = result { metrics.appendLatency.observe(nanoseconds: (MonotonicTime.now() - sent).nanoseconds) }
             let answer = AppendAnswer(result)
             metrics.appends[answer.figure, default: 0] += 1
             if answer.storeLost { self?.node.storeLost(room: append.room) }

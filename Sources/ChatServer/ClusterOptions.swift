@@ -17,10 +17,10 @@ struct ClusterOptions: Equatable {
     /// Without a renewed heartbeat for this long, the other nodes take this one for lost; it
     /// renews every third of it. Also the handover of a planned stop: how long its clients have
     /// to reconnect elsewhere before what is left of them is reaped.
-    var nodeTimeout = QuicDuration.seconds(6)
+    var nodeTimeout = TimeSpan.seconds(6)
     static let nodeTimeoutRange = 3.0...120.0
     /// How often the heartbeat renews and the scan for lost nodes runs.
-    var heartbeatInterval: QuicDuration { QuicDuration(nanoseconds: nodeTimeout.nanoseconds / 3) }
+    var heartbeatInterval: TimeSpan { TimeSpan(nanoseconds: nodeTimeout.nanoseconds / 3) }
 
     /// `redis://HOST:PORT[/DB]` (one Redis) or `redis-cluster://HOST:PORT[,HOST:PORT...]` (seeds
     /// of a Redis Cluster).

@@ -26,13 +26,13 @@ final class HeartbeatThread: Sendable {
     private let progress = Atomic<UInt64>(0)
     private let command: RedisCommand
     private let database: Int
-    private let interval: QuicDuration
-    private let lifetime: QuicDuration
+    private let interval: TimeSpan
+    private let lifetime: TimeSpan
     private let answers: LoopChannel<Result<NodeDirectory.Heartbeat, RoomStoreError>>
 
     /// `deliver` runs on the loop with each renewal's answer.
-    init(loop: EventLoop, server: RedisServerAddress?, database: Int, renew command: RedisCommand, interval: QuicDuration,
-         lifetime: QuicDuration, deliver: @escaping (Result<NodeDirectory.Heartbeat, RoomStoreError>) -> Void) {
+    init(loop: EventLoop, server: RedisServerAddress?, database: Int, renew command: RedisCommand, interval: TimeSpan,
+         lifetime: TimeSpan, deliver: @escaping (Result<NodeDirectory.Heartbeat, RoomStoreError>) -> Void) {
         shared = LockedValue(Shared(server: server))
         self.command = command
         self.database = database
@@ -61,25 +61,25 @@ final class HeartbeatThread: Sendable {
     private func run() {
         var connection: RedisBlockingConnection?
         var seenProgress = progress.load(ordering: .relaxed)
-        var progressedAt = QuicTime.now()
-        var next = QuicTime.now() + interval
+        var progressedAt = MonotonicTime.now()
+        var next = MonotonicTime.now() + interval
         while true {
             // Sleeps in short steps so a stop is seen soon.
-            while QuicTime.now() < next {
+            while MonotonicTime.now() < next {
                 if shared.withLock({ $0.stopped }) { return }
-                usleep(UInt32(min(100_000, (next - QuicTime.now()).nanoseconds / 1000)))
+                usleep(UInt32(min(100_000, (next - MonotonicTime.now()).nanoseconds / 1000)))
             }
             next = next + interval
-            if QuicTime.now() > next { next = QuicTime.now() + interval }
+            if MonotonicTime.now() > next { next = MonotonicTime.now() + interval }
             let state = shared.withLock { $0 }
             if state.stopped { return }
             let now = progress.load(ordering: .relaxed)
             if now != seenProgress {
                 seenProgress = now
-                progressedAt = QuicTime.now()
+                progressedAt = MonotonicTime.now()
             }
             // A loop that made no progress for the whole timeout serves nobody: no renewal.
-            guard state.renewing, let server = state.server, QuicTime.now() - progressedAt < lifetime else { continue }
+            guard state.renewing, let server = state.server, MonotonicTime.now() - progressedAt < lifetime else { continue }
             do {
                 if connection?.address != server { connection = try RedisBlockingConnection(address: server, database: database, timeout: interval) }
                 let reply = try connection!.call(command)

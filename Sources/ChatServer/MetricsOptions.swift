@@ -12,9 +12,9 @@ struct MetricsOptions: Equatable {
     /// Bytes of one request head at most; more is answered 431.
     var maxRequestBytes = 8192
     /// A scrape connection is closed this long after it was accepted, whatever it is doing.
-    var timeout = QuicDuration.seconds(10)
+    var timeout = TimeSpan.seconds(10)
     /// A page built less than this long ago is served again instead of being rebuilt.
-    var cacheLifetime = QuicDuration.seconds(1)
+    var cacheLifetime = TimeSpan.seconds(1)
 
     init() {}
 
@@ -27,8 +27,8 @@ struct MetricsOptions: Equatable {
         }
         maxConnections = try options.integer("metrics-connections", default: maxConnections, in: 1...100_000)
         maxRequestBytes = try options.integer("metrics-request-bytes", default: maxRequestBytes, in: 256...(1 << 20))
-        timeout = QuicDuration(nanoseconds: UInt64(try options.double("metrics-timeout", default: 10, in: 0.1...3600) * 1e9))
-        cacheLifetime = QuicDuration(nanoseconds: UInt64(try options.double("metrics-cache", default: 1, in: 0...3600) * 1e9))
+        timeout = TimeSpan(nanoseconds: UInt64(try options.double("metrics-timeout", default: 10, in: 0.1...3600) * 1e9))
+        cacheLifetime = TimeSpan(nanoseconds: UInt64(try options.double("metrics-cache", default: 1, in: 0...3600) * 1e9))
     }
 
     var limits: MetricsEndpointLimits {

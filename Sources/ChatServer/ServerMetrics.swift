@@ -32,7 +32,7 @@ final class ServerMetrics {
     /// what it caused, once per message queued.
     var deliveryLatency = PrometheusHistogram()
     /// Messages whose results wait for the flush that ends this loop round.
-    private var awaitingFlush: [(received: QuicTime, deliveries: Int)] = []
+    private var awaitingFlush: [(received: MonotonicTime, deliveries: Int)] = []
     /// Uploads that ended, by outcome label (`uploadOutcome`); downloads begun.
     var uploadsEnded: [String: Int] = [:]
     var downloadsStarted = 0
@@ -58,7 +58,7 @@ final class ServerMetrics {
     }
 
     /// After a received message's actions were performed: what it queued since `before`.
-    func noteDeliveries(since before: Int, receivedAt time: QuicTime) {
+    func noteDeliveries(since before: Int, receivedAt time: MonotonicTime) {
         let queued = deliveredTotal - before
         if queued > 0 { awaitingFlush.append((time, queued)) }
     }
@@ -66,7 +66,7 @@ final class ServerMetrics {
     /// Runs after the driver flushed this round's packets.
     func recordFlush() {
         guard !awaitingFlush.isEmpty else { return }
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         for entry in awaitingFlush {
             deliveryLatency.observe(nanoseconds: (now - entry.received).nanoseconds, times: entry.deliveries)
         }

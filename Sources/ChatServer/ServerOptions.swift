@@ -265,7 +265,7 @@ struct ServerOptions {
                                                settings: options)
             cluster?.waitReplicas = try options.integer("cluster-wait-replicas", default: 0, in: ClusterOptions.waitReplicasRange)
             let timeout = try options.double("cluster-node-timeout", default: 6, in: ClusterOptions.nodeTimeoutRange)
-            cluster?.nodeTimeout = QuicDuration(nanoseconds: UInt64(timeout * 1e9))
+            cluster?.nodeTimeout = TimeSpan(nanoseconds: UInt64(timeout * 1e9))
             core.nodeName = cluster?.node
         } else if options.string("node") != nil {
             throw options.invalid("node", "names a node of a cluster: give --cluster too")

@@ -13,26 +13,26 @@ final class TimedHistoryStore: HistoryStore {
     }
 
     func lastSequence(inRoom room: String) throws -> Int64 {
-        let start = QuicTime.now()
-        defer { metrics.historyRead.observe(nanoseconds: (QuicTime.now() - start).nanoseconds) }
+        let start = MonotonicTime.now()
+        defer { metrics.historyRead.observe(nanoseconds: (MonotonicTime.now() - start).nanoseconds) }
         return try store.lastSequence(inRoom: room)
     }
 
     func append(events: [StoredEvent], receipts: [MessageReceipt], retainPerRoom: Int) throws {
-        let start = QuicTime.now()
-        defer { metrics.historyAppend.observe(nanoseconds: (QuicTime.now() - start).nanoseconds) }
+        let start = MonotonicTime.now()
+        defer { metrics.historyAppend.observe(nanoseconds: (MonotonicTime.now() - start).nanoseconds) }
         try store.append(events: events, receipts: receipts, retainPerRoom: retainPerRoom)
     }
 
     func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] {
-        let start = QuicTime.now()
-        defer { metrics.historyRead.observe(nanoseconds: (QuicTime.now() - start).nanoseconds) }
+        let start = MonotonicTime.now()
+        defer { metrics.historyRead.observe(nanoseconds: (MonotonicTime.now() - start).nanoseconds) }
         return try store.events(inRoom: room, after: after, before: before, limit: limit)
     }
 
     func receipt(peer: String, id: String) throws -> MessageReceipt? {
-        let start = QuicTime.now()
-        defer { metrics.historyRead.observe(nanoseconds: (QuicTime.now() - start).nanoseconds) }
+        let start = MonotonicTime.now()
+        defer { metrics.historyRead.observe(nanoseconds: (MonotonicTime.now() - start).nanoseconds) }
         return try store.receipt(peer: peer, id: id)
     }
 

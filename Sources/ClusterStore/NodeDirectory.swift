@@ -56,11 +56,11 @@ public final class NodeDirectory {
     public var node: String { commands.node }
     /// This process's token for `node` (random): what tells it from another process with the name.
     public var instance: String { commands.instance }
-    public var lifetime: QuicDuration { commands.lifetime }
-    public var reapTimeout: QuicDuration { commands.reapTimeout }
+    public var lifetime: TimeSpan { commands.lifetime }
+    public var reapTimeout: TimeSpan { commands.reapTimeout }
     /// How often the nodes renew and scan: the longest the directory goes unvisited while any
     /// node reaches it.
-    public var interval: QuicDuration { commands.interval }
+    public var interval: TimeSpan { commands.interval }
     static let key = "{nodes}"
     static let reapingKey = "{nodes}:reaping"
     static let seenKey = "{nodes}:seen"
@@ -68,8 +68,8 @@ public final class NodeDirectory {
     /// The holder a planned stop leaves in `{nodes}:instances` until its handover ends.
     static let stoppingPrefix = "stopping:"
 
-    public init(client: RedisClient, node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: QuicDuration = .seconds(6),
-                reapTimeout: QuicDuration = .seconds(30), interval: QuicDuration = .seconds(2)) {
+    public init(client: RedisClient, node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: TimeSpan = .seconds(6),
+                reapTimeout: TimeSpan = .seconds(30), interval: TimeSpan = .seconds(2)) {
         self.client = client
         commands = NodeDirectoryCommands(node: node, instance: instance, lifetime: lifetime, reapTimeout: reapTimeout, interval: interval)
     }
@@ -183,7 +183,7 @@ public final class NodeDirectory {
     /// other nodes meanwhile and keep their rooms, quietly), then the scanner that claims it reaps
     /// what is left as for a lost node but reports it ``Claim/stopped``. `false` when the name
     /// was no longer this instance's.
-    public func leave(after handover: QuicDuration, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
+    public func leave(after handover: TimeSpan, _ completion: @escaping (Result<Bool, RoomStoreError>) -> Void) {
         client.send(commands.leave(after: handover), key: Self.key) { result in
             completion(RoomEventLog.storeResult(result).map(NodeDirectoryCommands.left))
         }

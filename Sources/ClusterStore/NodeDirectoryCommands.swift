@@ -8,13 +8,13 @@ public struct NodeDirectoryCommands: Sendable {
     public let node: String
     /// This process's token for `node` (random): what tells it from another process with the name.
     public let instance: String
-    public let lifetime: QuicDuration
-    public let reapTimeout: QuicDuration
+    public let lifetime: TimeSpan
+    public let reapTimeout: TimeSpan
     /// How often the nodes renew and scan.
-    public let interval: QuicDuration
+    public let interval: TimeSpan
 
-    public init(node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: QuicDuration = .seconds(6),
-                reapTimeout: QuicDuration = .seconds(30), interval: QuicDuration = .seconds(2)) {
+    public init(node: String, instance: String = Hex.lowercase(RandomBytes().bytes(32)), lifetime: TimeSpan = .seconds(6),
+                reapTimeout: TimeSpan = .seconds(30), interval: TimeSpan = .seconds(2)) {
         self.node = node
         self.instance = instance
         self.lifetime = lifetime
@@ -31,7 +31,7 @@ public struct NodeDirectoryCommands: Sendable {
                      instance)
     }
 
-    public func leave(after handover: QuicDuration) -> RedisCommand {
+    public func leave(after handover: TimeSpan) -> RedisCommand {
         RedisCommand("EVAL", NodeDirectory.leaveScript, "2", NodeDirectory.key, NodeDirectory.instancesKey, node, instance,
                      String(handover.nanoseconds / 1_000_000))
     }

@@ -21,7 +21,7 @@ public final class RoomFeed {
     private var rooms: [String: Followed] = [:]
     private var roomsByChannel: [[UInt8]: String] = [:]
     /// How long a failed read waits before it is tried again.
-    public var retryDelay = QuicDuration.milliseconds(200)
+    public var retryDelay = TimeSpan.milliseconds(200)
     /// Fills performed (for tests and metrics).
     public private(set) var fillCount = 0
 

@@ -36,7 +36,3 @@ public struct MonotonicTime: Comparable, Hashable, Sendable, CustomStringConvert
 
     public var description: String { "\(Double(nanoseconds) / 1e9)s" }
 }
-
-/// The engine's names for the time types, which the chat code still uses; they are the same types.
-public typealias QuicTime = MonotonicTime
-public typealias QuicDuration = TimeSpan

@@ -463,11 +463,11 @@ struct ClusterFaultTests {
 /// Sends `count` messages from `senders` in turn, one every `spacing`, scheduled on the loop
 /// at once (traffic that goes on while the test waits for something else); ids `prefix-N`.
 private func schedule(_ world: ChatTestWorld, _ count: Int, from senders: [ChatSession], prefix: String, first: Int = 0,
-                     spacing: QuicDuration = .milliseconds(3)) {
-    let start = QuicTime.now()
+                     spacing: TimeSpan = .milliseconds(3)) {
+    let start = MonotonicTime.now()
     for index in first..<(first + count) {
         let sender = senders[index % senders.count]
-        _ = world.loop.schedule(at: start + QuicDuration(nanoseconds: spacing.nanoseconds * UInt64(index - first))) {
+        _ = world.loop.schedule(at: start + TimeSpan(nanoseconds: spacing.nanoseconds * UInt64(index - first))) {
             sender.send(.msg(room: "lobby", text: "text of \(prefix)-\(index)", id: "\(prefix)-\(index)"))
         }
     }

@@ -50,10 +50,10 @@ struct ClusterLivenessTests {
             stalled.process.signal(SIGSTOP)
             var stopped = true
             defer { if stopped { stalled.process.signal(SIGCONT) } }
-            let stoppedAt = QuicTime.now()
+            let stoppedAt = MonotonicTime.now()
             bob.send(.msg(room: "lobby", text: "are you there", id: "b-1"))
             outcome.ok = outcome.ok && world.run(seconds: 24) { world.has(bob, type: "msg") { $0.text == "still here" } }
-            outcome.secondsToComeBack = (QuicTime.now() - stoppedAt).seconds
+            outcome.secondsToComeBack = (MonotonicTime.now() - stoppedAt).seconds
             outcome.steps.append("alice back through n2 \(outcome.ok) after \(outcome.secondsToComeBack) s")
             stalled.process.signal(SIGCONT)
             stopped = false

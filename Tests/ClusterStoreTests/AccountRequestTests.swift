@@ -60,7 +60,7 @@ import Testing
     /// "Not now" (a Redis loading its data, a lost connection) is retried 200 ms apart for 5 s;
     /// then, or at once for an error that is not "not now", the core hears the read failed.
     @Test func aReadIsRetriedWhileRedisIsUnavailable() {
-        var load = ScriptedRequest(AccountsLoad(names: ["alice"], sharded: false, startedAt: QuicTime(nanoseconds: 1_000_000_000_000)))
+        var load = ScriptedRequest(AccountsLoad(names: ["alice"], sharded: false, startedAt: MonotonicTime(nanoseconds: 1_000_000_000_000)))
         load.reply(.error("LOADING Redis is loading the dataset in memory"))
         #expect(load.delay == ReadPatience.retryDelay)
         load.wake()
@@ -70,7 +70,7 @@ import Testing
         load.reply(.array([Self.account("alice"), .array([])]))
         #expect(load.outcome.flatMap { $0 }?["alice"] != nil)
 
-        var late = ScriptedRequest(AccountsLoad(names: ["alice"], sharded: false, startedAt: QuicTime(nanoseconds: 1_000_000_000_000)))
+        var late = ScriptedRequest(AccountsLoad(names: ["alice"], sharded: false, startedAt: MonotonicTime(nanoseconds: 1_000_000_000_000)))
         late.fail(.unavailable("timed out"), after: .seconds(5))
         #expect(late.delay == nil)
         #expect(late.outcome == .some(nil))

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aFileReadRetriesThenFails() {
-        var load = ScriptedRequest(FilesLoad(files: [], uploads: [], scopes: [], startedAt: QuicTime(nanoseconds: 1_000_000_000_000)))
+        var load = ScriptedRequest(FilesLoad(files: [], uploads: [], scopes: [], startedAt: MonotonicTime(nanoseconds: 1_000_000_000_000)))
         load.reply(.error("CLUSTERDOWN The cluster is down"))
         #expect(load.delay == ReadPatience.retryDelay)
         load.wake()

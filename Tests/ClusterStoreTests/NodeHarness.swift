@@ -15,7 +15,7 @@ final class NodeHarness {
     var logs: [String] = []
     var renewing: [Bool] = []
     var leftCount = 0
-    var now = QuicTime(nanoseconds: 1_000_000_000_000)
+    var now = MonotonicTime(nanoseconds: 1_000_000_000_000)
     /// What the node follows, for a recovery from a lost store.
     var followed: [(room: String, delivered: Int64)] = []
 

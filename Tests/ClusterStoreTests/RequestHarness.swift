@@ -10,7 +10,7 @@ import Testing
 struct ScriptedRequest<Request: StoreRequest> {
     var request: Request
     var step: StoreStep<Request.Outcome>
-    var now = QuicTime(nanoseconds: 1_000_000_000_000)
+    var now = MonotonicTime(nanoseconds: 1_000_000_000_000)
     /// Every command sent, in order (`then` included).
     var sentLabels: [String] = []
 
@@ -30,7 +30,7 @@ struct ScriptedRequest<Request: StoreRequest> {
     var labels: [String] { waiting.map { NodeHarness.label($0.command) } }
 
     /// The delay asked for, when the request waits.
-    var delay: QuicDuration? {
+    var delay: TimeSpan? {
         if case .wait(let delay) = step { return delay }
         return nil
     }
@@ -47,16 +47,16 @@ struct ScriptedRequest<Request: StoreRequest> {
     }
 
     /// Redis's replies (errors included) to the waiting commands, `after` the sending.
-    mutating func reply(_ replies: RedisReply..., after: QuicDuration = .milliseconds(1), sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func reply(_ replies: RedisReply..., after: TimeSpan = .milliseconds(1), sourceLocation: SourceLocation = #_sourceLocation) {
         answer(replies.map { RoomEventLog.storeResult(.success($0)) }, after: after, sourceLocation: sourceLocation)
     }
 
     /// Every waiting command fails so in the client (a lost connection, an overdue reply, ...).
-    mutating func fail(_ failure: RedisFailure, after: QuicDuration = .milliseconds(1), sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func fail(_ failure: RedisFailure, after: TimeSpan = .milliseconds(1), sourceLocation: SourceLocation = #_sourceLocation) {
         answer(waiting.map { _ in RoomEventLog.storeResult(.failure(failure)) }, after: after, sourceLocation: sourceLocation)
     }
 
-    mutating func answer(_ results: [Result<RedisReply, RoomStoreError>], after: QuicDuration, sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func answer(_ results: [Result<RedisReply, RoomStoreError>], after: TimeSpan, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(results.count == waiting.count && !waiting.isEmpty, "answers for \(labels)", sourceLocation: sourceLocation)
         now = now + after
         step = request.answered(results, now: now)
@@ -90,7 +90,7 @@ extension InMemoryRedis {
             switch step {
             case .send(let commands):
                 let results = commands.map { command in execute(command.command).flatMap { RoomEventLog.storeResult(.success($0)) } }
-                step = request.answered(results, now: QuicTime(nanoseconds: UInt64(clock) * 1_000_000))
+                step = request.answered(results, now: MonotonicTime(nanoseconds: UInt64(clock) * 1_000_000))
             case .wait:
                 step = request.resume()
             case .done(let outcome, let then):

@@ -39,7 +39,7 @@ import Testing
 
     @Test func aReadRetriesWhileRedisIsUnavailableThenFails() {
         let read = RoomEventRead(token: 9, room: "lobby", after: nil, before: nil, limit: 10, newest: true)
-        var request = ScriptedRequest(RoomEventsRead(read, node: "n1", startedAt: QuicTime(nanoseconds: 1_000_000_000_000)))
+        var request = ScriptedRequest(RoomEventsRead(read, node: "n1", startedAt: MonotonicTime(nanoseconds: 1_000_000_000_000)))
         request.reply(.error("LOADING Redis is loading"))
         #expect(request.delay == ReadPatience.retryDelay)
         request.wake()

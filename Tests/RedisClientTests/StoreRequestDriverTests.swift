@@ -22,7 +22,7 @@ import TestSupport
                    StoreCommand(RedisCommand("HGET", "probe", "field"), key: "probe")])
         }
 
-        mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<[String]> {
+        mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<[String]> {
             stage += 1
             seen += results.map { result in
                 switch result {

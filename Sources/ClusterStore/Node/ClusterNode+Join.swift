@@ -140,7 +140,7 @@ extension ClusterNode {
     }
 
     /// A renewal's answer, from the heartbeat thread.
-    public mutating func renewed(_ result: Result<NodeDirectory.Heartbeat, RoomStoreError>, now: QuicTime) -> [Action] {
+    public mutating func renewed(_ result: Result<NodeDirectory.Heartbeat, RoomStoreError>, now: MonotonicTime) -> [Action] {
         self.now = now
         guard isReady, !leaving, !nameLost else { return flush() }
         guard case .success(let beat) = result else {

@@ -17,9 +17,9 @@ public struct ClusterNode {
         /// The node's name and the directory's commands for it (its instance token, lifetime, interval).
         public var directory: NodeDirectoryCommands
         /// How often the node renews, scans and checks the epoch, and how long a failed join waits.
-        public var heartbeatInterval: QuicDuration
+        public var heartbeatInterval: TimeSpan
         /// How long a planned stop keeps the name for its clients to move (``leave()``).
-        public var nodeTimeout: QuicDuration
+        public var nodeTimeout: TimeSpan
         /// A Redis Cluster (sharded channels, keys grouped by slot).
         public var sharded: Bool
         /// The mark of this node's `--files` folder, checked against the other nodes' before it is ready.
@@ -29,7 +29,7 @@ public struct ClusterNode {
 
         public var node: String { directory.node }
 
-        public init(directory: NodeDirectoryCommands, heartbeatInterval: QuicDuration, nodeTimeout: QuicDuration, sharded: Bool,
+        public init(directory: NodeDirectoryCommands, heartbeatInterval: TimeSpan, nodeTimeout: TimeSpan, sharded: Bool,
                     filesFolderMark: String = "", epochCandidate: @escaping @Sendable () -> String = { Hex.lowercase(RandomBytes().bytes(32)) }) {
             self.directory = directory
             self.heartbeatInterval = heartbeatInterval
@@ -77,7 +77,7 @@ public struct ClusterNode {
 
     public enum Action: Equatable, Sendable {
         case send(Command)
-        case schedule(Timer, after: QuicDuration)
+        case schedule(Timer, after: TimeSpan)
         case report(Report)
         case log(LogLevel, String, [String: String])
         /// Whether the heartbeat thread renews the node's place (only while it is in the directory).
@@ -90,7 +90,7 @@ public struct ClusterNode {
     public struct Figures: Equatable, Sendable {
         public var nodesReaped = 0
         /// The last renewal Redis confirmed (the start until the first).
-        public var lastRenewal: QuicTime
+        public var lastRenewal: MonotonicTime
         public var renewFailures = 0
         /// Other nodes in the directory at the last scan.
         public var peerNodes = 0
@@ -153,21 +153,21 @@ public struct ClusterNode {
     var raisesLeft: [UInt64: Int] = [:]
     var pending: [UInt64: Purpose] = [:]
     /// The time of the latest input that gave one.
-    var now: QuicTime
+    var now: MonotonicTime
     private var nextID: UInt64 = 0
     private var actions: [Action] = []
 
     /// How far above its own last delivered seq a node raises a room's counter after a loss.
     public static let epochSeqMargin: Int64 = 1_000
 
-    public init(_ configuration: Configuration, now: QuicTime) {
+    public init(_ configuration: Configuration, now: MonotonicTime) {
         self.configuration = configuration
         figures = Figures(lastRenewal: now)
         self.now = now
     }
 
     public var node: String { configuration.node }
-    var interval: QuicDuration { configuration.heartbeatInterval }
+    var interval: TimeSpan { configuration.heartbeatInterval }
 
     /// The epoch an append checks in the same script, on one Redis (on a Redis Cluster the key
     /// is in another slot than the room's: there the room's counter and the heartbeat's check
@@ -188,7 +188,7 @@ public struct ClusterNode {
         return flush()
     }
 
-    public mutating func fired(_ timer: Timer, now: QuicTime) -> [Action] {
+    public mutating func fired(_ timer: Timer, now: MonotonicTime) -> [Action] {
         self.now = now
         switch timer {
         case .heartbeat: heartbeat()
@@ -200,7 +200,7 @@ public struct ClusterNode {
     /// The reply to command `id` (Redis's error replies as failures, ``RoomEventLog/storeResult(_:)``).
     /// `followed`: the rooms this node follows with the last seq it delivered in each, read only
     /// when the reply shows the store lost its data.
-    public mutating func answered(_ id: UInt64, _ result: Result<RedisReply, RoomStoreError>, now: QuicTime,
+    public mutating func answered(_ id: UInt64, _ result: Result<RedisReply, RoomStoreError>, now: MonotonicTime,
                                   followed: () -> [(room: String, delivered: Int64)] = { [] }) -> [Action] {
         self.now = now
         guard let purpose = pending.removeValue(forKey: id) else { return flush() }
@@ -228,7 +228,7 @@ public struct ClusterNode {
 
     /// The replies of a command sent to every data server, each with its server's name.
     public mutating func answered(_ id: UInt64, each replies: [(server: String, result: Result<RedisReply, RoomStoreError>)],
-                                  now: QuicTime) -> [Action] {
+                                  now: MonotonicTime) -> [Action] {
         self.now = now
         guard case .eviction(let forJoin)? = pending.removeValue(forKey: id) else { return flush() }
         evictionAnswered(replies, forJoin: forJoin)

@@ -35,7 +35,7 @@ public struct AccountWriteRequest: StoreRequest {
         return .send([StoreCommand(command, key: key, durable: true)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<AccountWriteOutcome> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<AccountWriteOutcome> {
         switch results[0] {
         case .failure(let error):
             return .done(.failed("\(error)"))

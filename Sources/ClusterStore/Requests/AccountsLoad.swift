@@ -12,7 +12,7 @@ public struct AccountsLoad: StoreRequest {
     let groups: [[String]]
     let patience: ReadPatience
 
-    public init(names: [String], sharded: Bool, startedAt: QuicTime) {
+    public init(names: [String], sharded: Bool, startedAt: MonotonicTime) {
         self.names = names
         groups = (sharded ? Dictionary(grouping: names) { RedisKeySlot.slot(of: ClusterKeys.account($0)) }.map(\.value) : [names])
             .filter { !$0.isEmpty }
@@ -27,7 +27,7 @@ public struct AccountsLoad: StoreRequest {
         })
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<[String: LoadedAccount?]?> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<[String: LoadedAccount?]?> {
         var loaded: [String: LoadedAccount?] = [:]
         for (group, result) in zip(groups, results) {
             switch result {

@@ -12,7 +12,7 @@ public struct DirectReceiptLookup: StoreRequest {
 
     public func start() -> StoreStep<ClaimOutcome<Int64?>> { .send([StoreCommand(RedisCommand("GET", key), key: key)]) }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<ClaimOutcome<Int64?>> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<ClaimOutcome<Int64?>> {
         switch results[0] {
         case .failure(let error): .done(.failed("\(error)"))
         case .success(let reply): .done(.answered(reply.text.flatMap { Int64($0) }))
@@ -36,7 +36,7 @@ public struct DirectReceiptStore: StoreRequest {
         .send([StoreCommand(RedisCommand("SET", key, String(ts), "EX", String(Self.lifetimeSeconds)), key: key, durable: true)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<RoomStoreError?> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<RoomStoreError?> {
         if case .failure(let error) = results[0] { return .done(error) }
         return .done(nil)
     }

@@ -20,7 +20,7 @@ public struct FileRecordStore: StoreRequest {
         return .send([StoreCommand(FileStoreScripts.script(FileStoreScripts.storeFileScript, arguments), key: FileStoreScripts.keys[0], durable: true)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<FileRecordOutcome> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<FileRecordOutcome> {
         switch results[0] {
         case .failure(let error):
             return .done(.failed("\(error)"))

@@ -20,14 +20,14 @@ public struct FilesLoad: StoreRequest {
     public let scopes: [FileScope]
     let patience: ReadPatience
 
-    public init(files: [String], uploads: [(peer: String, id: String)], scopes: [FileScope], startedAt: QuicTime) {
+    public init(files: [String], uploads: [(peer: String, id: String)], scopes: [FileScope], startedAt: MonotonicTime) {
         self.files = files
         self.uploads = uploads
         self.scopes = scopes
         patience = ReadPatience(startedAt: startedAt)
     }
 
-    public init(_ query: FileQuery, startedAt: QuicTime) {
+    public init(_ query: FileQuery, startedAt: MonotonicTime) {
         self.init(files: query.files, uploads: query.uploads, scopes: query.scopes, startedAt: startedAt)
     }
 
@@ -38,7 +38,7 @@ public struct FilesLoad: StoreRequest {
         return .send([StoreCommand(FileStoreScripts.script(FileStoreScripts.loadFilesScript, arguments), key: FileStoreScripts.keys[0])])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         switch results[0] {
         case .failure(let error) where patience.retries(error, now: now):
             return .wait(ReadPatience.retryDelay)

@@ -52,7 +52,7 @@ public struct HelloLeaseClaim: StoreRequest {
         return .send([StoreCommand(command, key: deviceKey, durable: true)])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         switch phase {
         case .started where !sharded:
             switch results[0].flatMap(Leases.helloLeases) {

@@ -18,7 +18,7 @@ public struct NickLookup: StoreRequest {
         return .send([StoreCommand(RedisCommand("GET", key), key: key)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<ClaimOutcome<NickHolder?>> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<ClaimOutcome<NickHolder?>> {
         switch results[0] {
         case .failure(let error): .done(.failed("\(error)"))
         case .success(let reply): .done(.answered(format.nickHolder(lease: reply.text)))
@@ -43,7 +43,7 @@ public struct DeviceLookup: StoreRequest {
         return .send([StoreCommand(RedisCommand("GET", key), key: key)])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<ClaimOutcome<DeviceHolder?>> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<ClaimOutcome<DeviceHolder?>> {
         switch (results[0], holder) {
         case (.failure(let error), _):
             return .done(.failed("\(error)"))

@@ -24,7 +24,7 @@ public struct LeaseRelease: StoreRequest {
         .send([StoreCommand(Leases.releaseCommand(key, holder: holder, prefix: prefix), key: key)])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Result<Bool, RoomStoreError>> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Result<Bool, RoomStoreError>> {
         if let released { return .done(released) }
         released = results[0].map { $0.integer == 1 }
         let forget = Leases.forgetHold(key, node: node)

@@ -25,7 +25,7 @@ public struct LoginAttemptReserve: StoreRequest {
         return .send([command])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<LoginAttemptReservation> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<LoginAttemptReservation> {
         switch results[0] {
         case .failure: .done(.unavailable)
         case .success(let reply): .done(reply.integer == 1 ? .reserved : .locked)
@@ -41,7 +41,7 @@ public struct LoginAttemptReserve: StoreRequest {
     }
 
     /// Names this run's attempts apart from an earlier run's (the tickets start again at 1).
-    static let attemptRun = String(QuicTime.now().nanoseconds)
+    static let attemptRun = String(MonotonicTime.now().nanoseconds)
 
     static func keys(_ attempt: LoginAttempt) -> [String] {
         (attempt.account.map { ["{accounts}:attempts:account:" + $0] } ?? [])

@@ -26,7 +26,7 @@ public struct NickClaim: StoreRequest {
         return .send([StoreCommand(Leases.takeCommand(key, holder: holder, sameOwner: true), key: key, durable: true)])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Result<String?, RoomStoreError>> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Result<String?, RoomStoreError>> {
         if recording {
             if case .failure(let error) = results[0] { return .done(.failure(error)) }
             return .done(.success(candidates[index]))

@@ -33,7 +33,7 @@ public struct PartialUploadWriteRequest: StoreRequest {
         return .send([StoreCommand(FileStoreScripts.script(FileStoreScripts.writePartialScript, arguments), key: FileStoreScripts.keys[0])])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         switch results[0] {
         case .success(let reply):
             return .done(.written(unusedContent: reply.elements?.compactMap(\.text) ?? []))

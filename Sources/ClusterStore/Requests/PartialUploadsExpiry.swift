@@ -15,7 +15,7 @@ public struct PartialUploadsExpiry: StoreRequest {
                             key: FileStoreScripts.keys[0])])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<[String]> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<[String]> {
         guard case .success(let reply) = results[0] else { return .done([]) }
         return .done(reply.elements?.compactMap(\.text) ?? [])
     }

@@ -58,7 +58,7 @@ public struct PolicyWrite: StoreRequest {
         return .send([write])
     }
 
-    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         if case .failure = results[0] { return retries.retry() ? .wait(ReadPatience.retryDelay) : .done(.lost) }
         guard change.room == nil else { return .done(.written) }
         return .done(.written, then: [.publish("bans \(node)", on: ClusterKeys.serverChannel, sharded: sharded)])

@@ -16,7 +16,7 @@ public struct RoomEventsRead: StoreRequest {
     let node: String
     let patience: ReadPatience
 
-    public init(_ read: RoomEventRead, node: String, startedAt: QuicTime) {
+    public init(_ read: RoomEventRead, node: String, startedAt: MonotonicTime) {
         self.read = read
         self.node = node
         patience = ReadPatience(startedAt: startedAt)
@@ -28,7 +28,7 @@ public struct RoomEventsRead: StoreRequest {
         return .send([StoreCommand(command, key: RoomKeys(room: read.room).events)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         switch results[0].flatMap(read.newest ? RoomEventLog.newestEvents : RoomEventLog.events) {
         case .success(let events):
             return .done(.read(events.compactMap { EventMeta.sharedEvent(room: read.room, $0, node: node) }))
@@ -54,7 +54,7 @@ public struct RoomStateRead: StoreRequest {
     let format: MemberRecordFormat
     let patience: ReadPatience
 
-    public init(room: String, format: MemberRecordFormat, startedAt: QuicTime) {
+    public init(room: String, format: MemberRecordFormat, startedAt: MonotonicTime) {
         self.room = room
         self.format = format
         patience = ReadPatience(startedAt: startedAt)
@@ -64,7 +64,7 @@ public struct RoomStateRead: StoreRequest {
         .send([StoreCommand(RoomEventLog.stateCommand(room: room), key: RoomKeys(room: room).seq)])
     }
 
-    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome> {
+    public func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome> {
         switch results[0].flatMap(RoomEventLog.roomState) {
         case .success(let state):
             return .done(.state(seq: state.seq, members: state.members.values.compactMap(format.record), settings: PolicyFormat.settings(from: state.settings)))

@@ -32,7 +32,7 @@ public enum StoreStep<Outcome> {
     /// (``StoreRequest/answered(_:now:)``).
     case send([StoreCommand])
     /// Nothing for this long, then ``StoreRequest/resume()`` (a retry while Redis is unavailable).
-    case wait(QuicDuration)
+    case wait(TimeSpan)
     /// The request's outcome. `then` goes out before the outcome is handed on, its replies
     /// unread (an announcement to the other nodes, a record written behind).
     case done(Outcome, then: [StoreCommand] = [])
@@ -48,7 +48,7 @@ public protocol StoreRequest {
     /// The first step.
     mutating func start() -> StoreStep<Outcome>
     /// The results of the commands of the last ``StoreStep/send(_:)``, in its order.
-    mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: QuicTime) -> StoreStep<Outcome>
+    mutating func answered(_ results: [Result<RedisReply, RoomStoreError>], now: MonotonicTime) -> StoreStep<Outcome>
     /// The step after a ``StoreStep/wait(_:)``: by default the request starts again.
     mutating func resume() -> StoreStep<Outcome>
 }
@@ -61,14 +61,14 @@ extension StoreRequest {
 /// before the core hears it failed: a read changes nothing, so a retry is safe, and the client
 /// waits for this one.
 public struct ReadPatience: Sendable, Equatable {
-    public static let patience = QuicDuration.seconds(5)
-    public static let retryDelay = QuicDuration.milliseconds(200)
-    public let startedAt: QuicTime
+    public static let patience = TimeSpan.seconds(5)
+    public static let retryDelay = TimeSpan.milliseconds(200)
+    public let startedAt: MonotonicTime
 
-    public init(startedAt: QuicTime) { self.startedAt = startedAt }
+    public init(startedAt: MonotonicTime) { self.startedAt = startedAt }
 
     /// Whether a read that failed with `error` at `now` is tried again after ``retryDelay``.
-    public func retries(_ error: RoomStoreError, now: QuicTime) -> Bool {
+    public func retries(_ error: RoomStoreError, now: MonotonicTime) -> Bool {
         error.isTransient && now < startedAt + Self.patience
     }
 }

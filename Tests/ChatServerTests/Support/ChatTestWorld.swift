@@ -19,7 +19,7 @@ final class ChatTestWorld {
     private(set) var problems: [String] = []
     private var condition: (() -> Bool)?
     private var joinedRooms: [UInt64: Set<String>] = [:]
-    private var lastCheck = QuicTime(nanoseconds: 0)
+    private var lastCheck = MonotonicTime(nanoseconds: 0)
     private var rawClients: [UInt64: RawChatClient] = [:]
     private var routesRawClients = false
     private var extraLocals: [String: SocketAddress] = [:]
@@ -149,7 +149,7 @@ final class ChatTestWorld {
     /// Conditions can be costly over hundreds of clients: evaluate them at most every 5 ms, and
     /// on a timer so the last message before a quiet spell is not missed.
     private func check() {
-        let now = QuicTime.now()
+        let now = MonotonicTime.now()
         guard now - lastCheck >= .milliseconds(5) else { return }
         lastCheck = now
         if let condition, condition() { loop.stop() }

@@ -41,12 +41,12 @@ final class ConnectionStorm {
 
     /// Runs the storm, giving up after `timeout` seconds (scaled by `TestTime`).
     func run(attempts: Int, over seconds: Double, halfOpenEvery: Int, timeout: Double = 60) throws -> Outcome {
-        let start = QuicTime.now()
-        let interval = QuicDuration(nanoseconds: UInt64(seconds * 1e9) / UInt64(attempts))
+        let start = MonotonicTime.now()
+        let interval = TimeSpan(nanoseconds: UInt64(seconds * 1e9) / UInt64(attempts))
         var failure: (any Error)?
         attemptsLeft = attempts
         for index in 0..<attempts {
-            loop.schedule(at: start + QuicDuration(nanoseconds: interval.nanoseconds * UInt64(index))) { [unowned self] in
+            loop.schedule(at: start + TimeSpan(nanoseconds: interval.nanoseconds * UInt64(index))) { [unowned self] in
                 do {
                     if index % halfOpenEvery == halfOpenEvery - 1 { try openHalfway() } else { try connect(index) }
                 } catch {
@@ -54,11 +54,11 @@ final class ConnectionStorm {
                     loop.stop()
                 }
                 attemptsLeft -= 1
-                if attemptsLeft == 0 { outcome.seconds = (QuicTime.now() - start).seconds }
+                if attemptsLeft == 0 { outcome.seconds = (MonotonicTime.now() - start).seconds }
                 stopIfDone()
             }
         }
-        loop.schedule(at: start + QuicDuration(nanoseconds: UInt64(TestTime.scaled(timeout) * 1e9))) { [unowned self] in loop.stop() }
+        loop.schedule(at: start + TimeSpan(nanoseconds: UInt64(TestTime.scaled(timeout) * 1e9))) { [unowned self] in loop.stop() }
         loop.run()
         if let failure { throw failure }
         return outcome

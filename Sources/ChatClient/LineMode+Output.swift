@@ -14,6 +14,8 @@ extension LineMode {
             sendPrivate(reply.text, to: to)
         }
         if !options.json, heldBack(message) { return }
+        // A message stored twice across a server's crash is shown once (--json prints what came).
+        if !options.json, repeatedMessages.isRepeat(message) { return }
         if !options.json, ignoring.list.hides(message) { return }
         if smartFilter.hides(message, ownNick: session.nick, now: unixMilliseconds()), !options.json { return }
         var isExplained = false

@@ -53,6 +53,7 @@ final class LineMode {
     /// Who is ignored (`/ignore`): not printed in plain line mode (`--json` prints everything).
     var ignoring: IgnoreSetting
     var smartFilter: SmartFilter
+    var repeatedMessages = RepeatedMessages()
     /// `/away REASON`: the reason, and who was told it.
     var awayReason: String?
     var awayReplies = AwayReplies()

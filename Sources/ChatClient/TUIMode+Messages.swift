@@ -13,6 +13,8 @@ extension TUIMode {
         let isLive = message.replay != true
         if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
         if ignoring.list.hides(message) { return }
+        // A message stored twice across a server's crash is shown once.
+        if repeatedMessages.isRepeat(message) { return }
         if Self.changesOwnRooms(message, me: me) { rememberedRooms?.write(session.rooms.map(\.name)) }
         let filtered = smartFilter.hides(message, ownNick: me, now: unixMilliseconds())
         switch message.messageType {

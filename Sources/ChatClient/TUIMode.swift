@@ -54,6 +54,7 @@ final class TUIMode {
     let rememberedRooms: RememberedRooms?
     /// The `left (shutdown)` and `joined` again of every member at each server restart, hidden.
     var restartNoise = RestartNoise()
+    var repeatedMessages = RepeatedMessages()
     /// `/join`s not yet answered, by request id: a refusal closes the room's buffer again.
     var pendingJoins: [String: String] = [:]
     /// The rooms of the last `/rooms` listing, for Tab completion.

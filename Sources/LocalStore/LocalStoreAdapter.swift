@@ -159,6 +159,11 @@ public final class LocalStoreAdapter {
         return admit(append, &line) + reserve(append.room, &line)
     }
 
+    /// Whether anything given to the worker is not yet answered (appends waiting for their
+    /// reservation, commits, reads): a stopping server waits for it, so that the events of its
+    /// last moments (its members' `left shutdown`) are on disk before the process ends.
+    public var hasWorkInFlight: Bool { pending > 0 || !commits.isEmpty }
+
     public func read(_ read: RoomEventRead) {
         worker.submit(.read(read))
     }

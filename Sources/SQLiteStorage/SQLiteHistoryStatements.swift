@@ -29,7 +29,11 @@ final class SQLiteHistoryStatements {
                                            file_sha256)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
-        pruneEvents = try database.prepare("DELETE FROM events WHERE room = ?1 AND seq <= ?2")
+        // Everything but the room's newest ?2 events, counted, not by seq arithmetic: seqs have a
+        // gap after a restart (a reservation's unused rest, docs/PROTOCOL.md), and `seq <= newest -
+        // keep` then erased every event from before it once a few new ones were stored.
+        pruneEvents = try database.prepare(
+            "DELETE FROM events WHERE room = ?1 AND seq <= (SELECT seq FROM events WHERE room = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)")
         insertReceipt = try database.prepare(
             "INSERT OR REPLACE INTO receipts (peer, msg_id, room, seq, ts) VALUES (?1, ?2, ?3, ?4, ?5)")
         // Rowids grow with each insert, so this keeps the newest ?1 receipts.

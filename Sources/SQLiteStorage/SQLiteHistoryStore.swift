@@ -107,9 +107,9 @@ public final class SQLiteHistoryStore: HistoryStore {
             newestSeqByRoom[event.room] = max(newestSeqByRoom[event.room] ?? event.seq, event.seq)
         }
         let keep = Int64(max(retainPerRoom, 1))
+        // A room whose newest seq is within `keep` has at most `keep` events: nothing to prune.
         for (room, newestSeq) in newestSeqByRoom where newestSeq > keep {
-            try statements.pruneEvents.run(
-                [.text(room), .integer(newestSeq - keep)], doing: "pruning old events of room '\(room)'")
+            try statements.pruneEvents.run([.text(room), .integer(keep)], doing: "pruning old events of room '\(room)'")
         }
     }
 

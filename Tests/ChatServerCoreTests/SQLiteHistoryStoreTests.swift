@@ -16,6 +16,22 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    /// The history kept is the newest events counted, whatever the gap in their seqs: after a
+    /// restart a room goes on above its reservation (1001 after 4), and pruning by seq arithmetic
+    /// (`seq <= newest - keep`) erased everything from before the restart once four new events
+    /// were stored (a restarted server showed every member joining again: aServerRestartLeavesNoChurn).
+    @Test func historyKeptAcrossASeqGapIsCountedNotComputed() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteHistoryStore(path: directory.file("chat.sqlite"))
+        func event(_ seq: Int64) -> StoredEvent { StoredEvent(room: "lobby", seq: seq, ts: seq, kind: .msg, sender: "a", text: "m\(seq)") }
+        try store.append(events: (1...4).map(event), receipts: [], retainPerRoom: 1000)
+        try store.append(events: (1001...1004).map(event), receipts: [], retainPerRoom: 1000)
+        #expect(try store.events(inRoom: "lobby", after: nil, before: nil, limit: 100).map(\.seq) == [1, 2, 3, 4, 1001, 1002, 1003, 1004])
+        // Beyond the bound, the oldest go, by count.
+        try store.append(events: [event(1005)], receipts: [], retainPerRoom: 6)
+        #expect(try store.events(inRoom: "lobby", after: nil, before: nil, limit: 100).map(\.seq) == [4, 1001, 1002, 1003, 1004, 1005])
+    }
+
     /// After a restart on the same file, seq continues and a resent id is acknowledged with its old seq, delivered once.
     @Test func restartKeepsSeqAndIdempotency() throws {
         let directory = try TemporaryDirectory()

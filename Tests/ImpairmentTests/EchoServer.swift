@@ -3,6 +3,7 @@ import EventRuntime
 import Foundation
 import Impairment
 import Synchronization
+import TestSupport
 
 /// A plain UDP echo server on its own thread, standing in for the QUIC server. It records every
 /// datagram (bytes, source, arrival time) and answers each with the same bytes repeated
@@ -43,7 +44,10 @@ final class EchoServer: Sendable {
     private let shared: Shared
 
     init(amplification: Int = 1) throws {
-        let socket = try UDPSocket(bindingTo: .loopback(1))
+        // Past the system's default buffer (tests run with CAP_NET_ADMIN): a burst of thousands
+        // of delayed packets released at once otherwise overflowed it while a sanitized echo
+        // thread was still reading.
+        let socket = try UDPSocket(bindingTo: .loopback(1), overridingSystemLimit: true)
         address = socket.localAddress
         let shared = Shared(socket: socket)
         self.shared = shared
@@ -67,8 +71,9 @@ final class EchoServer: Sendable {
 
     /// Waits until at least `count` datagrams have arrived; false on timeout.
     @discardableResult
+    /// Waits for `count` packets, up to `timeout` seconds stretched like every wait of the tests.
     func waitForPackets(_ count: Int, timeout: Double) -> Bool {
-        let deadline = DispatchTime.now() + timeout
+        let deadline = DispatchTime.now() + TestTime.scaled(timeout)
         while received.count < count {
             if shared.arrived.wait(timeout: deadline) == .timedOut { return received.count >= count }
         }

@@ -225,6 +225,32 @@ struct SessionCoreTests {
         #expect(Array(session.written[mark...]) == ["join lobby", "join dev"])
     }
 
+    /// A status chosen while a connection attempt is already under way (its hello made with the
+    /// old one) goes out once that connection is welcomed; one chosen before it started is in
+    /// the hello and not sent again.
+    @Test func statusChosenDuringAConnectionAttempt() {
+        var session = VirtualSession()
+        session.start()
+        session.welcome()
+        session.lose()
+        session.advanceToDeadline()
+        #expect(session.connections.last?.hello.status == "online")
+        session.record(session.core.setStatus("away", now: session.now))
+        let mark = session.actions.count
+        session.welcome()
+        let statuses = session.actions(since: mark).compactMap { action -> String? in
+            if case .write(let message, .presence) = action, message.type == "status" { message.text } else { nil }
+        }
+        #expect(statuses == ["away"])
+        // The next outage's hello says it; nothing is sent again after that welcome.
+        session.lose()
+        session.advanceToDeadline()
+        #expect(session.connections.last?.hello.status == "away")
+        let again = session.actions.count
+        session.welcome()
+        #expect(!session.actions(since: again).contains { if case .write(let message, .presence) = $0 { message.type == "status" } else { false } })
+    }
+
     /// Quitting closes the connection and ends the session; nothing comes back after it.
     @Test func quitting() {
         var session = VirtualSession()

@@ -128,6 +128,10 @@ extension SessionCore {
         var first: [ChatMessage] = rooms.dropFirst().map { .join(room: $0.name, since: $0.lastSeq) }
         if let room = unwantedHelloRoom { first.insert(.part(room: room), at: 0) }
         outbox.enqueueFirst(first)
+        if status != helloStatus {
+            outbox.enqueue(.status(status), on: .presence)
+            helloStatus = status
+        }
         setState(.connected)
         flush(now: now)
     }

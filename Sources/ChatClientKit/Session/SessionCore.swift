@@ -58,6 +58,10 @@ public struct SessionCore {
     public internal(set) var nick: String
     /// The nick the last hello asked for: a `welcome` with another one means it was taken.
     public internal(set) var helloNick = ""
+    /// The status the current connection opens its presence stream with: a connection attempt
+    /// started before an `/away` typed during an outage says the older one, so the welcome sends
+    /// the newer after it.
+    var helloStatus = "online"
     /// The server's name from the last `welcome`.
     public internal(set) var serverName: String?
     /// True once any connection got its `welcome`.
@@ -277,6 +281,7 @@ public struct SessionCore {
         unwantedHelloRoom = rooms.isEmpty ? first.name : nil
         hasConnection = true
         helloNick = nick
+        helloStatus = status
         helloRoomUnanswered = ChatValidation.normalizeRoom(first.name) ?? first.name
         actions.append(.connect(rotation.current, Hello(nick: nick, peer: peer, room: first.name, since: first.lastSeq, status: status,
                                                         password: helloPassword)))

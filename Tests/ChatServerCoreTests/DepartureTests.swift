@@ -5,7 +5,7 @@ import Testing
 @Suite struct DepartureTests {
     /// A disconnect stores left with the reason in every room, tells the mates offline, and frees the nick.
     @Test func disconnectSendsLeftAndOffline() throws {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
         harness.login(2, nick: "bob")
@@ -23,7 +23,7 @@ import Testing
 
     /// An empty disconnect reason becomes closed, so left always has a non-empty text.
     @Test func emptyReasonBecomesClosed() throws {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         #expect(harness.disconnect(1, reason: "").chat(to: 2).first?.text == "closed")
@@ -31,7 +31,7 @@ import Testing
 
     /// A disconnect before the hello sends nothing and forgets the connection.
     @Test func disconnectBeforeHelloSendsNothing() throws {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.connect(2)
         #expect(harness.disconnect(2).effects.isEmpty)
@@ -40,10 +40,10 @@ import Testing
 
     /// kick closes the user with KICKED and its mates see left with text kicked.
     @Test func kickClosesWithKicked() throws {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
-        let out = Outbox(harness.state.kick(nick: "ALICE", reason: "spamming", now: harness.now))
+        let out = Outbox(harness.settle(harness.state.kick(nick: "ALICE", reason: "spamming", now: harness.now)))
         #expect(out.closes.map(\.client) == [1])
         #expect(out.closes.map(\.code) == [.kicked])
         #expect(out.closes.first?.reason == "spamming")
@@ -53,27 +53,26 @@ import Testing
 
     /// kick of a nick nobody holds only logs a warning.
     @Test func kickOfUnknownNickOnlyLogs() throws {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
-        let out = Outbox(harness.state.kick(nick: "ghost", reason: "", now: harness.now))
+        let out = Outbox(harness.settle(harness.state.kick(nick: "ghost", reason: "", now: harness.now)))
         #expect(out.effects.isEmpty)
         #expect(out.logs.map(\.level) == [.warning])
     }
 
     /// shutdown closes every client, said hello or not, with SHUTDOWN and stores left events without sending them.
     @Test func shutdownClosesEveryone() throws {
-        let store = InMemoryHistoryStore()
-        let harness = try Harness(history: store)
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.connect(3)
-        let out = Outbox(harness.state.shutdown(now: harness.now))
+        let out = Outbox(harness.settle(harness.state.shutdown(now: harness.now)))
         #expect(out.closes.map(\.client) == [1, 2, 3])
         #expect(out.closes.allSatisfy { $0.code == .shutdown })
         #expect(out.deliveries.isEmpty)
         #expect(harness.state.who().isEmpty)
         #expect(harness.state.connectedClientCount == 0)
-        let stored = store.events(inRoom: "lobby", after: nil, before: nil, limit: 10)
+        let stored = try harness.storedEvents(inRoom: "lobby")
         #expect(stored.map(\.kind) == [.joined, .joined, .left, .left])
         #expect(stored.suffix(2).allSatisfy { $0.text == "shutdown" })
     }

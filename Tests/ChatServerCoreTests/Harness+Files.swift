@@ -26,6 +26,16 @@ extension Harness {
         Outbox(settle(state.uploadEnded(key, outcome, now: now)))
     }
 
+    /// Interrupted uploads not resumed in time go, as the glue has them go: its every-second tick
+    /// (which keeps an upload still arriving young in the store), then, on the local store, the
+    /// store's expiry, settled.
+    func expireInterruptedUploads() -> Outbox {
+        guard let (_, adapter) = localStore else { return Outbox(state.expireInterruptedUploads(now: now)) }
+        let ticked = settle(state.tick(now: now))
+        adapter.expirePartials(olderThan: state.configuration.partialUploadMilliseconds, now: now)
+        return Outbox(ticked + settle([]))
+    }
+
     /// Uploads and stores a file; returns the ack.
     @discardableResult
     func shared(_ id: String, room: String? = "lobby", to nick: String? = nil, size: Int64 = 10, sha256: String = Harness.digest,

@@ -24,8 +24,14 @@ final class Harness {
         }
         state = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
                                     files: SharedFileCatalog(), roomLog: .shared, random: SplitMix64(seed: 1))
-        let rig = LocalStoreAdapterTests.Rig(accounts: accounts, retain: configuration.historyPerRoom)
-        localStore = (rig, try rig.makeLog())
+        // A history that is also a disk and a file catalog (SQLite's) is the worker's, as the glue
+        // opens a `--db`; else both in memory.
+        let disk = (history as? any RoomLogDisk) ?? InMemoryRoomLogDisk()
+        let files = (history as? any FileCatalog) ?? InMemoryFileCatalog(history: InMemoryHistoryStore())
+        let rig = LocalStoreAdapterTests.Rig(disk: LocalStoreAdapterTests.GatedDisk(disk), accounts: accounts, files: files,
+                                             retain: configuration.historyPerRoom)
+        // As the glue: without a disk file, an idle room's events live in memory, bounded by --idle-rooms.
+        localStore = (rig, try rig.makeLog(idleRoomLimit: history is any RoomLogDisk ? nil : configuration.idleRoomLimit))
         state.clusterReady(true)
         _ = settle(state.serverBansChanged(try accounts.serverBans(), now: now))
     }
@@ -36,6 +42,7 @@ final class Harness {
     /// On the local store: hands the core's store actions to the adapter and its answers back,
     /// and the worker's outcomes (waiting for each round), until nothing more happens; returns the
     /// other actions, in order. Without it: `actions` as they are.
+    @discardableResult
     func settle(_ actions: [ServerAction]) -> [ServerAction] {
         guard let (rig, adapter) = localStore else { return actions }
         var kept: [ServerAction] = []
@@ -57,6 +64,13 @@ final class Harness {
             if outcomes.isEmpty { return kept }
             next = outcomes.flatMap { adapter.workerFinished($0) }.flatMap { state.storeAnswered($0, now: now) }
         }
+    }
+
+    /// On the local store: the events its disk keeps of `room`, oldest first (read between calls,
+    /// when the worker is idle).
+    func storedEvents(inRoom room: String, limit: Int = 10_000) throws -> [StoredEvent] {
+        guard let (rig, _) = localStore else { return [] }
+        return try rig.disk.events(inRoom: room, after: nil, before: nil, limit: limit, newest: true)
     }
 
     /// A harness whose flood limit never triggers, for tests that send many messages.

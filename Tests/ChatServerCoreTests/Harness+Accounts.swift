@@ -42,11 +42,26 @@ extension Harness {
     func registered(_ client: ClientID, nick: String, password: String = "password1", certificate: String? = nil,
                     room: String = "lobby") -> Outbox {
         if state.configuration.operators.contains(where: { ChatValidation.nickKey($0) == ChatValidation.nickKey(nick) }) {
-            let made = Outbox(settle(state.operatorRegister(nick, passwordHash: "H:" + password, certificate: certificate, now: now)))
+            let made = operatorRegister(nick, passwordHash: "H:" + password, certificate: certificate)
             return made + hello(client, nick: nick, room: room, password: password, certificate: certificate)
         }
         let hello = hello(client, nick: nick, room: room, certificate: certificate)
         return hello + register(client, password: password)
+    }
+
+    /// The console's `register NAME`, as the glue runs it: the account read first (on a store
+    /// reached through actions, a console command finds only what was read), then the command.
+    @discardableResult
+    func operatorRegister(_ name: String, passwordHash: String?, certificate: String?) -> Outbox {
+        let read = Outbox(settle(state.readAccountForConsole(name)))
+        return read + Outbox(settle(state.operatorRegister(name, passwordHash: passwordHash, certificate: certificate, now: now)))
+    }
+
+    /// The console's `unregister NAME`, as the glue runs it (the account read first).
+    @discardableResult
+    func operatorUnregister(_ name: String) -> Outbox {
+        let read = Outbox(settle(state.readAccountForConsole(name)))
+        return read + Outbox(settle(state.operatorUnregister(name, now: now)))
     }
 
     /// The password tasks an outbox asks for.

@@ -10,7 +10,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.operators = operators
         configuration.operatorCertificates = certificates
-        return try Harness(configuration: configuration)
+        return try Harness(onLocalStore: true, configuration: configuration)
     }
 
     static func console(_ actions: [ServerAction]) -> [String] {
@@ -40,9 +40,9 @@ import Testing
     /// The console's `register` makes the account; its owner logs in with the password and acts as a server operator.
     @Test func consoleRegisterMakesTheOperator() throws {
         let harness = try Self.harness()
-        #expect(Self.console(harness.state.operatorRegister("admin", passwordHash: "H:admin-pass", certificate: nil, now: harness.now))
+        #expect(Self.console(harness.operatorRegister("admin", passwordHash: "H:admin-pass", certificate: nil).actions)
             == ["registered admin"])
-        #expect(Self.console(harness.state.operatorRegister("admin", passwordHash: "H:other-pass", certificate: nil, now: harness.now))
+        #expect(Self.console(harness.operatorRegister("admin", passwordHash: "H:other-pass", certificate: nil).actions)
             == ["account admin exists (unregister it first)"])
         let admin = harness.hello(1, nick: "admin", password: "admin-pass")
         #expect(admin.chat(to: 1).first?.account == "admin")
@@ -71,21 +71,21 @@ import Testing
         var configuration = harness.state.configuration
         configuration.operators = ["admin"]
         try harness.state.reconfigure(configuration, now: harness.now)
-        let removed = Outbox(harness.state.operatorUnregister("admin", now: harness.now))
+        let removed = harness.operatorUnregister("admin")
         #expect(removed.closes.map { [$0.client: $0.code] } == [[1: .kicked]])
         #expect(Self.console(removed.actions) == ["unregistered admin: it has no password or certificate now"])
         #expect(harness.hello(2, nick: "admin", password: "squat-pass").errorCodes(to: 2) == ["bad-login"])
-        #expect(Self.console(harness.state.operatorRegister("admin", passwordHash: "H:owner-pass", certificate: nil, now: harness.now))
+        #expect(Self.console(harness.operatorRegister("admin", passwordHash: "H:owner-pass", certificate: nil).actions)
             == ["admin has a new password"])
         #expect(harness.hello(3, nick: "admin", password: "owner-pass").chat(to: 3).first?.account == "admin")
-        #expect(Self.console(harness.state.operatorUnregister("nobody", now: harness.now)) == ["no account nobody"])
+        #expect(Self.console(harness.operatorUnregister("nobody").actions) == ["no account nobody"])
     }
 
     /// An account without a credential (unregistered) stays reserved: a guest cannot register it.
     @Test func unregisteredNameStaysReserved() throws {
         let harness = try Self.harness(operators: [])
         harness.registered(1, nick: "bob", password: "bob-passwd")
-        harness.state.operatorUnregister("bob", now: harness.now)
+        harness.operatorUnregister("bob")
         #expect(harness.hello(2, nick: "bob").chat(to: 2).first?.sender == "bob_2")
         #expect(harness.send(.nick("bob"), from: 2).errorCodes(to: 2) == ["nick-registered"])
     }
@@ -119,7 +119,7 @@ import Testing
     @Test func lobbyIsClaimedByServerOperatorsOnly() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(configuration: configuration)
+        let harness = try Harness(onLocalStore: true, configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.registered(2, nick: "admin")
         let refused = harness.send(.claim(room: "lobby"), from: 1)
@@ -133,7 +133,7 @@ import Testing
     @Test func lobbyClaimableLetsMembersClaimIt() throws {
         var configuration = ChatServerConfiguration()
         configuration.lobbyClaimable = true
-        let harness = try Harness(configuration: configuration)
+        let harness = try Harness(onLocalStore: true, configuration: configuration)
         harness.registered(1, nick: "alice")
         #expect(harness.send(.claim(room: "lobby"), from: 1).chat(to: 1).first?.text == "owner")
     }
@@ -147,7 +147,7 @@ import Testing
     static func club() throws -> Harness {
         var configuration = ChatServerConfiguration()
         configuration.floodBurst = 1_000
-        let harness = try Harness(configuration: configuration)
+        let harness = try Harness(onLocalStore: true, configuration: configuration)
         harness.registered(1, nick: "owner", room: "club")
         harness.send(.claim(room: "club"), from: 1)
         harness.hello(2, nick: "pest", room: "club", address: "192.0.2.9")
@@ -168,7 +168,7 @@ import Testing
     @Test func serverBanHoldsForTheDeviceAndNewAccounts() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(configuration: configuration)
+        let harness = try Harness(onLocalStore: true, configuration: configuration)
         harness.registered(1, nick: "admin")
         harness.registered(3, nick: "oldtimer", password: "old-password")
         harness.disconnect(3)
@@ -194,7 +194,7 @@ import Testing
 @Suite struct ProvenTakeoverTests {
     /// alice (client 1, peer 1) logged in by password.
     static func alice() throws -> Harness {
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.registered(9, nick: "alice", password: "alice-pass")
         harness.disconnect(9)
         harness.hello(1, nick: "alice", password: "alice-pass")

@@ -235,10 +235,13 @@ extension ChatServerState {
         let leaving: [String]? = kind == .kicked ? target.map { [$0] } : kind == .banned ? removing : nil
         // With a shared store the change this event announces is stored with it (``save``).
         let policy = policyToAnnounce?.room == room ? policyToAnnounce : nil
+        let settingsBefore = policy == nil ? nil : settingsBeforeAnnounce
         policyToAnnounce = nil
+        settingsBeforeAnnounce = nil
         record([RoomEventDraft(event: event, ops: liveOperators(of: room, ifIncluding: nil, always: withOperators), removing: removing,
                                origin: origin, purpose: purpose,
-                               membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) }, policy: policy)],
+                               membership: leaving.map { .remove($0.map(ChatValidation.nickKey)) }, policy: policy,
+                               settingsBefore: settingsBefore)],
                now: now, into: &out)
     }
 

@@ -32,8 +32,9 @@ extension ChatServerState {
                 applyLocally(change)
             case .owner, .topic, .mode, .operatorAdded, .operatorRemoved, .banAdded, .banRemoved:
                 // Applied here at once too (the announcement's `ops` see it); should the event not
-                // be stored, the room's settings are read again.
+                // be stored, they are put back and the room's settings read again.
                 policyToAnnounce = change
+                settingsBeforeAnnounce = change.room.flatMap { policies.rooms[$0] }
                 applyLocally(change)
             }
             return true

@@ -48,7 +48,7 @@ extension ChatServerState {
                 let token = nextSharedToken
                 let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))
                 pendingAppends[token] = PendingAppend(room: draft.event.room, origin: draft.origin?.id, purpose: draft.purpose,
-                                                      ts: draft.event.ts)
+                                                      ts: draft.event.ts, settingsBefore: draft.settingsBefore)
                 var dedupe: String?
                 if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
                 out.append(.appendRoomEvent(RoomEventAppend(

@@ -29,17 +29,28 @@ extension ChatServerState {
                 claimRefused(pending.room, owner: value, id: id, origin: origin, into: &out)
             } else {
                 out.append(.log(.error, "room event refused for a setting", ["room": pending.room]))
+                takeBackSettings(of: pending)
                 appendFailed(pending.purpose, room: pending.room, origin: origin, into: &out)
             }
         case .failed(let reason):
             notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
+            takeBackSettings(of: pending)
             appendFailed(pending.purpose, room: pending.room, origin: origin, stored: nil, into: &out)
         case .refused(let reason):
             notStoredWarnings.note(room: pending.room, error: reason, now: now, into: &out)
+            takeBackSettings(of: pending)
             appendFailed(pending.purpose, room: pending.room, origin: origin, stored: false, into: &out)
         }
         if let origin { releaseHeldMessages(of: origin, now: now, into: &out) }
         return out
+    }
+
+    /// A change of the room's settings whose event was not stored did not happen: the cache, which
+    /// took it at once, has the settings from before it again (as on a store that refused the
+    /// change), should the read that follows fail as well.
+    private func takeBackSettings(of pending: PendingAppend) {
+        guard let before = pending.settingsBefore, policies.rooms[pending.room] != nil else { return }
+        policies.rooms[pending.room] = before
     }
 
     /// Room appends handed to the glue and not answered yet.

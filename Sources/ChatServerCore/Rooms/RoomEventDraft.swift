@@ -17,6 +17,8 @@ struct RoomEventDraft {
     var membership: MembershipChange? = nil
     /// With a shared log: the change of the room's settings it announces, stored with it.
     var policy: PolicyChange? = nil
+    /// The room's settings before `policy` was applied to the cache, to put back if the event is not stored.
+    var settingsBefore: RoomSettings? = nil
 
     /// The event as members receive it live.
     func liveMessage(seq: Int64) -> ChatMessage {
@@ -80,4 +82,6 @@ struct PendingAppend {
     let ts: Int64
     /// Its event was delivered before the reply, with this seq, and its ack went out then.
     var acknowledgedSeq: Int64? = nil
+    /// The room's settings before the change its event announces (``RoomEventDraft/settingsBefore``).
+    var settingsBefore: RoomSettings? = nil
 }

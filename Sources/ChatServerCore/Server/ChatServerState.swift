@@ -83,6 +83,9 @@ public final class ChatServerState {
     var deferredCloses: [ClientID: DeferredClose] = [:]
     /// A room change ``save`` took with a shared store, for the ``announce`` that follows it.
     var policyToAnnounce: PolicyChange?
+    /// The room's settings before that change was applied to the cache: put back should its
+    /// event not be stored (the read that follows may fail too).
+    var settingsBeforeAnnounce: RoomSettings?
     /// Lease claims, lookups and inbox messages waiting for the shared store, by token.
     var pendingIdentities: [UInt64: PendingIdentity] = [:]
     /// Rooms of devices that moved to another node, left once the grace is over (oldest first).

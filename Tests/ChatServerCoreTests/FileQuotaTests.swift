@@ -57,6 +57,7 @@ struct FileQuotaTests {
     /// Fresh guests of one address cannot push out an earlier member's file: eviction takes the
     /// oldest of the party holding the most bytes, their own.
     @Test func freshGuestsEvictTheirOwnFilesFirst() throws {
+        // On the synchronous path still: on the shared path the header's eviction is not in the header's answer (issue 27, open).
         var configuration = ChatServerConfiguration()
         configuration.filesMaxBytes = 400
         let harness = try Harness.floodFree(configuration)

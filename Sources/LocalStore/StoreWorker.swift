@@ -204,8 +204,11 @@ public final class StoreWorker: @unchecked Sendable {
     private func storeFile(_ file: StoredFile, maxBytes: Int64) -> FileRecordOutcome {
         do {
             if let earlier = try files.file(uploadedBy: file.uploaderPeer, id: file.uploadID) { return .stored(earlier, unusedContent: []) }
+            // Its own upload's charge is still counted until the core removes that record: not twice
+            // (the file's size and the charge), or a file would go one upload early.
+            let own = try files.partial(peer: file.uploaderPeer, id: file.uploadID)?.key
             let unused = try makeRoom(maxBytes: maxBytes, adding: file.size, alreadyStored: try files.hasContent(file.sha256),
-                                      party: FileOwner.party(owner: file.owner, address: file.address))
+                                      party: FileOwner.party(owner: file.owner, address: file.address), exceptPartial: own)
             try files.storeFile(file, event: nil, retainPerRoom: retainPerRoom)
             return .stored(file, unusedContent: unused)
         } catch {
@@ -230,11 +233,11 @@ public final class StoreWorker: @unchecked Sendable {
     }
 
     /// Removes stored files until `adding` more bytes (none when `alreadyStored`) fit under
-    /// `maxBytes` beside the stored content and every upload's charge: the oldest file of the party
+    /// `maxBytes` beside the stored content and every upload's charge but `exceptPartial`'s: the oldest file of the party
     /// holding the most, the uploader's `party` counting `adding` more. The content no record uses
     /// any more.
-    private func makeRoom(maxBytes: Int64, adding: Int64, alreadyStored: Bool, party: String) throws -> [String] {
-        let usage = try files.usage(of: .everyone, exceptPartial: nil)
+    private func makeRoom(maxBytes: Int64, adding: Int64, alreadyStored: Bool, party: String, exceptPartial: String? = nil) throws -> [String] {
+        let usage = try files.usage(of: .everyone, exceptPartial: exceptPartial)
         var stored = usage.fileBytes
         let needed = usage.partialBytes + (alreadyStored ? 0 : adding)
         var unused: [String] = []

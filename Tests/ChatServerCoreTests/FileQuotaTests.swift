@@ -57,10 +57,9 @@ struct FileQuotaTests {
     /// Fresh guests of one address cannot push out an earlier member's file: eviction takes the
     /// oldest of the party holding the most bytes, their own.
     @Test func freshGuestsEvictTheirOwnFilesFirst() throws {
-        // On the synchronous path still: on the shared path the header's eviction is not in the header's answer (issue 27, open).
         var configuration = ChatServerConfiguration()
         configuration.filesMaxBytes = 400
-        let harness = try Harness.floodFree(configuration)
+        let harness = try Harness.floodFree(configuration, onLocalStore: true)
         harness.login(1, nick: "alice", address: "10.0.0.2")
         harness.login(2, nick: "bob", address: "10.0.0.3")
         let member = try #require(harness.shared("m", size: 100, sha256: Self.content[8], on: Harness.fileStream(1))?.file)

@@ -246,10 +246,9 @@ struct FileStreamTests {
     /// `--files-max-bytes` evicts the oldest files first (one uploader here); the same bytes are
     /// kept once and cost nothing more once stored; room is made when an upload begins.
     @Test func oldestFilesAreEvicted() throws {
-        // On the synchronous path still: on the shared path the header's eviction is not in the header's answer (issue 27, open).
         var configuration = ChatServerConfiguration()
         configuration.filesMaxBytes = 300
-        let harness = try Self.threeClients(configuration, onLocalStore: false)
+        let harness = try Self.threeClients(configuration)
         let first = try #require(harness.shared("a", size: 100, sha256: String(repeating: "1", count: 64), on: Harness.fileStream(1))?.file)
         harness.advance(1)
         let second = try #require(harness.shared("b", size: 100, sha256: String(repeating: "2", count: 64), on: Harness.fileStream(1, 1))?.file)

@@ -44,6 +44,8 @@ public final class LocalStoreAdapter {
     private var nextFollowRead: UInt64 = 1 << 63
     /// Appends taken and not yet answered (waiting for a reservation or a commit).
     public private(set) var pending = 0
+    /// Receipts remembered for resends (bounded by `receiptLimit`).
+    public var receiptCount: Int { receipts.count }
     /// Rooms nobody here follows, longest idle first; beyond `idleRoomLimit` the oldest is
     /// forgotten (its line here, and on a disk in memory its events). Nil: every room is kept
     /// (the `--db` file keeps each room's reservation, which a forgotten line would need again).

@@ -20,6 +20,8 @@ struct ReceiptMemory {
 
     subscript(key: String) -> Entry? { entries[key] }
 
+    var count: Int { entries.count }
+
     mutating func remember(_ key: String, _ entry: Entry) {
         entries.remember(entry, forKey: key)
     }

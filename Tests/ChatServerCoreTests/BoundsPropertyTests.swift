@@ -26,8 +26,9 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func memoryStaysBounded(seed: UInt64) throws {
-        let store = InMemoryHistoryStore(receiptLimit: Self.receiptLimit)
-        let state = try ChatServerState(configuration: Self.configuration, history: store, random: SplitMix64(seed: seed))
+        // The core as one server runs it: its stores behind the local store adapter, settled after each step.
+        let harness = try Harness(onLocalStore: true, configuration: Self.configuration, receiptLimit: Self.receiptLimit, seed: seed)
+        let state = harness.state
         var random = SplitMix64(seed: seed)
         var now: Int64 = 1_764_480_000_000
         var connected: Set<ClientID> = []
@@ -79,12 +80,13 @@ import Testing
             case (_, let client?):
                 actions = state.receivedDatagram(ChatMessage.typing(room: pick(rooms), isTyping: true).encodedDatagram(), from: client, now: now)
             }
+            actions = harness.settle(actions)
             for case .close(let closed, _, _) in actions { connected.remove(closed) }
-            try checkBounds(state, store: store, connected: connected, step: step, seed: seed)
+            try checkBounds(state, harness: harness, connected: connected, step: step, seed: seed)
         }
     }
 
-    private func checkBounds(_ state: ChatServerState, store: InMemoryHistoryStore, connected: Set<ClientID>, step: Int, seed: UInt64) throws {
+    private func checkBounds(_ state: ChatServerState, harness: Harness, connected: Set<ClientID>, step: Int, seed: UInt64) throws {
         let limits = state.configuration
         let context = Comment(rawValue: "seed \(seed), step \(step)")
         #expect(Set(state.clients.keys).isSubset(of: connected), context)
@@ -101,11 +103,13 @@ import Testing
         }
         #expect(state.idleRooms.count <= limits.idleRoomLimit, context)
         #expect(state.lastSequenceByRoom.count <= state.rooms.count + state.idleRooms.count + state.roomsAheadOfStore.count, context)
-        #expect(store.roomCount <= state.rooms.count + limits.idleRoomLimit, context)
-        for room in Set(state.rooms.keys).union(["lobby", "a", "b", "c", "d", "e", "f", "g"]) {
-            #expect(store.eventCount(inRoom: room) <= 2 * limits.historyPerRoom, context)
+        let rooms = ["lobby", "a", "b", "c", "d", "e", "f", "g"]
+        let kept = try rooms.filter { try !harness.storedEvents(inRoom: $0).isEmpty }
+        #expect(kept.count <= state.rooms.count + limits.idleRoomLimit, context)
+        for room in rooms {
+            #expect(try harness.storedEvents(inRoom: room).count <= 2 * limits.historyPerRoom, context)
         }
-        #expect(store.receiptCount <= Self.receiptLimit, context)
+        #expect((harness.localStore?.adapter.receiptCount ?? 0) <= Self.receiptLimit, context)
         #expect(state.activeChatStreams.count <= state.clients.count, context)
         #expect(state.clientsByNickKey.count <= state.clients.count, context)
     }

@@ -16,14 +16,15 @@ final class Harness {
     /// happens (``settle(_:)``), and `accounts` read and written by that worker. Otherwise the
     /// core's synchronous stores, `history` and `accounts`, which the test may inspect.
     init(onLocalStore: Bool = false, configuration: ChatServerConfiguration = ChatServerConfiguration(),
-         history: any HistoryStore = InMemoryHistoryStore(), accounts: any AccountStore = InMemoryAccountStore()) throws {
+         history: any HistoryStore = InMemoryHistoryStore(), accounts: any AccountStore = InMemoryAccountStore(),
+         receiptLimit: Int = 100_000, seed: UInt64 = 1) throws {
         guard onLocalStore else {
-            state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: 1))
+            state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: seed))
             localStore = nil
             return
         }
         state = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
-                                    files: SharedFileCatalog(), roomLog: .shared, random: SplitMix64(seed: 1))
+                                    files: SharedFileCatalog(), roomLog: .shared, random: SplitMix64(seed: seed))
         // A history that is also a disk and a file catalog (SQLite's) is the worker's, as the glue
         // opens a `--db`; else both in memory.
         let disk = (history as? any RoomLogDisk) ?? InMemoryRoomLogDisk()
@@ -31,7 +32,7 @@ final class Harness {
         let rig = LocalStoreAdapterTests.Rig(disk: LocalStoreAdapterTests.GatedDisk(disk), accounts: accounts, files: files,
                                              retain: configuration.historyPerRoom)
         // As the glue: without a disk file, an idle room's events live in memory, bounded by --idle-rooms.
-        localStore = (rig, try rig.makeLog(idleRoomLimit: history is any RoomLogDisk ? nil : configuration.idleRoomLimit))
+        localStore = (rig, try rig.makeLog(receiptLimit: receiptLimit, idleRoomLimit: history is any RoomLogDisk ? nil : configuration.idleRoomLimit))
         state.clusterReady(true)
         _ = settle(state.serverBansChanged(try accounts.serverBans(), now: now))
     }

@@ -58,10 +58,11 @@ import Testing
             take(count).flatMap { log.workerFinished($0) }
         }
 
-        func makeLog(pendingLimit: Int = 100_000, reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange,
-                     idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
+        func makeLog(pendingLimit: Int = 100_000, receiptLimit: Int = 100_000,
+                     reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange, idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
             LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
-                         pendingLimit: pendingLimit, reservationRange: reservationRange, idleRoomLimit: idleRoomLimit)
+                         pendingLimit: pendingLimit, receiptLimit: receiptLimit, reservationRange: reservationRange,
+                         idleRoomLimit: idleRoomLimit)
         }
     }
 

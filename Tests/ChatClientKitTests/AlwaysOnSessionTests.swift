@@ -143,6 +143,19 @@ struct AlwaysOnSessionTests {
         #expect(session.core.awayReason == nil)
     }
 
+    /// A hello beyond the account's device limit (section 17: `too-many-devices`, not the
+    /// hello, the connection left open) is a refusal the person is told about, as `bad-nick` is:
+    /// not a session left connecting for ever.
+    @Test func tooManyDevicesRefusesTheHello() {
+        var session = VirtualSession()
+        session.start()
+        session.receive(.error(code: .tooManyDevices, text: "alice has 16 devices connected"))
+        #expect(session.core.state == .refused(code: "too-many-devices", text: "alice has 16 devices connected"))
+        #expect(ErrorExplanation.text(code: "too-many-devices", serverText: "").hasPrefix("Too many devices"))
+        #expect(ErrorExplanation.text(code: "not-author", serverText: "") == "Only the message's author may do that")
+        #expect(ErrorExplanation.text(code: "no-such-message", serverText: "").hasPrefix("There is no such message"))
+    }
+
     /// The markers remembered are bounded: the lowest goes first.
     @Test func readMarkersAreBounded() {
         var markers = ReadMarkers()

@@ -103,7 +103,8 @@ extension SessionCore {
     /// Errors that answer a hello (PROTOCOL.md sections 3 and 7): the connection stays open for
     /// another `join`. (`rate-limited` and `unavailable` before the welcome are a busy server:
     /// the hello is sent again by itself.)
-    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required"]
+    /// (`too-many-devices`, version 1.2 section 17: the account has its most devices connected.)
+    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required", "too-many-devices"]
 
     /// Requests answered by `account`.
     static let accountRequests: Set<String> = ["register", "login", "password", "certificate"]

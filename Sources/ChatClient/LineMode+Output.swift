@@ -21,6 +21,7 @@ extension LineMode {
         }
         if message.messageType == .error, let id = message.id { sentChanges[id] = nil }
         remember(message)
+        if message.messageType == .welcome { runLinesAwaitingWelcome() }
         if !options.json, heldBack(message) { return }
         // A message stored twice across a server's crash is shown once (--json prints what came).
         if !options.json, repeatedMessages.isRepeat(message) { return }

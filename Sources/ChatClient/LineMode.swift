@@ -71,6 +71,9 @@ final class LineMode {
     /// The messages printed, by number, for `/edit N` and the like; our changes until their `ack`.
     var seenMessages = SeenMessages()
     var sentChanges: [String: ChatMessage] = [:]
+    /// Lines from one that needs the server's features (`/edit`, `/search`...) on, typed before
+    /// the first `welcome`: carried out once it comes (input is read no further meanwhile).
+    var linesAwaitingWelcome: [String]?
 
     init(options: ClientOptions) throws {
         self.options = options

@@ -10,6 +10,8 @@ extension TUIMode {
         guard let room = model.currentRoom, !room.isView else {
             return complain("show a room or a conversation first: these commands act on its messages")
         }
+        // The server's features are known from its first `welcome` on.
+        guard session.everConnected else { return complain("not connected yet: try again once connected (the server says then what it offers)") }
         let target: MessageTarget = room.queryNick.map { .conversation($0) } ?? .room(room.name)
         let me = model.nick
         let shown = room.lines.compactMap { line -> ShownMessage? in

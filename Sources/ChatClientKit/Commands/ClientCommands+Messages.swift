@@ -43,6 +43,17 @@ extension ClientCommands {
     /// What a search takes (PROTOCOL.md section 17), said when it is not that.
     public static let searchRule = "a search is 1 to \(ChatLimits.maxSearchWords) words of letters or digits, at most \(ChatLimits.maxSearchTextBytes) bytes"
 
+    /// The commands whose meaning depends on what the server offers (`welcome`'s `features`).
+    static let featureCommands: Set<String> = ["edit", "redact", "react", "unreact", "reply", "search"]
+
+    /// Whether `line` is one of ``featureCommands``: typed before the first `welcome`, it waits
+    /// for it (line mode), so a script's first lines are not judged against a server not yet met.
+    public static func needsServerFeatures(_ line: String) -> Bool {
+        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return false }
+        let name = String(line.prefix { $0 != " " })
+        return named(name).map { featureCommands.contains($0.name) } ?? false
+    }
+
     /// A message number: digits alone, at least 1.
     public static func messageNumber(_ word: String) -> Int64? {
         guard !word.isEmpty, word.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int64(word), number >= 1 else { return nil }

@@ -118,4 +118,37 @@ final class Version12Server {
         try DailyDriverTests.enter(dave, "/edit 302 typed on my phone, fixed here")
         #expect(server.waitForReceived(#""ref": 302"#, #""type": "edit""#) != nil, "\(dave.dump)")
     }
+
+    /// `/search` on the server: what it found in the `=search` view; Enter shows the newest in
+    /// its place (scrolled back to it, emphasised); one the buffer no longer holds is asked for
+    /// with the messages around it (`history` before N + 11, limit 21).
+    @Test func searchResultsShowTheMessageInItsPlace() throws {
+        let server = try Version12Server()
+        defer { server.stop() }
+        let home = try ClientHome()
+        defer { home.remove() }
+        let dave = try DailyDriverTests.fullScreen(home, port: server.port, nick: "dave")
+        #expect(dave.waitFor { $0.joined().contains("ops(9,2!)") }, "\(dave.dump)")
+        server.send(#"{"type":"msg","room":"lobby","sender":"bob","text":"deploy on friday","id":"d1","seq":500,"ts":\#(Self.ts)}"#)
+        for index in 1...40 {
+            server.send(#"{"type":"msg","room":"lobby","sender":"carol","text":"filler \#(index)","id":"f\#(index)","seq":\#(500 + index),"ts":\#(Self.ts)}"#)
+        }
+        #expect(dave.waitFor { $0.joined().contains("filler 40") && !$0.joined().contains("deploy on friday") }, "\(dave.dump)")
+        try DailyDriverTests.enter(dave, "/search deploy friday")
+        #expect(server.waitForReceived(#""room": "lobby""#, #""text": "deploy friday""#, #""type": "search""#) != nil)
+        server.send(#"{"type":"found","room":"lobby","text":"deploy friday","events":[{"type":"msg","room":"lobby","sender":"bob","text":"deploy on friday","seq":500,"ts":\#(Self.ts)}]}"#)
+        #expect(dave.waitFor { $0.joined().contains("1 found in #lobby for 'deploy friday'") && $0.joined().contains("<bob> deploy on friday") },
+                "\(dave.dump)")
+        try dave.press("Enter")
+        #expect(dave.waitFor { $0.joined().contains("<bob> deploy on friday") && $0.joined().contains("more below") && !$0.joined().contains("found in") },
+                "\(dave.dump)")
+
+        try DailyDriverTests.enter(dave, "/search old")
+        #expect(server.waitForReceived(#""text": "old""#, #""type": "search""#) != nil)
+        server.send(#"{"type":"found","room":"lobby","text":"old","events":[{"type":"msg","room":"lobby","sender":"bob","text":"an old one","seq":7,"ts":\#(Self.ts)}]}"#)
+        #expect(dave.waitFor { $0.joined().contains("1 found in #lobby for 'old'") }, "\(dave.dump)")
+        try DailyDriverTests.enter(dave, "7")
+        #expect(server.waitForReceived(#""before": 18"#, #""limit": 21"#, #""room": "lobby""#, #""type": "history""#) != nil, "\(dave.dump)")
+        #expect(dave.waitFor { $0.joined().contains("message 7 is no longer stored") }, "\(dave.dump)")
+    }
 }

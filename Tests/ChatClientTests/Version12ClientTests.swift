@@ -84,6 +84,11 @@ final class Version12Server {
         server.send(#"{"type":"found","room":"lobby","text":"hi","events":[{"type":"msg","room":"lobby","sender":"bob","text":"hi all","seq":200,"ts":\#(Self.ts),"edited":\#(Self.ts)}]}"#)
         #expect(dave.waitForEvent("* 1 found in #lobby for 'hi', newest first:"), "\(dave.outputLines)")
         #expect(dave.waitForEvent("#lobby [200] <bob> hi all"), "\(dave.outputLines)")
+        dave.write("/redact 200\n")
+        #expect(server.waitForReceived(#""ref": 200"#, #""type": "redact""#) != nil)
+        #expect(dave.waitForEvent("#lobby * dave removed [200]"), "\(dave.outputLines)")
+        dave.write("/react 200 👍\n")
+        #expect(dave.waitForLine(timeout: 10) { $0 == "chat-client: message 200 was removed" } != nil, "\(dave.errorOutput)")
         dave.write("/away gone fishing\n")
         #expect(server.waitForReceived(#""away": "gone fishing""#, #""text": "away""#, #""type": "status""#) != nil)
         #expect(!dave.errorOutput.contains { $0.contains("does not support") }, "\(dave.errorOutput)")
@@ -117,6 +122,13 @@ final class Version12Server {
         #expect(dave.waitFor { $0.joined().contains("[302] <dave> typed on my phone") }, "\(dave.dump)")
         try DailyDriverTests.enter(dave, "/edit 302 typed on my phone, fixed here")
         #expect(server.waitForReceived(#""ref": 302"#, #""type": "edit""#) != nil, "\(dave.dump)")
+
+        // The conversation's history (a replayed dm) fills its buffer without counting as unread.
+        server.send(#"{"type":"dm","sender":"bob","to":"dave","text":"while you were away","id":"h1","seq":5,"replay":true,"ts":\#(Self.ts)}"#)
+        server.send(#"{"type":"msg","room":"lobby","sender":"bob","text":"after the replay","id":"b3","seq":303,"ts":\#(Self.ts)}"#)
+        #expect(dave.waitFor { $0.joined().contains("after the replay") && $0.joined().contains("@bob(3,3!)") }, "\(dave.dump)")
+        try DailyDriverTests.enter(dave, "/buffer bob")
+        #expect(dave.waitFor { $0.joined().contains("*bob* while you were away") }, "\(dave.dump)")
     }
 
     /// `/search` on the server: what it found in the `=search` view; Enter shows the newest in

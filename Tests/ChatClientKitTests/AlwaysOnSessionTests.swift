@@ -68,6 +68,28 @@ struct AlwaysOnSessionTests {
         #expect(Self.requests(session, since: mark).filter { $0.hasPrefix("history") } == ["history bob since 6"])
     }
 
+    /// A conversation read `since` its marker pages forward (section 17): a full page of 200 is
+    /// followed by a request after its last seq; a shorter one ends it.
+    @Test func aConversationsHistoryPagesForward() {
+        var session = VirtualSession()
+        session.start()
+        session.receive(Self.welcome(conversations: [ConversationListing(with: "bob", position: Self.position(seq: 450, read: 10, unread: 440))]))
+        session.joined("lobby", seq: 1)
+        var mark = session.actions.count
+        for seq in Int64(11)...210 {
+            session.receive(ChatMessage(type: "dm", text: "m\(seq)", sender: "bob", id: "i\(seq)", seq: seq, ts: 1, to: "alice", replay: true))
+        }
+        session.receive(ChatMessage(type: "history-end", with: "bob"))
+        #expect(Self.requests(session, since: mark) == ["history bob since 210"])
+        mark = session.actions.count
+        for seq in Int64(211)...250 {
+            session.receive(ChatMessage(type: "dm", text: "m\(seq)", sender: "bob", id: "i\(seq)", seq: seq, ts: 1, to: "alice", replay: true))
+        }
+        session.receive(ChatMessage(type: "history-end", with: "bob"))
+        #expect(Self.requests(session, since: mark).isEmpty)
+        #expect(session.core.outbox.isEmpty)
+    }
+
     /// A conversation's `history-end` (with `with`) answers that request, not a room's.
     @Test func aConversationsHistoryEndAnswersItsRequest() {
         var session = VirtualSession()

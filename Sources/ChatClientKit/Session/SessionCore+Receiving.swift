@@ -24,6 +24,7 @@ extension SessionCore {
         if message.messageType == .dm, let seq = message.seq, message.room == nil {
             let other = ChatValidation.nickKey(Self.same(message.sender, nick) ? message.to ?? message.sender : message.sender)
             conversationSeqs[other] = max(conversationSeqs[other] ?? seq, seq)
+            if message.replay == true { conversationPages[other, default: 0] += 1 }
         }
         switch message.messageType {
         case .read:
@@ -43,6 +44,7 @@ extension SessionCore {
             nick = message.text
             answered(now: now) { $0.type == MessageType.nick.rawValue && Self.same($0.text, message.text) }
         case .historyEnd:
+            if let with = message.with { nextConversationPage(with) }
             answered(.history, about: message, now: now)
         case .found:
             answered(.search, about: message, now: now)
@@ -174,6 +176,17 @@ extension SessionCore {
                 : ChatMessage(type: MessageType.history.rawValue, limit: Self.conversationHistory, with: conversation.with))
         }
         return requests
+    }
+
+    /// A conversation's `history` `since` ended: a full page may have more after it, asked for
+    /// after the last seq seen there (section 17: "the client pages forward").
+    private mutating func nextConversationPage(_ with: String) {
+        let key = ChatValidation.nickKey(with)
+        let brought = conversationPages.removeValue(forKey: key) ?? 0
+        let wasSince = outbox.inFlight.contains { $0.message.type == MessageType.history.rawValue && $0.message.since != nil
+            && $0.message.with.map(ChatValidation.nickKey) == key }
+        guard wasSince, brought >= Self.conversationPage, let last = conversationSeqs[key] else { return }
+        outbox.enqueue(ChatMessage(type: MessageType.history.rawValue, since: last, with: with))
     }
 
     /// Messages of a conversation never read asked for at a `welcome`.

@@ -81,6 +81,11 @@ public struct SessionCore {
     /// The last seq seen in each private conversation (version 1.2), by nick key: a `welcome`
     /// listing one with newer messages asks for what came after it.
     var conversationSeqs: [String: Int64] = [:]
+    /// The replayed `dm`s each conversation's `history` `since` brought so far, by nick key: a
+    /// full page (``conversationPage``) is followed by the next one.
+    var conversationPages: [String: Int] = [:]
+    /// What one `history` `since` brings at most (PROTOCOL.md section 17: default and at most 200).
+    public static let conversationPage = 200
     /// Each room's members, as the server's roster says.
     public internal(set) var members = RoomMembers()
     /// The status the person chose: `online` or `away`.

@@ -7,7 +7,9 @@ extension LineMode {
     func change(_ request: MessageRequest) {
         let target = MessageTarget.room(currentRoom)
         let id = ChatSession.randomPeerID()
-        switch MessageReferences.message(for: request, in: target, shown: seenMessages.shown(in: target), features: session.features, id: id) {
+        let ownPending = sent.values.contains { $0.messageType == .msg && $0.room == currentRoom }
+        switch MessageReferences.message(for: request, in: target, shown: seenMessages.shown(in: target), features: session.features, id: id,
+                                         ownPending: ownPending) {
         case .failure(.message(let text)): complain(text)
         case .failure(.usage): complain("no such message")
         case .success(let message):

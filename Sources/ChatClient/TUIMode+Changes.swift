@@ -20,7 +20,8 @@ extension TUIMode {
                                 isRedacted: line.isRedacted)
         }
         let id = ChatSession.randomPeerID()
-        switch MessageReferences.message(for: request, in: target, shown: shown, features: session.features, id: id) {
+        let ownPending = room.lines.last { $0.kind.isOwn && $0.isMessage }?.kind == .ownPending
+        switch MessageReferences.message(for: request, in: target, shown: shown, features: session.features, id: id, ownPending: ownPending) {
         case .failure(.message(let text)): complain(text)
         case .failure(.usage): complain("no such message")
         case .success(let message) where message.messageType == .msg || message.messageType == .dm:

@@ -48,15 +48,17 @@ public struct ShownMessage: Equatable, Sendable {
 /// refuses).
 public enum MessageReferences {
     /// The request for `request` about the messages `shown` (oldest first) of `target`, with
-    /// message id `id`; `features` are those the server's `welcome` listed.
+    /// message id `id`; `features` are those the server's `welcome` listed. `ownPending`: an own
+    /// message newer than those shown waits for its `ack` (and its number), so a default that
+    /// means "my newest" is not taken to mean the one before it.
     public static func message(for request: MessageRequest, in target: MessageTarget, shown: [ShownMessage], features: Set<String>,
-                               id: String) -> Result<ChatMessage, CommandError> {
+                               id: String, ownPending: Bool = false) -> Result<ChatMessage, CommandError> {
         switch request {
         case .edit(let number, let text):
             guard features.contains(ServerFeature.edits) else { return .failure(unsupported("edits")) }
             if let problem = textProblem(text) { return .failure(.message(problem)) }
             let found: ShownMessage
-            switch pick(number, in: shown, own: true, doing: "edit") {
+            switch pick(number, in: shown, own: true, doing: "edit", ownPending: ownPending) {
             case .success(let message): found = message
             case .failure(let error): return .failure(error)
             }
@@ -65,7 +67,7 @@ public enum MessageReferences {
         case .redact(let number, let reason):
             guard features.contains(ServerFeature.edits) else { return .failure(unsupported("redactions")) }
             let found: ShownMessage
-            switch pick(number, in: shown, own: true, doing: "remove") {
+            switch pick(number, in: shown, own: true, doing: "remove", ownPending: ownPending) {
             case .success(let message): found = message
             case .failure(let error): return .failure(error)
             }
@@ -100,8 +102,10 @@ public enum MessageReferences {
     }
 
     /// The message numbered `number`, or by default the newest (own, when `own`) not removed.
-    static func pick(_ number: Int64?, in shown: [ShownMessage], own: Bool, doing verb: String) -> Result<ShownMessage, CommandError> {
+    static func pick(_ number: Int64?, in shown: [ShownMessage], own: Bool, doing verb: String,
+                     ownPending: Bool = false) -> Result<ShownMessage, CommandError> {
         guard let number else {
+            if own && ownPending { return .failure(.message("your newest message here is not acknowledged yet: try again once it is")) }
             guard let newest = shown.last(where: { (!own || $0.isOwn) && !$0.isRedacted }) else {
                 return .failure(.message(own ? "you have no message here to \(verb)" : "there is no message here to \(verb)"))
             }

@@ -84,6 +84,21 @@ struct MessageReferencesTests {
             == .failure(.message("there is no message here to react to")))
     }
 
+    /// `/edit` or `/redact` right after sending, before the message's `ack` gives it its number:
+    /// not the message before it, silently, but a sentence saying to wait.
+    @Test func theNewestOwnMessageNotYetAcknowledged() {
+        let waiting = "your newest message here is not acknowledged yet: try again once it is"
+        for request in [MessageRequest.edit(nil, text: "x"), .redact(nil, reason: "")] {
+            #expect(MessageReferences.message(for: request, in: .room("dev"), shown: Self.shown, features: Self.all, id: "i", ownPending: true)
+                == .failure(.message(waiting)))
+        }
+        // Named by number, or not about our own newest: as ever.
+        #expect(MessageReferences.message(for: .edit(5, text: "x"), in: .room("dev"), shown: Self.shown, features: Self.all, id: "i", ownPending: true)
+            == .success(ChatMessage(type: "edit", text: "x", room: "dev", id: "i", ref: 5)))
+        #expect(MessageReferences.message(for: .react(nil, "+1", added: true), in: .room("dev"), shown: Self.shown, features: Self.all, id: "i",
+                                          ownPending: true) == .success(ChatMessage(type: "react", text: "+1", room: "dev", id: "i", ref: 11)))
+    }
+
     /// A server that does not offer the feature (a 1.1 server, today's) is not asked.
     @Test func aServerWithoutTheFeature() {
         let old: Set<String> = ["accounts", "moderation", "files"]

@@ -48,7 +48,7 @@ public struct AppendBatch: Sendable, Equatable {
             let stored = StoredEvent(
                 room: event.room, seq: event.seq, ts: message.ts ?? 0, kind: event.kind, sender: message.sender, text: message.text,
                 id: message.id, account: message.account, target: message.to, mode: message.mode, file: message.file,
-                size: message.size, sha256: message.sha256)
+                size: message.size, sha256: message.sha256, ref: message.ref)
             batch.events.append(stored)
             if let key = event.dedupe, let colon = key.firstIndex(of: ":") {
                 batch.receipts.append(MessageReceipt(peer: String(key[..<colon]), id: String(key[key.index(after: colon)...]),

@@ -37,8 +37,17 @@ final class SQLiteDatabase {
             throw HistoryStoreError("history database '\(path)': cannot use WAL mode (journal mode is \(mode ?? "unknown"))")
         }
         try execute("PRAGMA synchronous=\(synchronous.rawValue)", doing: "setting synchronous mode")
+        // A redacted message's text is erased, not hidden (PROTOCOL.md section 15): what SQLite
+        // frees or shortens is overwritten with zeros rather than left in the file's free space.
+        try execute("PRAGMA secure_delete=ON", doing: "turning on secure delete")
         sqlite3_busy_timeout(handle, 1000)
     }
+
+    /// Rows the latest INSERT, UPDATE or DELETE of this connection changed.
+    var changes: Int32 { sqlite3_changes(handle) }
+
+    /// The rowid of the latest row this connection inserted.
+    var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs SQL that returns no rows we need, e.g. a PRAGMA or CREATE TABLE.
     func execute(_ sql: String, doing what: String) throws(HistoryStoreError) {

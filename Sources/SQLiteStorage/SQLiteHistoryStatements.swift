@@ -26,8 +26,8 @@ final class SQLiteHistoryStatements {
         insertEvent = try database.prepare(
             """
             INSERT OR REPLACE INTO events (room, seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size,
-                                           file_sha256)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                           file_sha256, ref, edited, redacted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             """)
         // Everything but the room's newest ?2 events, counted, not by seq arithmetic: seqs have a
         // gap after a restart (a reservation's unused rest, docs/PROTOCOL.md), and `seq <= newest -
@@ -42,13 +42,13 @@ final class SQLiteHistoryStatements {
         lastSequence = try database.prepare("SELECT max(seq) FROM events WHERE room = ?1")
         selectEvents = try database.prepare(
             """
-            SELECT seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size, file_sha256 FROM events
+            SELECT \(SQLiteEventRow.columns) FROM events
             WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4
             """)
         selectReceipt = try database.prepare("SELECT room, seq, ts FROM receipts WHERE peer = ?1 AND msg_id = ?2")
         selectOldestEvents = try database.prepare(
             """
-            SELECT seq, ts, kind, sender, text, msg_id, account, target, mode, file, file_size, file_sha256 FROM events
+            SELECT \(SQLiteEventRow.columns) FROM events
             WHERE room = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4
             """)
         // A room's events count too: a file written by the synchronous store has events and no reservation.

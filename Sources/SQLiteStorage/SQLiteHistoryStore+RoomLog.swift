@@ -2,7 +2,7 @@ import ChatServerCore
 import LocalStore
 
 /// The `--db` file as the local room log's disk, on the ``LocalStore/StoreWorker``'s thread:
-/// a worker round's events, receipts and seq reservations in one transaction (schema version 5).
+/// a worker round's events, receipts and seq reservations in one transaction (schema version 6).
 extension SQLiteHistoryStore: RoomLogDisk {
     public func reservedSequences() throws -> [String: Int64] {
         let statement = statements.selectReservations
@@ -42,6 +42,7 @@ extension SQLiteHistoryStore: RoomLogDisk {
             try? statements.rollback.run([], doing: "rolling back")
             throw error
         }
+        eraseRemnantsAfterCommit()
     }
 
     public func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int, newest: Bool) throws -> [StoredEvent] {

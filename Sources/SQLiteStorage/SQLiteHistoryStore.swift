@@ -15,20 +15,37 @@ public final class SQLiteHistoryStore: HistoryStore {
     /// Receipts kept at most; the oldest are deleted first.
     public let receiptLimit: Int
 
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     let statements: SQLiteHistoryStatements
     let fileStatements: SQLiteFileStatements
+    let words: SQLiteMessageWords
+    let revisions: SQLiteMessageRevisions
+    let accountPlaces: SQLiteAccountPlaces
+    /// Redactions stored since the last ``eraseRedactedRemnants()``: their words may still be in
+    /// the index's older segments and their old pages in the write-ahead log.
+    var redactionsSinceErasure = 0
+    /// When the remnants were last erased (a monotonic clock's seconds; nil: not yet).
+    var lastErasure: Double?
+    /// The origin of the monotonic seconds ``eraseRedactedRemnantsIfDue(now:)`` is given after a commit.
+    let clockOrigin = ContinuousClock.now
+    /// Seconds between two erasures of redactions' remnants at most (``eraseRedactedRemnantsIfDue(now:)``).
+    public let erasureInterval: Double
 
     /// Opens or creates the database at `path`.
-    public init(path: String, synchronous: SQLiteSynchronousMode = .normal, receiptLimit: Int = 100_000) throws {
+    public init(path: String, synchronous: SQLiteSynchronousMode = .normal, receiptLimit: Int = 100_000,
+                erasureInterval: Double = 10) throws {
         precondition(receiptLimit >= 1, "a store must keep at least one receipt")
         self.path = path
         self.receiptLimit = receiptLimit
+        self.erasureInterval = erasureInterval
         database = try SQLiteDatabase(path: path)
         try database.useWriteAheadLog(synchronous: synchronous)
         try SQLiteSchema.migrate(database)
         statements = try SQLiteHistoryStatements(database)
         fileStatements = try SQLiteFileStatements(database)
+        words = try SQLiteMessageWords(database)
+        revisions = try SQLiteMessageRevisions(database, insertEvent: statements.insertEvent, words: words)
+        accountPlaces = try SQLiteAccountPlaces(database)
     }
 
     public func lastSequence(inRoom room: String) throws -> Int64 {
@@ -51,6 +68,14 @@ public final class SQLiteHistoryStore: HistoryStore {
             try? statements.rollback.run([], doing: "rolling back")
             throw error
         }
+        eraseRemnantsAfterCommit()
+    }
+
+    /// After a commit: the remnants of its redactions, when due. What is committed stays so: a
+    /// failed erasure is tried again after a later commit.
+    func eraseRemnantsAfterCommit() {
+        guard redactionsSinceErasure > 0 else { return }
+        _ = try? eraseRedactedRemnantsIfDue(now: Double((ContinuousClock.now - clockOrigin).components.seconds))
     }
 
     public func events(inRoom room: String, after: Int64?, before: Int64?, limit: Int) throws -> [StoredEvent] {
@@ -64,15 +89,7 @@ public final class SQLiteHistoryStore: HistoryStore {
         defer { statement.reset() }
         var events: [StoredEvent] = []
         while try statement.step(doing: "reading events of room '\(room)'") {
-            guard let kind = statement.text(at: 2).flatMap(StoredEventKind.init(rawValue:)) else { continue }
-            events.append(
-                StoredEvent(
-                    room: room, seq: statement.integer(at: 0), ts: statement.integer(at: 1), kind: kind,
-                    sender: statement.text(at: 3) ?? "", text: statement.text(at: 4) ?? "",
-                    id: statement.optionalText(at: 5), account: statement.optionalText(at: 6),
-                    target: statement.optionalText(at: 7), mode: statement.optionalText(at: 8),
-                    file: statement.optionalText(at: 9), size: statement.optionalInteger(at: 10),
-                    sha256: statement.optionalText(at: 11)))
+            if let event = SQLiteEventRow.event(of: statement, room: room) { events.append(event) }
         }
         return events
     }
@@ -97,18 +114,19 @@ public final class SQLiteHistoryStore: HistoryStore {
     func insert(_ events: [StoredEvent], retainPerRoom: Int) throws(HistoryStoreError) {
         var newestSeqByRoom: [String: Int64] = [:]
         for event in events {
-            try statements.insertEvent.run(
-                [
-                    .text(event.room), .integer(event.seq), .integer(event.ts), .text(event.kind.rawValue),
-                    .text(event.sender), .text(event.text), .optionalText(event.id), .optionalText(event.account),
-                    .optionalText(event.target), .optionalText(event.mode), .optionalText(event.file),
-                    .optionalInteger(event.size), .optionalText(event.sha256),
-                ], doing: "storing an event in room '\(event.room)'")
+            try statements.insertEvent.run(SQLiteEventRow.values(of: event), doing: "storing an event in room '\(event.room)'")
+            if event.kind.isMessage {
+                try words.index(room: event.room, seq: event.seq, text: event.text)
+            } else if event.kind == .edit || event.kind == .redact {
+                try revisions.apply(event)
+                if event.kind == .redact { redactionsSinceErasure += 1 }
+            }
             newestSeqByRoom[event.room] = max(newestSeqByRoom[event.room] ?? event.seq, event.seq)
         }
         let keep = Int64(max(retainPerRoom, 1))
         // A room whose newest seq is within `keep` has at most `keep` events: nothing to prune.
         for (room, newestSeq) in newestSeqByRoom where newestSeq > keep {
+            try words.removePruned(room, keeping: keep)
             try statements.pruneEvents.run([.text(room), .integer(keep)], doing: "pruning old events of room '\(room)'")
         }
     }

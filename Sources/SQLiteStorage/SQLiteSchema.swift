@@ -15,8 +15,13 @@ import ChatServerCore
 /// - Version 5: `seq_reservations`, each room's highest seq that may have been handed out (the
 ///   local room log delivers an event before its commit: docs/PROTOCOL.md, "One server's room
 ///   log"), filled from `events` for the rooms a file has.
+/// - Version 6 (protocol version 1.2): `events` gains `ref` (the message a revision or a reply
+///   names), `edited` (a message's latest edit's `ts`), `redacted` and `search_row` (its row in
+///   `message_words`, the FTS5 index of the words of every `msg` and `file`, filled here for the
+///   messages a file has); `read_markers` (an account's read position in a room or conversation)
+///   and `account_rooms` (the rooms an account keeps while offline).
 enum SQLiteSchema {
-    static let version = 5
+    static let version = 6
 
     static func migrate(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         // IMMEDIATE: the version is read and raised under the write lock, so two stores opening
@@ -32,6 +37,10 @@ enum SQLiteSchema {
             if found < 3 { try database.execute(versionThree, doing: "adding the file tables") }
             if found < 4 { try database.execute(versionFour, doing: "adding the uploaders' addresses") }
             if found < 5 { try database.execute(versionFive, doing: "adding the seq reservations") }
+            if found < 6 {
+                try database.execute(versionSix, doing: "adding revisions, the search index, read markers and account rooms")
+                try SQLiteMessageWords.indexStoredMessages(database)
+            }
             if found < version { try database.execute("PRAGMA user_version = \(version)", doing: "raising the schema version") }
             try database.execute("COMMIT", doing: "committing the schema migration")
         } catch {
@@ -110,6 +119,21 @@ enum SQLiteSchema {
         CREATE INDEX files_by_party ON files (\(party), ts);
         CREATE INDEX partial_uploads_by_owner ON partial_uploads (owner);
         CREATE INDEX partial_uploads_by_address ON partial_uploads (address);
+        """
+
+    /// The index's `scope` is the room (``SQLiteMessageWords/scope(of:)``) and `words` the
+    /// message's words as `search` compares them, one token each for the `ascii` tokenizer
+    /// (``SQLiteMessageWords``): the index finds exactly what ``ChatValidation/textMatches(_:query:)`` does.
+    private static let versionSix = """
+        ALTER TABLE events ADD COLUMN ref INTEGER;
+        ALTER TABLE events ADD COLUMN edited INTEGER;
+        ALTER TABLE events ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE events ADD COLUMN search_row INTEGER;
+        CREATE VIRTUAL TABLE message_words USING fts5(scope, words, tokenize = 'ascii');
+        CREATE TABLE read_markers (
+            account_key TEXT NOT NULL, target TEXT NOT NULL, read INTEGER NOT NULL, PRIMARY KEY (account_key, target)
+        ) WITHOUT ROWID;
+        CREATE TABLE account_rooms (account_key TEXT NOT NULL, room TEXT NOT NULL, PRIMARY KEY (account_key, room)) WITHOUT ROWID;
         """
 
     private static let versionFive = """

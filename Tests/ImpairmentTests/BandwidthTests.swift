@@ -3,7 +3,7 @@ import Testing
 
 extension ProxySuite {
     @Suite struct BandwidthTests {
-        /// A 200 kB/s cap spreads a 100 kB burst over about half a second at the server.
+        /// A 200 kB/s cap spreads a 100 kB burst over at least half a second at the server, in order.
         @Test func capLimitsThroughput() throws {
             let echo = try EchoServer()
             let proxy = try RunningProxy(server: echo.address, ["--up-bandwidth", "200kB", "--up-queue", "1MB"])
@@ -18,8 +18,10 @@ extension ProxySuite {
             // receiving thread (a sanitized build) can take late, shortening the span it begins.
             let last = try #require(arrivals.last?.time)
             #expect(last - start >= .milliseconds(480), "last arrival \(last - start) after the first send")
-            let span = last - (try #require(arrivals.first?.time))
-            #expect(span < .milliseconds(1200), "span \(span)")
+            // No upper bound on the wall clock: how late the last packet comes depends on the
+            // machine (2.4 s for this span under ThreadSanitizer on a loaded machine). That the
+            // shaper spaces packets at the rate, and no more, is `bandwidthShaperSpacesAndDrops`'s,
+            // on the shaper's own clock.
             #expect(arrivals.map { NumberedPacket.sequence(of: $0.bytes) } == Array(0..<100))
         }
 

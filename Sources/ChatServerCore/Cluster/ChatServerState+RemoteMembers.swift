@@ -79,7 +79,7 @@ extension ChatServerState {
             return message.to.map { .remove([ChatValidation.nickKey($0)]) }
         case .banned:
             return .remove((message.members ?? []).map(ChatValidation.nickKey))
-        case .msg, .topic, .unbanned, .op, .deop, .mode, .file:
+        case .msg, .topic, .unbanned, .op, .deop, .mode, .file, .edit, .redact, .react, .unreact:
             return nil
         }
     }

@@ -73,7 +73,7 @@ extension ChatServerState {
             if let label = message.to { policies.rooms[room]!.apply(.banRemoved(room: room, label: label)) }
         case .banned:
             readRoomSettings(room, then: .refresh, into: &out)
-        case .msg, .joined, .left, .nick, .kicked, .file:
+        case .msg, .joined, .left, .nick, .kicked, .file, .edit, .redact, .react, .unreact:
             break
         }
     }

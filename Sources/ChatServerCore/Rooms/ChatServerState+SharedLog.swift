@@ -98,7 +98,7 @@ extension ChatServerState {
             session.catchUp?.hold(seq: event.seq, payload: payload)
         }
         switch event.kind {
-        case .msg, .file:
+        case .msg, .file, .edit, .redact, .react, .unreact:
             return out
         case .joined, .left, .nick, .kicked, .banned, .topic, .unbanned, .op, .deop, .mode:
             break

@@ -39,6 +39,7 @@ public final class InMemoryHistoryStore: HistoryStore {
     public func append(events: [StoredEvent], receipts newReceipts: [MessageReceipt], retainPerRoom: Int) {
         for event in events {
             logs[event.room, default: RoomLog()].insert(event)
+            if event.kind == .edit || event.kind == .redact { logs[event.room]?.revise(by: event) }
         }
         for event in events {
             logs[event.room]?.prune(retaining: retainPerRoom)
@@ -82,6 +83,21 @@ private struct RoomLog {
             }
         } else {
             events.append(event)
+        }
+    }
+
+    /// Applies an `edit` or `redact` to the message it names (``MessageRevision``); a redaction
+    /// erases the texts of that message's edits too.
+    mutating func revise(by revision: StoredEvent) {
+        guard let seq = revision.ref else { return }
+        let index = firstIndex(withSeqAbove: seq - 1)
+        guard index < events.count, events[index].seq == seq, let revised = MessageRevision.revised(events[index], by: revision) else {
+            return
+        }
+        events[index] = revised
+        guard revision.kind == .redact else { return }
+        for edit in events.indices where events[edit].kind == .edit && events[edit].ref == seq {
+            events[edit] = MessageRevision.erased(events[edit])
         }
     }
 

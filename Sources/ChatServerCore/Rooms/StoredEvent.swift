@@ -23,10 +23,16 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
     public var file: String?
     public var size: Int64?
     public var sha256: String?
+    /// The message an `edit`, `redact`, `react` or `unreact` revises, or a reply answers (version 1.2).
+    public var ref: Int64?
+    /// On a `msg` or `file`: the `ts` of its latest edit, which its `text` is.
+    public var edited: Int64?
+    /// On a `msg` or `file`: withdrawn; its text (and its edits' texts) erased.
+    public var redacted: Bool
 
     public init(room: String, seq: Int64, ts: Int64, kind: StoredEventKind, sender: String, text: String, id: String? = nil,
                 account: String? = nil, target: String? = nil, mode: String? = nil, file: String? = nil, size: Int64? = nil,
-                sha256: String? = nil) {
+                sha256: String? = nil, ref: Int64? = nil, edited: Int64? = nil, redacted: Bool = false) {
         self.room = room
         self.seq = seq
         self.ts = ts
@@ -40,6 +46,9 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
         self.file = file
         self.size = size
         self.sha256 = sha256
+        self.ref = ref
+        self.edited = edited
+        self.redacted = redacted
     }
 
     /// The event as clients receive it; `replay` marks a re-send from history.
@@ -48,6 +57,9 @@ public struct StoredEvent: Sendable, Equatable, Hashable {
             type: kind.rawValue, text: text, sender: sender, room: room, id: id, seq: seq, ts: ts, to: target, account: account,
             mode: mode, file: file, size: size, sha256: sha256)
         if replay { message.replay = true }
+        message.ref = ref
+        message.edited = edited
+        if redacted { message.redacted = true }
         return message
     }
 }

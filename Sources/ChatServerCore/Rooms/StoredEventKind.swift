@@ -15,4 +15,17 @@ public enum StoredEventKind: String, Sendable, CaseIterable {
     case mode
     /// A file shared in the room (PROTOCOL.md section 9).
     case file
+    /// A message's new text (version 1.2, section 15): `ref` names the message.
+    case edit
+    /// A message withdrawn: its text, and its edits' texts, are erased from storage.
+    case redact
+    /// A reaction (`text`, an emoji or `+1`) added to message `ref`, and taken back.
+    case react
+    case unreact
+
+    /// A message others can revise, reply to and find: a `msg` or a `file`.
+    public var isMessage: Bool { self == .msg || self == .file }
+
+    /// An event that revises the message its `ref` names (section 15).
+    public var isRevision: Bool { self == .edit || self == .redact || self == .react || self == .unreact }
 }

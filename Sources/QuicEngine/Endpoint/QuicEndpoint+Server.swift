@@ -22,12 +22,16 @@ extension QuicEndpoint {
         }
         var originalDestination = clientDestination
         var retrySource: ConnectionID?
-        // Hysteresis: a count hovering at the threshold would accept a client's tokenless
-        // retransmission just after sending it a Retry, and the two answers clash at the client.
+        // Hysteresis: a count hovering at the threshold would flip between Retry and accept from
+        // one Initial to the next. (A retried client's own copies are retried above, whatever the count.)
         if handshakesInProgress >= server.retryAboveHandshakes {
             retryingUnderLoad = true
         } else if handshakesInProgress < server.retryAboveHandshakes / 2 {
             retryingUnderLoad = false
+        }
+        if header.token.len == 0, retriedDestinations.contains(clientDestination) {
+            sendRetry(header, remote: remote, local: local)
+            return
         }
         if server.requireRetry || retryingUnderLoad {
             guard let token = header.token.base, header.token.len > 0 else {
@@ -119,6 +123,7 @@ extension QuicEndpoint {
                                       &header.dcid, token, Int(tokenLength))
         }
         guard written > 0 else { return }
+        retriedDestinations.insert(ConnectionID(header.dcid))
         statistics.retriesSent += 1
         statelessPackets.append((Array(packet[..<Int(written)]), remote, local))
     }

@@ -95,6 +95,8 @@ public final class QuicEndpoint {
     public internal(set) var handshakesInProgress = 0
     /// Whether new clients are asked to Retry because too many handshakes are in progress.
     var retryingUnderLoad = false
+    /// First Initials answered with a Retry: their copies get a Retry too (``RetriedDestinations``).
+    var retriedDestinations = RetriedDestinations()
 
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

@@ -69,7 +69,7 @@ extension LineMode: CommandContext {
 
     /// `/away [REASON]`, `/back`: said (issue 24, defect 6).
     func setAway(_ reason: String?) {
-        session.setStatus(reason == nil ? "online" : "away")
+        session.setStatus(reason == nil ? "online" : "away", reason: reason)
         awayReason = reason
         if let reason {
             note("* you are away" + (reason.isEmpty ? "" : ": \(formatter.single(reason))"))

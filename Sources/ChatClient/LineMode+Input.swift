@@ -43,6 +43,13 @@ extension LineMode {
             pending.removeSubrange(...newline)
             entered(line)
         }
+        if linesAwaitingWelcome != nil, !inputEnded, !inputPaused {
+            // What follows a command that waits for the server's features waits too (in order),
+            // read no further than this until the welcome (``runLinesAwaitingWelcome()``).
+            inputPaused = true
+            if !inputIsPolled { loop.unwatch(0) }
+            return
+        }
         if inputEnded {
             // /quit: what follows it is not read.
             if !inputIsPolled { loop.unwatch(0) }
@@ -63,13 +70,27 @@ extension LineMode {
     func resumeWhenDrained() {
         loop.schedule(at: .now() + .milliseconds(100)) { [unowned self] in
             guard session.outbox.waiting.count < Self.resumeBelow else { return resumeWhenDrained() }
-            inputPaused = false
-            if inputIsPolled {
-                pollInput()
-            } else {
-                try? loop.watchReadable(0) { [unowned self] in readInput() }
-            }
+            resumeInput()
         }
+    }
+
+    func resumeInput() {
+        guard inputPaused, linesAwaitingWelcome == nil else { return }
+        inputPaused = false
+        if inputIsPolled {
+            pollInput()
+        } else {
+            try? loop.watchReadable(0) { [unowned self] in readInput() }
+        }
+    }
+
+    /// The first `welcome` came: the lines that waited for the server's features are carried
+    /// out, in order, and reading goes on.
+    func runLinesAwaitingWelcome() {
+        guard let lines = linesAwaitingWelcome else { return }
+        linesAwaitingWelcome = nil
+        for line in lines { entered(line) }
+        resumeInput()
     }
 
     /// One line of input: a password or a trust answer when one is awaited, else a message or a
@@ -78,6 +99,10 @@ extension LineMode {
         let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
         if let purpose = awaitedSecret { return secretEntered(text, for: purpose) }
         if let fingerprint = awaitedTrust { return answered(trust: text, fingerprint) }
+        if linesAwaitingWelcome != nil || (!session.everConnected && ClientCommands.needsServerFeatures(text)) {
+            linesAwaitingWelcome = (linesAwaitingWelcome ?? []) + [text]
+            return
+        }
         ClientCommands.run(text, in: self)
     }
 

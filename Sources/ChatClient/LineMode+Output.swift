@@ -10,9 +10,18 @@ extension LineMode {
     func received(_ message: ChatMessage) {
         lastProgress = .now()
         if options.json { Console.line(String(decoding: message.withoutPeer.encodedDatagram(), as: UTF8.self)) }
-        if let reply = awayReplies.reply(to: message, reason: awayReason, ownNick: session.nick, now: unixMilliseconds()), let to = reply.to {
+        // A server that keeps away reasons (version 1.2) answers for us.
+        let reason = session.features.contains(ServerFeature.alwaysOn) ? nil : awayReason
+        if let reply = awayReplies.reply(to: message, reason: reason, ownNick: session.nick, now: unixMilliseconds()), let to = reply.to {
             sendPrivate(reply.text, to: to)
         }
+        if message.messageType == .welcome { formatter.numbers = session.features.contains(ServerFeature.edits) }
+        if message.messageType == .ack, let id = message.id, let own = sentChanges.removeValue(forKey: id) ?? sent[id] {
+            acknowledged(message, of: own)
+        }
+        if message.messageType == .error, let id = message.id { sentChanges[id] = nil }
+        remember(message)
+        if message.messageType == .welcome { runLinesAwaitingWelcome() }
         if !options.json, heldBack(message) { return }
         // A message stored twice across a server's crash is shown once (--json prints what came).
         if !options.json, repeatedMessages.isRepeat(message) { return }
@@ -22,7 +31,7 @@ extension LineMode {
         if message.messageType == .ack || message.messageType == .error, let id = message.id, let own = sent.removeValue(forKey: id) {
             if message.messageType == .ack {
                 let time = message.ts ?? unixMilliseconds()
-                if !options.json { show(formatter.ownLines(for: own, nick: session.nick, at: time), at: time) }
+                if !options.json { show(formatter.ownLines(for: own, nick: session.nick, at: time, seq: message.seq), at: time) }
             } else {
                 status = 1
                 complain("not sent (\(message.code ?? "error"): \(message.text)): \(own.text)")
@@ -32,6 +41,13 @@ extension LineMode {
         if message.messageType == .file, message.file != nil {
             let number = session.files.number(forShared: message)
             if !options.json { show(formatter.fileLines(for: message, number: number, now: unixMilliseconds()), at: message.ts ?? unixMilliseconds()) }
+            isExplained = true
+        }
+        // Another device of the account wrote it (version 1.2, section 13): printed as our own.
+        if !options.json, !isExplained, message.messageType == .dm, sameNick(message.sender, session.nick), let to = message.to,
+           !sameNick(to, session.nick) {
+            let time = message.ts ?? unixMilliseconds()
+            show(formatter.ownLines(for: message, nick: session.nick, at: time, seq: message.seq), at: time)
             isExplained = true
         }
         if !options.json && !isExplained { show(formatter.lines(for: message, now: unixMilliseconds()), at: message.ts ?? unixMilliseconds()) }

@@ -25,7 +25,7 @@ final class LineMode {
     let options: ClientOptions
     let loop: EventLoop
     let session: ResilientSession
-    let formatter: PlainFormatter
+    var formatter: PlainFormatter
     var currentRoom: String
     var inputEnded = false
     var inputPaused = false
@@ -68,6 +68,12 @@ final class LineMode {
     var quitMessage: String?
     /// Rooms whose `/who` waits for the member list (a room just joined).
     var pendingWho: Set<String> = []
+    /// The messages printed, by number, for `/edit N` and the like; our changes until their `ack`.
+    var seenMessages = SeenMessages()
+    var sentChanges: [String: ChatMessage] = [:]
+    /// Lines from one that needs the server's features (`/edit`, `/search`...) on, typed before
+    /// the first `welcome`: carried out once it comes (input is read no further meanwhile).
+    var linesAwaitingWelcome: [String]?
 
     init(options: ClientOptions) throws {
         self.options = options

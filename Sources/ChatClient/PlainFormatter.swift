@@ -9,6 +9,8 @@ import ChatTUI
 struct PlainFormatter {
     var timestamp: TimestampFormat
     var utcOffsetSeconds: Int
+    /// Messages show their number (`[42] `) once the server offers edits (version 1.2).
+    var numbers = false
 
     /// The lines of an event from the server; none for those line mode does not show (typing,
     /// acknowledgements). `now` stamps events without a `ts`.
@@ -18,20 +20,21 @@ struct PlainFormatter {
         let text = message.text
         let replay = message.replay == true ? " (history)" : ""
         let body: (prefix: String, text: String)?
+        let (number, reply) = numbering(message, seq: message.seq)
         switch message.messageType {
         case .welcome:
             body = ("", "* connected to \(single(text)) as \(sender)" + (message.account.map { ", logged in as \(single($0))" } ?? ""))
         case .msg:
             if let action = ChatAction.body(of: text) {
-                body = ("\(room) * \(sender) ", action + replay)
+                body = ("\(room) \(number)* \(sender) ", reply + action + replay)
             } else {
-                body = ("\(room) <\(sender)> ", text + replay)
+                body = ("\(room) \(number)<\(sender)> ", reply + text + replay)
             }
         case .dm:
             if let action = ChatAction.body(of: text) {
-                body = ("* \(sender) ", action + " (private)")
+                body = ("\(number)* \(sender) ", reply + action + " (private)" + replay)
             } else {
-                body = ("*\(sender)* ", text)
+                body = ("\(number)*\(sender)* ", reply + text + replay)
             }
         case .joined: body = ("", "\(room) * \(sender) joined\(replay)")
         case .left: body = ("", "\(room) * \(sender) left (\(single(text)))\(replay)")
@@ -44,12 +47,16 @@ struct PlainFormatter {
             let ops = message.ops.map { $0.isEmpty ? "" : "; operators: \($0.map(single).joined(separator: " "))" } ?? ""
             body = ("", "\(room) members: \((message.members ?? []).map(single).joined(separator: " "))\(topic)\(modes)\(ops)")
         case .status: body = ("", "* \(sender) is \(single(text))")
-        case .historyEnd: body = ("", "\(room) (end of history)")
+        case .historyEnd: body = ("", message.with.map { "* end of the history with \(single($0))" } ?? "\(room) (end of history)")
         case .typing, .presence, .ack: body = nil
-        default: body = moderationLine(message).map { ("", $0) } ?? ("", "? \(single(message.type)) \(single(text))")
+        default:
+            body = (alwaysOnLine(message) ?? moderationLine(message)).map { ("", $0) }
+                ?? ("", "? \(single(message.type)) \(single(text))")
         }
         guard let body else { return [] }
-        return format(prefix: body.prefix, text: body.text, at: message.ts ?? now)
+        let lines = format(prefix: body.prefix, text: body.text, at: message.ts ?? now)
+        // `found`: each message found under its header, as it would have been printed.
+        return lines + (message.events ?? []).flatMap { self.lines(for: $0, now: now) }
     }
 
     /// A shared file (PROTOCOL.md section 9) with the short number `/get` takes.
@@ -63,16 +70,17 @@ struct PlainFormatter {
     }
 
     /// The echo of our own `msg` or `dm` once the server acknowledged it.
-    func ownLines(for sent: ChatMessage, nick: String, at time: Int64) -> [String] {
+    func ownLines(for sent: ChatMessage, nick: String, at time: Int64, seq: Int64? = nil) -> [String] {
         let me = single(nick)
+        let (number, reply) = numbering(sent, seq: seq)
         if sent.messageType == .dm {
             let to = single(sent.to ?? "")
-            if let action = ChatAction.body(of: sent.text) { return format(prefix: "-> *\(to)* * \(me) ", text: action, at: time) }
-            return format(prefix: "-> *\(to)* ", text: sent.text, at: time)
+            if let action = ChatAction.body(of: sent.text) { return format(prefix: "\(number)-> *\(to)* * \(me) ", text: reply + action, at: time) }
+            return format(prefix: "\(number)-> *\(to)* ", text: reply + sent.text, at: time)
         }
         let room = "#" + single(sent.room ?? ChatLimits.defaultRoom)
-        if let action = ChatAction.body(of: sent.text) { return format(prefix: "\(room) * \(me) ", text: action, at: time) }
-        return format(prefix: "\(room) <\(me)> ", text: sent.text, at: time)
+        if let action = ChatAction.body(of: sent.text) { return format(prefix: "\(room) \(number)* \(me) ", text: reply + action, at: time) }
+        return format(prefix: "\(room) \(number)<\(me)> ", text: reply + sent.text, at: time)
     }
 
     /// A line of our own (a note, the answer to /who), stamped now.

@@ -14,6 +14,10 @@ extension TUIMode: ScreenCommandContext {
         guard !line.isEmpty else { return }
         inputHistory.append(line, history: editor.history)
         model.scrollToNewest()
+        // In the view of what a search found, N Enter shows message N in its place.
+        if model.currentRoom?.name == ChatViewModel.foundView, let number = ClientCommands.messageNumber(line) {
+            return showFoundMessage(number)
+        }
         ClientCommands.run(line, in: self)
     }
 
@@ -104,7 +108,7 @@ extension TUIMode: ScreenCommandContext {
     /// is kept for the run (issue 24, defect 6).
     func setAway(_ reason: String?) {
         let wasAway = model.awayReason != nil
-        session.setStatus(reason == nil ? "online" : "away")
+        session.setStatus(reason == nil ? "online" : "away", reason: reason)
         model.setStatus(reason == nil ? .online : .away, of: model.nick)
         model.awayReason = reason
         if let reason {
@@ -230,8 +234,12 @@ extension TUIMode: ScreenCommandContext {
         let mine = ChatValidation.nickKey(message.sender) == ChatValidation.nickKey(model.nick) && message.to != nil
             && ChatValidation.nickKey(message.to ?? "") != ChatValidation.nickKey(model.nick)
         let action = ChatAction.body(of: message.text)
-        return ChatLine(timestamp: message.ts ?? unixMilliseconds(), nick: message.sender, text: action ?? message.text,
-                        kind: mine ? .ownConfirmed : .directMessage, isAction: action != nil, isPrivate: true)
+        var line = ChatLine(timestamp: message.ts ?? unixMilliseconds(), nick: message.sender, text: action ?? message.text,
+                            kind: mine ? .ownConfirmed : .directMessage, isAction: action != nil, isPrivate: true, seq: message.seq)
+        // Version 1.2 (section 15): what a conversation's history says became of it.
+        line.isEdited = message.edited != nil
+        line.isRedacted = message.redacted == true
+        return line
     }
 
     func note(_ text: String, in room: String) {

@@ -15,8 +15,12 @@ extension TUIMode {
 
     func handle(_ key: KeyEvent) {
         if secretEntry != nil { return handleSecretKey(key) }
-        // A key after one that showed another buffer types into that buffer's draft.
-        defer { keepDraftPerBuffer() }
+        // A key after one that showed another buffer types into that buffer's draft; a person at
+        // the keys has seen the buffer shown (its read marker moves, version 1.2).
+        defer {
+            keepDraftPerBuffer()
+            markShownRead()
+        }
         // A notice stays until the next key.
         model.notice = nil
         switch key {
@@ -34,6 +38,8 @@ extension TUIMode {
             model.selectPreviousRoom()
         case .control("r"):
             searchAgain()
+        case .enter where editor.isEmpty && model.currentRoom?.name == ChatViewModel.foundView:
+            showFoundMessage(nil)
         case .alt("\t"), .alt("a"):
             model.selectNextRoomWithActivity()
         case .alt(let character) where character.isNumber:

@@ -11,7 +11,8 @@ extension TUIMode {
         let time = message.ts ?? unixMilliseconds()
         let me = session.nick
         let isLive = message.replay != true
-        if let seq = message.seq { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
+        // A private conversation's seqs (version 1.2) are its own, not the lobby's.
+        if let seq = message.seq, message.room != nil || message.messageType == .msg { oldestSeq[room] = min(oldestSeq[room] ?? seq, seq) }
         if ignoring.list.hides(message) { return }
         // A message stored twice across a server's crash is shown once.
         if repeatedMessages.isRepeat(message) { return }
@@ -30,6 +31,7 @@ extension TUIMode {
                 model.append(ChatLine(timestamp: time, nick: "", text: Self.nickTakenText(asked: session.helloNick, given: message.sender),
                                       kind: .error), to: currentRoomName)
             }
+            showKeptPlaces(message)
         case .joined:
             if isLive && same(message.sender, me) {
                 pendingJoins = pendingJoins.filter { $0.value != room }
@@ -52,7 +54,9 @@ extension TUIMode {
         case .msg:
             let action = ChatAction.body(of: message.text)
             let highlight = !same(message.sender, me) && highlights.matches(action ?? message.text)
-            var line = ChatLine(timestamp: time, nick: message.sender, text: action ?? message.text, kind: isLive ? .message : .history,
+            // Another device of the account said it (section 13): our own, as the server has it.
+            let kind: ChatLine.Kind = !isLive ? .history : same(message.sender, me) ? .ownConfirmed : .message
+            var line = ChatLine(timestamp: time, nick: message.sender, text: action ?? message.text, kind: kind,
                                 id: message.id, isAction: action != nil, isHighlight: highlight, seq: message.seq)
             // Version 1.2 (section 15): what history says became of it, and the message it answers.
             line.isEdited = message.edited != nil
@@ -63,6 +67,7 @@ extension TUIMode {
             if isLive && highlight { alert(line, in: room) }
         case .ack:
             guard let id = message.id else { break }
+            acknowledgedChange(id)
             _ = model.updateOwnMessage(id: id, kind: .ownConfirmed, timestamp: message.ts, seq: message.seq)
             if let sent = sentLines.removeValue(forKey: id) {
                 var line = sent.line
@@ -77,9 +82,22 @@ extension TUIMode {
                 }
             }
             quitIfDelivered()
+        case .dm where message.replay == true:
+            receivedStoredPrivate(message)
+        case .read:
+            receivedRead(message)
+        case .found:
+            receivedFound(message)
+        case .away:
+            // The server's answer to our private message: its recipient is away (section 14).
+            let buffer = model.queryIndex(message.sender).map { model.rooms[$0].name } ?? currentRoomName
+            model.append(ChatLine(timestamp: time, nick: message.sender, text: "is away" + (message.text.isEmpty ? "" : ": \(message.text)"),
+                                  kind: .event), to: buffer)
         case .dm:
             // Away: the sender is told, after their message is shown.
-            let reply = awayReplies.reply(to: message, reason: model.awayReason, ownNick: me, now: unixMilliseconds())
+            // A server that keeps away reasons (version 1.2) answers for us.
+            let reason = session.features.contains(ServerFeature.alwaysOn) ? nil : model.awayReason
+            let reply = awayReplies.reply(to: message, reason: reason, ownNick: me, now: unixMilliseconds())
             defer { if let reply, let to = reply.to { sendPrivate(ChatAction.body(of: reply.text) ?? reply.text, to: to, action: true) } }
             // One we wrote to ourselves comes back (before or after its ack): its line is there already.
             if same(message.sender, me), let id = message.id,
@@ -118,14 +136,21 @@ extension TUIMode {
             } else {
                 model.setTyping(message.sender, in: buffer, until: unixMilliseconds() + 6_000)
             }
+        case .historyEnd where message.with != nil:
+            if let with = message.with, let index = model.queryIndex(with) { showJumpTarget(in: model.rooms[index].name) }
         case .historyEnd:
             historyRequested.remove(room)
-            let older = historyBuffer.removeValue(forKey: room) ?? []
+            let jumping = jumpTarget?.buffer == room
+            // Messages around one a search found may include some shown already.
+            let older = (historyBuffer.removeValue(forKey: room) ?? []).filter { line in
+                !jumping || line.seq.map { !model.hasMessage(seq: $0, in: room) } ?? true
+            }
             if older.isEmpty {
-                model.markHistoryExhausted(in: room)
+                if !jumping { model.markHistoryExhausted(in: room) }
             } else {
                 model.prependHistory(older, to: room)
             }
+            if jumping { showJumpTarget(in: room) }
             if historyAnnounced.remove(room) != nil, model.currentRoom?.name == room {
                 model.notice = older.isEmpty ? "#\(room) has no older events"
                     : "\(older.count) older event\(older.count == 1 ? "" : "s") of #\(room) above (PgUp shows them)"
@@ -134,6 +159,7 @@ extension TUIMode {
             if let id = message.id, let room = pendingJoins.removeValue(forKey: id), !session.rooms.contains(where: { $0.name == room }) {
                 model.closeRoom(room)
             }
+            if let id = message.id { sentChanges[id] = nil }
             var target = currentRoomName
             if let id = message.id, let sent = sentLines.removeValue(forKey: id) {
                 model.updateOwnMessage(id: id, kind: .ownFailed)
@@ -148,14 +174,9 @@ extension TUIMode {
         case .account, .topic, .kicked, .banned, .unbanned, .op, .deop, .mode, .invite, .rooms, .whois:
             receivedModeration(message)
         // Version 1.2 (section 15): changes to a message shown, found by its seq.
-        case .edit:
-            if let ref = message.ref { model.applyEdit(seq: ref, text: message.text, in: room) }
-        case .redact:
-            if let ref = message.ref { model.applyRedaction(seq: ref, in: room) }
-        case .react, .unreact:
-            if let ref = message.ref {
-                model.applyReaction(message.text, by: message.sender, added: message.messageType == .react, seq: ref, in: room)
-            }
+        // In a private conversation they carry `sender` and `to`, no room (section 17).
+        case .edit, .redact, .react, .unreact:
+            if let buffer = changeBuffer(of: message) { apply(change: message, by: message.sender, in: buffer) }
         default:
             break
         }

@@ -61,6 +61,12 @@ final class TUIMode {
     var listedRooms: [String] = []
     /// Our messages not yet acknowledged, by id: where they go to the log and the private store.
     var sentLines: [String: (buffer: String, line: ChatLine, message: ChatMessage)] = [:]
+    /// What the last `/search` on the server searched (the buffer, its place, the words), and the
+    /// message it asked to show once history around it comes.
+    var foundFrom: (buffer: String, place: MessageTarget, words: String)?
+    var jumpTarget: (buffer: String, seq: Int64, term: String)?
+    /// Our edits, redactions and reactions not yet acknowledged, by id: applied at their `ack`.
+    var sentChanges: [String: (buffer: String, message: ChatMessage)] = [:]
     /// The nick is being asked for (none given, an invalid one, or refused by the server).
     var awaitingNick = false
     let trust: ServerTrust
@@ -249,6 +255,7 @@ final class TUIMode {
     func keepDraftPerBuffer() {
         let shown = model.currentRoom?.name
         guard shown != draftBuffer else { return }
+        buffersSwitched(from: draftBuffer, to: shown)
         defer { draftBuffer = shown }
         // The first buffer (what was typed while connecting goes to it), or none left.
         guard let previous = draftBuffer, let shown else { return }

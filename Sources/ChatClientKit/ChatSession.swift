@@ -27,6 +27,8 @@ public final class ChatSession {
     public var firstMessages: [[UInt8]]?
     /// The status the presence stream opens with (a reconnecting client that was away stays away).
     public var initialStatus = "online"
+    /// Its reason, when away (version 1.2).
+    public var initialAway: String?
     /// The password of the account `nick` is, sent in the first `join` (PROTOCOL.md section 7).
     public var helloPassword: String?
     /// Events of file streams (8, 12, …; PROTOCOL.md section 9) go here, not to the chat decoder.
@@ -57,7 +59,9 @@ public final class ChatSession {
             } else {
                 sayHello()
                 presenceStream = try? connection.openStream()
-                sendPresence(.status(initialStatus))
+                var status = ChatMessage.status(initialStatus)
+                status.away = initialAway
+                sendPresence(status)
             }
             onConnected()
         case .streamData(let stream, let bytes, let fin):

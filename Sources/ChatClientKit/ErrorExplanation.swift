@@ -37,5 +37,9 @@ public enum ErrorExplanation {
         ErrorCode.notInvited.rawValue: ("The room is invite-only", "ask an operator for an /invite"),
         ErrorCode.quotaExceeded.rawValue: ("That list is full", nil),
         ErrorCode.unavailable.rawValue: ("The server cannot do that right now", "try again"),
+        // Version 1.2 (PROTOCOL.md sections 15-17).
+        ErrorCode.noSuchMessage.rawValue: ("There is no such message there (or it is no longer stored)", nil),
+        ErrorCode.notAuthor.rawValue: ("Only the message's author may do that", nil),
+        ErrorCode.tooManyDevices.rawValue: ("Too many devices are connected to this account", "close one, or connect with another nick"),
     ]
 }

@@ -11,7 +11,7 @@ import QuicEngine
 /// requests it lets an `error` (which echoes the id) name the request it refuses. Answers are
 /// matched as PROTOCOL.md section 3 gives them: `ack` or `error` by id, a `join` by the client's
 /// own live `joined` in that room, a `part` by its own `left`, a `nick` by the `nick` event naming
-/// the new nick, a `history` by `history-end`. A `status` gets no answer: it counts as done once
+/// the new nick, a `history` by `history-end`. A `status` or a `read` gets no answer: it counts as done once
 /// written (it is still matched if `rate-limited` comes back for it).
 public struct Outbox: Sendable {
     public enum Channel: Sendable, Equatable { case chat, presence }
@@ -29,7 +29,7 @@ public struct Outbox: Sendable {
 
         public var id: String { message.id ?? "" }
         /// Whether the server answers this request (everything but `status`).
-        public var expectsAnswer: Bool { channel == .chat }
+        public var expectsAnswer: Bool { channel == .chat && message.type != MessageType.read.rawValue }
         /// A `msg` or `dm`: kept until acknowledged, and what "pending" counts.
         public var isMessage: Bool { message.type == MessageType.msg.rawValue || message.type == MessageType.dm.rawValue }
     }

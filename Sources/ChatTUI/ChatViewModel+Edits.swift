@@ -70,7 +70,7 @@ extension ChatViewModel {
 
 extension ChatLine {
     /// A line of the conversation itself, which edits, redactions and reactions may name.
-    var isMessage: Bool {
+    public var isMessage: Bool {
         switch kind {
         case .message, .ownPending, .ownConfirmed, .ownFailed, .directMessage, .history: true
         case .event, .error, .readMarker, .dayChange: false

@@ -56,6 +56,31 @@ extension ChatViewModel {
         return found.count
     }
 
+    /// The view of what a server's `search` found (`=search`, replaced by the next).
+    public static let foundView = ChatRoom.viewPrefix + "search"
+
+    /// A `found` (version 1.2, section 15): the messages found, oldest first (the server lists
+    /// them newest first), in the `=search` view, shown. Enter there shows the newest in its
+    /// place, N Enter message N (``showMessage(seq:in:term:)``).
+    public mutating func showFound(_ lines: [ChatLine], in source: String, words: String) {
+        let header = "\(lines.count) found in \(source) for '\(words)'"
+            + (lines.isEmpty ? "" : ": Enter shows the newest in its place, N Enter message N")
+        showView("search", Array(lines.reversed()), header: header)
+    }
+
+    /// Shows the message `seq` of a buffer in its place: the buffer is shown, the line
+    /// emphasised as a search finds it, the pane ending at it. False when the buffer does not
+    /// hold it (yet).
+    @discardableResult
+    public mutating func showMessage(seq: Int64, in roomName: String, term: String) -> Bool {
+        guard let index = roomIndex(named: roomName),
+              let line = rooms[index].lines.lastIndex(where: { $0.isMessage && $0.seq == seq }) else { return false }
+        selectRoom(at: index)
+        rooms[index].searchMatch = (line, term)
+        rooms[index].scrollAnchor = line == rooms[index].lines.count - 1 ? nil : ScrollAnchor(lineIndex: line, hiddenRows: 0)
+        return true
+    }
+
     /// A view buffer (`=NAME`) of `lines` under a header, with their day rules, shown.
     private mutating func showView(_ name: String, _ lines: [ChatLine], header: String) {
         let name = ChatRoom.viewPrefix + name

@@ -9,6 +9,8 @@ struct MessageFormatter: Sendable {
     var colors: Bool
     var utcOffsetSeconds: Int
     var timestamp: TimestampFormat = .minutes
+    /// Each message's number (its seq) in brackets before its nick (`/numbers`).
+    var numbers = false
 
     static let failedMarker = " [not sent]"
     static let editedMarker = " (edited)"
@@ -70,6 +72,7 @@ struct MessageFormatter: Sendable {
         switch line.kind {
         case .message, .history, .ownPending, .ownConfirmed, .ownFailed, .directMessage:
             let privateStyle = CellStyle(foreground: colorIndex(Palette.privateMessage))
+            if numbers, let seq = line.seq { glyphs += Glyph.glyphs("[\(seq)] ", style: color(Palette.dim)) }
             if line.isAction {
                 glyphs += Glyph.glyphs("* ", style: line.isPrivate ? privateStyle : .plain)
                     + Glyph.glyphs(nick, style: nickStyle) + Glyph.glyphs(" ", style: .plain)

@@ -12,6 +12,8 @@ public struct RenderOptions: Sendable, Equatable {
     public var memberListMinimumColumns: Int
     /// How message times are shown (the configuration's `timestamp`).
     public var timestamp: TimestampFormat
+    /// `/numbers`: each message shows its number (its seq, which `/edit N` and `/reply N` take).
+    public var messageNumbers = false
 
     public init(colors: Bool = true, utcOffsetSeconds: Int = 0, now: Int64 = 0, memberListMinimumColumns: Int = 60,
                 timestamp: TimestampFormat = .minutes) {

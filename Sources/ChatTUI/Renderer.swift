@@ -11,7 +11,8 @@ public struct Renderer: Sendable {
     }
 
     var formatter: MessageFormatter {
-        MessageFormatter(colors: options.colors, utcOffsetSeconds: options.utcOffsetSeconds, timestamp: options.timestamp)
+        MessageFormatter(colors: options.colors, utcOffsetSeconds: options.utcOffsetSeconds, timestamp: options.timestamp,
+                         numbers: options.messageNumbers)
     }
 
     /// The layout for a model shown at a size: the current room's topic takes a row when it has one.

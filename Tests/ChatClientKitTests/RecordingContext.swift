@@ -38,6 +38,20 @@ class RecordingContext: CommandContext {
     func urls() { calls.append("urls") }
     func transfers() { calls.append("transfers") }
     func smartFilter(_ on: Bool?) { calls.append("filter \(on.map { $0 ? "on" : "off" } ?? "-")") }
+    /// Whether ``searchServer(_:)`` searches on the server (one that offers `search`).
+    var searchesOnServer = false
+    func searchServer(_ words: String) -> Bool {
+        if searchesOnServer { calls.append("server search \(words)") }
+        return searchesOnServer
+    }
+    func change(_ request: MessageRequest) {
+        switch request {
+        case .edit(let number, let text): calls.append("edit \(number.map(String.init) ?? "-") \(text)")
+        case .redact(let number, let reason): calls.append("redact \(number.map(String.init) ?? "-") \(reason)")
+        case .react(let number, let value, let added): calls.append("\(added ? "react" : "unreact") \(number.map(String.init) ?? "-") \(value)")
+        case .reply(let number, let text): calls.append("reply \(number) \(text)")
+        }
+    }
 
     /// Runs a line through the table and returns what it asked for.
     func run(_ line: String) -> [String] {
@@ -55,5 +69,6 @@ final class RecordingScreenContext: RecordingContext, ScreenCommandContext {
     func search(_ term: String?) { calls.append("search \(term ?? "-")") }
     func buffer(_ target: String?) { calls.append("buffer \(target ?? "-")") }
     func toggleMemberList() { calls.append("nicklist") }
+    func toggleMessageNumbers() { calls.append("numbers") }
     var keyHelp: [String] { ["a key"] }
 }

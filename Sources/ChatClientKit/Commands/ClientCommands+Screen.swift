@@ -7,9 +7,15 @@ extension ClientCommands {
         ClientCommand("clear", fullScreenOnly: true, "clear the lines shown in this room") { context, _ in
             (context as? ScreenCommandContext)?.clear()
         },
-        ClientCommand("search", takes: "WORD", words: 0...1, rest: true, completes: [.text], fullScreenOnly: true,
-                      "show the last line containing WORD; /search again (or Ctrl-R) for older ones") { context, invocation in
-            (context as? ScreenCommandContext)?.search(invocation[0])
+        ClientCommand("search", takes: "WORDS", words: 0...1, rest: true, completes: [.text],
+                      "find the messages of the room or conversation shown with every one of WORDS: on a server that searches, in a view (Enter shows the newest in its place, N Enter message N); else the last line shown containing WORDS, /search again (or Ctrl-R) for older ones")
+        { context, invocation throws(CommandError) in
+            if let words = invocation[0], context.searchServer(words) { return }
+            guard let screen = context as? ScreenCommandContext else {
+                throw .message(invocation[0] == nil ? "usage: /search WORDS"
+                    : "this server does not search (a version 1.2 feature); /lastlog WORD finds it in what was printed")
+            }
+            screen.search(invocation[0])
         },
         ClientCommand("nicklist", fullScreenOnly: true, "hide the member list (so that text and web addresses take the whole width), or show it again")
         { context, _ in

@@ -2,7 +2,7 @@
 /// typed line becomes what it asks for.
 public enum ClientCommands {
     /// Every command, in the order `/help` lists them.
-    public static let all: [ClientCommand] = chatting + screen + accounts + moderation + files + session
+    public static let all: [ClientCommand] = chatting + messages + screen + accounts + moderation + files + session
 
     /// The command named `name` (with or without its slash, any case, or one of its aliases).
     public static func named(_ name: String) -> ClientCommand? {

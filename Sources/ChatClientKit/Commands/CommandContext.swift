@@ -52,6 +52,12 @@ public protocol CommandContext: AnyObject {
     func urls()
     /// `/transfers`: those running and those that ended (``TransferHistory``).
     func transfers()
+    /// `/edit`, `/redact`, `/react`, `/unreact`, `/reply` about a message of the buffer shown
+    /// (``MessageReferences`` has the rules).
+    func change(_ request: MessageRequest)
+    /// `/search WORDS` on a server that searches (version 1.2): true when done (sent, or refused
+    /// with a note); false when the server does not search.
+    func searchServer(_ words: String) -> Bool
 }
 
 /// The commands only a screen can carry out (buffers, scrollback); line mode does not conform.
@@ -65,6 +71,8 @@ public protocol ScreenCommandContext: CommandContext {
     func buffer(_ target: String?)
     /// `/nicklist`: hides or shows the member list.
     func toggleMemberList()
+    /// `/numbers`: shows or hides each message's number.
+    func toggleMessageNumbers()
     /// The keys, for `/help` (one line each).
     var keyHelp: [String] { get }
 }

@@ -56,6 +56,7 @@ public final class ResilientSession {
     /// The nick the last hello asked for (``SessionCore/helloNick``).
     public var helloNick: String { core.helloNick }
     public var serverName: String? { core.serverName }
+    public var features: Set<String> { core.features }
     public var everConnected: Bool { core.everConnected }
     public var rooms: [(name: String, lastSeq: Int64?)] { core.rooms }
     public var outbox: Outbox { core.outbox }
@@ -111,7 +112,11 @@ public final class ResilientSession {
 
     /// Sets the person's status (`online`, `away`): sent now if connected, and restored on every
     /// new connection.
-    public func setStatus(_ word: String) { perform(core.setStatus(word, now: .now())) }
+    public func setStatus(_ word: String, reason: String? = nil) { perform(core.setStatus(word, reason: reason, now: .now())) }
+
+    /// The person saw `place` up to message `seq` (``SessionCore/markRead(_:upTo:now:)``).
+    public func markRead(_ place: MessageTarget, upTo seq: Int64) { perform(core.markRead(place, upTo: seq, now: .now())) }
+    public var readMarkers: ReadMarkers { core.readMarkers }
 
     /// A typing indicator for a room: a datagram, or on the presence stream when the server takes
     /// no datagrams. Typing is not counted by the flood limit and not queued: stale typing is
@@ -193,6 +198,7 @@ public final class ResilientSession {
             return
         }
         session.initialStatus = hello.status
+        session.initialAway = hello.away
         session.helloPassword = hello.password
         current = session
         session.onMessage = { [unowned self, unowned session] message, channel in

@@ -21,7 +21,14 @@ extension SessionCore {
         }
         let isLive = message.replay != true
         let room = message.roomOrDefault
+        if message.messageType == .dm, let seq = message.seq, message.room == nil {
+            let other = ChatValidation.nickKey(Self.same(message.sender, nick) ? message.to ?? message.sender : message.sender)
+            conversationSeqs[other] = max(conversationSeqs[other] ?? seq, seq)
+            if message.replay == true { conversationPages[other, default: 0] += 1 }
+        }
         switch message.messageType {
+        case .read:
+            if let read = message.read, let place = ReadMarkers.place(of: message) { readMarkers.learn(read, of: place) }
         case .welcome:
             welcomed(message, now: now)
         case .joined where isLive && Self.same(message.sender, nick):
@@ -37,7 +44,10 @@ extension SessionCore {
             nick = message.text
             answered(now: now) { $0.type == MessageType.nick.rawValue && Self.same($0.text, message.text) }
         case .historyEnd:
-            answered(now: now) { $0.type == MessageType.history.rawValue && ChatValidation.normalizeRoom($0.roomOrDefault) == room }
+            if let with = message.with { nextConversationPage(with) }
+            answered(.history, about: message, now: now)
+        case .found:
+            answered(.search, about: message, now: now)
         case .account:
             account = message.account
             for room in members.setIdentified(nick, message.account != nil) { actions.append(.membersChanged(room)) }
@@ -95,7 +105,8 @@ extension SessionCore {
     /// Errors that answer a hello (PROTOCOL.md sections 3 and 7): the connection stays open for
     /// another `join`. (`rate-limited` and `unavailable` before the welcome are a busy server:
     /// the hello is sent again by itself.)
-    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required"]
+    /// (`too-many-devices`, version 1.2 section 17: the account has its most devices connected.)
+    static let helloRefusals: Set<String> = ["bad-nick", "bad-room", "bad-login", "nick-registered", "account-required", "too-many-devices"]
 
     /// Requests answered by `account`.
     static let accountRequests: Set<String> = ["register", "login", "password", "certificate"]
@@ -122,18 +133,75 @@ extension SessionCore {
         nick = message.sender
         account = message.account
         serverName = message.text
+        features = Set(message.features ?? [])
         rotation.connected()
         everConnected = true
         outbox.connected(now: now, spent: 2)
         var first: [ChatMessage] = rooms.dropFirst().map { .join(room: $0.name, since: $0.lastSeq) }
         if let room = unwantedHelloRoom { first.insert(.part(room: room), at: 0) }
+        first += keptPlaces(message)
         outbox.enqueueFirst(first)
-        if status != helloStatus {
-            outbox.enqueue(.status(status), on: .presence)
+        if status != helloStatus || awayReason != helloAway {
+            outbox.enqueue(statusMessage, on: .presence)
             helloStatus = status
+            helloAway = awayReason
         }
         setState(.connected)
         flush(now: now)
+    }
+
+    /// Version 1.2 (sections 14 and 17): the rooms the account keeps that this session is not in
+    /// are joined with `since` = the read marker (what was read before stays on the server,
+    /// PgUp brings it; nothing read yet: the room's last 20), and each conversation listed
+    /// (those with an unread `dm`) is read from history after the newer of the read marker and
+    /// the last message this session saw there (none read: its newest 50). The markers are
+    /// learnt.
+    private mutating func keptPlaces(_ welcome: ChatMessage) -> [ChatMessage] {
+        var requests: [ChatMessage] = []
+        let waiting = Set((outbox.waiting + outbox.inFlight).filter { $0.message.type == MessageType.join.rawValue }
+            .compactMap { ChatValidation.normalizeRoom($0.message.roomOrDefault) })
+        for listing in welcome.rooms ?? [] {
+            guard let position = listing.position else { continue }
+            readMarkers.learn(position.read, of: .room(listing.room))
+            guard !rooms.contains(where: { $0.name == listing.room }), !waiting.contains(listing.room),
+                  helloRoomUnanswered != listing.room, unwantedHelloRoom != listing.room else { continue }
+            requests.append(.join(room: listing.room, since: position.read > 0 ? position.read : nil))
+        }
+        for conversation in welcome.conversations ?? [] {
+            let read = conversation.position.read
+            readMarkers.learn(read, of: .conversation(conversation.with))
+            let after = max(read, conversationSeqs[ChatValidation.nickKey(conversation.with)] ?? 0)
+            guard after < conversation.position.seq else { continue }
+            requests.append(after > 0 ? ChatMessage(type: MessageType.history.rawValue, since: after, with: conversation.with)
+                : ChatMessage(type: MessageType.history.rawValue, limit: Self.conversationHistory, with: conversation.with))
+        }
+        return requests
+    }
+
+    /// A conversation's `history` `since` ended: a full page may have more after it, asked for
+    /// after the last seq seen there (section 17: "the client pages forward").
+    private mutating func nextConversationPage(_ with: String) {
+        let key = ChatValidation.nickKey(with)
+        let brought = conversationPages.removeValue(forKey: key) ?? 0
+        let wasSince = outbox.inFlight.contains { $0.message.type == MessageType.history.rawValue && $0.message.since != nil
+            && $0.message.with.map(ChatValidation.nickKey) == key }
+        guard wasSince, brought >= Self.conversationPage, let last = conversationSeqs[key] else { return }
+        outbox.enqueue(ChatMessage(type: MessageType.history.rawValue, since: last, with: with))
+    }
+
+    /// Messages of a conversation never read asked for at a `welcome`.
+    static let conversationHistory = 50
+
+    /// The oldest request of `type` about the room or conversation `answer` names: a
+    /// conversation's (version 1.2) answer carries `with`, a room's `room`.
+    private mutating func answered(_ type: MessageType, about answer: ChatMessage, now: MonotonicTime) {
+        let with = answer.with.map(ChatValidation.nickKey)
+        let room = answer.roomOrDefault
+        answered(now: now) { request in
+            guard request.type == type.rawValue else { return false }
+            if let with { return request.with.map(ChatValidation.nickKey) == with }
+            return request.with == nil && ChatValidation.normalizeRoom(request.roomOrDefault) == room
+        }
     }
 
     private mutating func answered(now: MonotonicTime, where matches: (ChatMessage) -> Bool) {

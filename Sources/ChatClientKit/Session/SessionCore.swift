@@ -27,6 +27,8 @@ public struct SessionCore {
         public let since: Int64?
         public let status: String
         public let password: String?
+        /// The reason of an `away` status (version 1.2, section 14; a 1.1 server ignores it).
+        public var away: String? = nil
     }
 
     public enum Action: Equatable, Sendable {
@@ -62,18 +64,34 @@ public struct SessionCore {
     /// started before an `/away` typed during an outage says the older one, so the welcome sends
     /// the newer after it.
     var helloStatus = "online"
+    var helloAway: String?
     /// The server's name from the last `welcome`.
     public internal(set) var serverName: String?
+    /// What the last `welcome` listed in `features` (`edits`, `reactions`, `search`, `always-on`
+    /// of version 1.2: commands that need one the server lacks are refused before sending).
+    public internal(set) var features: Set<String> = []
     /// True once any connection got its `welcome`.
     public internal(set) var everConnected = false
     /// Rooms joined, in joining order, with the last seq seen in each.
     public internal(set) var rooms: [(name: String, lastSeq: Int64?)] = []
     /// What waits to be sent or to be answered.
     public internal(set) var outbox: Outbox
+    /// The account's read markers (version 1.2, PROTOCOL.md section 13).
+    public internal(set) var readMarkers = ReadMarkers()
+    /// The last seq seen in each private conversation (version 1.2), by nick key: a `welcome`
+    /// listing one with newer messages asks for what came after it.
+    var conversationSeqs: [String: Int64] = [:]
+    /// The replayed `dm`s each conversation's `history` `since` brought so far, by nick key: a
+    /// full page (``conversationPage``) is followed by the next one.
+    var conversationPages: [String: Int] = [:]
+    /// What one `history` `since` brings at most (PROTOCOL.md section 17: default and at most 200).
+    public static let conversationPage = 200
     /// Each room's members, as the server's roster says.
     public internal(set) var members = RoomMembers()
     /// The status the person chose: `online` or `away`.
     public internal(set) var status = "online"
+    /// The reason given with `away` (nil: none, or online).
+    public internal(set) var awayReason: String?
     /// The account this session is logged in as (from `welcome` or `account`); nil for a guest.
     public internal(set) var account: String?
     /// The password sent in the hello of every new connection (PROTOCOL.md section 7), for a
@@ -167,14 +185,25 @@ public struct SessionCore {
     }
 
     /// The person's status (`online`, `away`): sent now if connected, and said in every hello.
-    public mutating func setStatus(_ word: String, now: MonotonicTime) -> [Action] {
-        guard word != status else { return [] }
+    /// With `away`, the reason goes in the status's `away` field (version 1.2, section 14: the
+    /// server answers private messages with it; a 1.1 server ignores the field).
+    public mutating func setStatus(_ word: String, reason: String? = nil, now: MonotonicTime) -> [Action] {
+        let reason = word == "away" && reason?.isEmpty == false ? reason : nil
+        guard word != status || reason != awayReason else { return [] }
         status = word
+        awayReason = reason
         if isConnected {
-            outbox.enqueue(.status(word), on: .presence)
+            outbox.enqueue(statusMessage, on: .presence)
             flush(now: now)
         }
         return taken()
+    }
+
+    /// The `status` the person's choice is said with.
+    var statusMessage: ChatMessage {
+        var message = ChatMessage.status(status)
+        message.away = awayReason
+        return message
     }
 
     /// In ``SessionState/unknownServer(fingerprint:)``: the person trusts that certificate; every
@@ -243,6 +272,16 @@ public struct SessionCore {
         return taken()
     }
 
+    /// The person saw `place` up to message `seq`: the account's read marker moves there
+    /// (version 1.2, section 13), when the server keeps them (`always-on`, logged in) and it is
+    /// a move forward; a `read` has no answer.
+    public mutating func markRead(_ place: MessageTarget, upTo seq: Int64, now: MonotonicTime) -> [Action] {
+        guard features.contains(ServerFeature.alwaysOn), account != nil, let read = readMarkers.shown(place, upTo: seq) else { return [] }
+        outbox.enqueue(read)
+        flush(now: now)
+        return taken()
+    }
+
     // MARK: Time
 
     /// Does what is due at `now`: the next paced requests, a reconnect, a hello said again.
@@ -282,9 +321,10 @@ public struct SessionCore {
         hasConnection = true
         helloNick = nick
         helloStatus = status
+        helloAway = awayReason
         helloRoomUnanswered = ChatValidation.normalizeRoom(first.name) ?? first.name
         actions.append(.connect(rotation.current, Hello(nick: nick, peer: peer, room: first.name, since: first.lastSeq, status: status,
-                                                        password: helloPassword)))
+                                                        password: helloPassword, away: awayReason)))
     }
 
     /// A new first `join` on the current connection (after a refusal, or a server too busy).

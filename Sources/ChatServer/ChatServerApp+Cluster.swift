@@ -12,8 +12,15 @@ extension ChatServerApp {
         link.filesFolderMark = filesFolderMark
         state.peerDigest = { ClusterLink.digest(ofPeer: $0) }
         link.start()
+        reserveOperatorNames()
         tickCluster()
         loop.schedule(at: .now() + .seconds(60)) { [weak self] in self?.expireSharedPartials() }
+    }
+
+    /// Makes the operator names of this node's configuration accounts on every node
+    /// (``ClusterLink/reserveOperatorNames(_:certificates:now:)``): at start and after a reload.
+    func reserveOperatorNames() {
+        cluster?.reserveOperatorNames(options.core.operators, certificates: options.core.operatorCertificates, now: unixMilliseconds())
     }
 
     /// The core's clock for what waits in it (rooms left behind by devices that moved).

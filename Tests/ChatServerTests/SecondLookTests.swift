@@ -1,0 +1,74 @@
+import ChatClientKit
+import ChatProtocol
+import Foundation
+import QuicEngine
+import Testing
+import TestSupport
+
+/// Issue 23's last condition: an attacker's second look at the surfaces of its findings, with
+/// variations the first tests did not cover (another node, a reload in between). Each test here
+/// replays what the second look found, against the real binaries.
+@Suite("an attacker's second look (issue 23)", .serialized)
+struct SecondLookTests {
+    /// What the squatter of an operator's name got.
+    struct Squat: Sendable {
+        var welcome: String?
+        var registered: String?
+        var loginAccount: String?
+        var mode: String?
+    }
+
+    /// Finding 4 over two nodes: the nodes share one configuration file, and the operator adds
+    /// `operator = admin` to it and reloads the nodes one after another. Between the two reloads a
+    /// guest connected to the node not yet reloaded asks for `admin`, registers it, and logs in
+    /// through the reloaded node, where `admin` names a server operator: it must not act as one
+    /// (an operator's name, once any node names it, is reserved on every node).
+    @Test func operatorNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/chat-server.conf"
+        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try ChatServerProcess(["--config", file], nodes: 2)
+        defer { server.stop() }
+        try "name = qchat\noperator = admin\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let reloaded = Self.reload(server.nodes[0])
+        #expect(reloaded?.contains("configuration reloaded") == true, "\(reloaded ?? "no reload line")")
+        // The reloaded node's reservation reaches the store (before the fix no such line came:
+        // this waits its 10 s and the guest goes ahead, as the attacker did).
+        _ = server.nodes[0].process.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
+        let outcome = try await onDedicatedThread { () -> Squat in
+            let world = try ChatTestWorld(port: server.port)
+            world.patience = AccountAttackTests.patience
+            var squat = Squat()
+            let guest = try world.connect("admin", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            squat.welcome = world.messages(guest, type: "welcome").first?.sender
+            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
+            squat.registered = made?.account ?? made?.code
+            let squatter = try world.connect("admin", node: 0)
+            squatter.helloPassword = "squat-password"
+            world.run { world.joined(squatter) || world.has(squatter, type: "error") || world.closes[squatter.connection.id] != nil }
+            squat.loginAccount = world.messages(squatter, type: "welcome").first?.account
+            if squat.loginAccount != nil {
+                let moded = AccountsEndToEndTests.request(world, squatter, .mode(room: "lobby", "+invite"), answer: "mode")
+                squat.mode = moded.map { $0.code ?? $0.type }
+            }
+            return squat
+        }
+        // Before: welcome `admin`, the account `admin` registered, logged in as `admin` through
+        // node 0, and `mode` granted there (every later client got `not-invited` in lobby).
+        #expect(outcome.welcome != "admin", "\(outcome)")
+        #expect(outcome.registered != "admin", "\(outcome)")
+        #expect(outcome.loginAccount == nil, "\(outcome)")
+        #expect(outcome.mode == nil, "\(outcome)")
+    }
+
+    /// Sends SIGHUP to one node and returns its log line about the reload.
+    static func reload(_ node: ChatServerProcess) -> String? {
+        let isReloadLine: (String) -> Bool = { $0.contains(" configuration reloaded ") || $0.contains(" configuration reload failed ") }
+        let earlier = node.process.lineCount(where: isReloadLine)
+        node.process.signal(SIGHUP)
+        return node.process.waitForLine(timeout: 10, skipping: earlier, where: isReloadLine)
+    }
+}

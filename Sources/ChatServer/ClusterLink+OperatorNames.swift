@@ -7,15 +7,17 @@ import ClusterStore
 /// not (another configuration, or one not yet reloaded while the nodes are reloaded one after
 /// another) gave the name to a guest, who registered it there and was a server operator through
 /// the nodes that name it. Each node therefore makes every operator name it is given that is no
-/// account yet an account without a credential (what the console's `unregister` leaves): every
-/// node then refuses it to guests and to `register`, and the console's `register NAME` gives it
-/// to its owner. An existing account is left as it is (the store's create refuses it).
+/// account yet an account: without a credential (what the console's `unregister` leaves), or
+/// bound to the certificate `--operator NAME=sha256:...` names. Every node then refuses it to
+/// guests and to `register`; the console's `register NAME` gives a credential-less one to its
+/// owner, and the named certificate logs in to the other on every node. An existing account is
+/// left as it is (the store's create refuses it).
 extension ClusterLink {
-    /// At start and after each reload. Names bound to a certificate (`NAME=sha256:...`) are left
-    /// to their certificate: the node that names them lets that certificate make the account.
+    /// At start and after each reload; `certificates` by account key, as the configuration has them.
     func reserveOperatorNames(_ names: some Sequence<String>, certificates: [String: String], now: Int64) {
-        for name in names.sorted() where certificates[ChatValidation.nickKey(name)] == nil {
-            let write = AccountWrite.create(StoredAccount(name: name, passwordHash: nil, created: now), certificate: nil)
+        for name in names.sorted() {
+            let write = AccountWrite.create(StoredAccount(name: name, passwordHash: nil, created: now),
+                                            certificate: certificates[ChatValidation.nickKey(name)])
             requests.run(AccountWriteRequest(write, node: options.node, sharded: client.isCluster)) { [logger] outcome in
                 if case .failed(let why) = outcome {
                     logger(.error, "operator name not reserved", ["account": name, "error": why])

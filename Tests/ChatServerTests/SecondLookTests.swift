@@ -64,6 +64,42 @@ struct SecondLookTests {
         #expect(outcome.mode == nil, "\(outcome)")
     }
 
+    /// The same with a name given with its certificate (`operator = root=sha256:FP`): between the
+    /// two reloads a guest of the other node is not given `root` and cannot register it, and the
+    /// certificate's owner is logged in as `root` through that node too.
+    @Test func operatorCertificateNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
+        let owner = try TestIdentity(name: "root")
+        defer { owner.remove() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/chat-server.conf"
+        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try ChatServerProcess(["--config", file], nodes: 2)
+        defer { server.stop() }
+        try "name = qchat\noperator = root=sha256:\(owner.fingerprint)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(Self.reload(server.nodes[0])?.contains("configuration reloaded") == true)
+        _ = server.nodes[0].process.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
+        let outcome = try await onDedicatedThread { () -> Squat in
+            let world = try ChatTestWorld(port: server.port)
+            world.patience = AccountAttackTests.patience
+            var squat = Squat()
+            let guest = try world.connect("root", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            squat.welcome = world.messages(guest, type: "welcome").first?.sender
+            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
+            squat.registered = made?.account ?? made?.code
+            let rightful = try world.connect("root", node: 1) { owner.apply(to: &$0) }
+            world.run { world.joined(rightful) || world.has(rightful, type: "error") }
+            squat.loginAccount = world.messages(rightful, type: "welcome").first?.account
+            return squat
+        }
+        // Before: the guest was given `root` and registered it; the owner's certificate got `root_2`.
+        #expect(outcome.welcome != "root", "\(outcome)")
+        #expect(outcome.registered != "root", "\(outcome)")
+        #expect(outcome.loginAccount == "root", "\(outcome)")
+    }
+
     /// Sends SIGHUP to one node and returns its log line about the reload.
     static func reload(_ node: ChatServerProcess) -> String? {
         let isReloadLine: (String) -> Bool = { $0.contains(" configuration reloaded ") || $0.contains(" configuration reload failed ") }

@@ -24,19 +24,8 @@ struct SecondLookTests {
     /// through the reloaded node, where `admin` names a server operator: it must not act as one
     /// (an operator's name, once any node names it, is reserved on every node).
     @Test func operatorNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/chat-server.conf"
-        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try ChatServerProcess(["--config", file], nodes: 2)
+        let server = try Self.nodesReloadedOneByOne(operator: "admin")
         defer { server.stop() }
-        try "name = qchat\noperator = admin\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let reloaded = Self.reload(server.nodes[0])
-        #expect(reloaded?.contains("configuration reloaded") == true, "\(reloaded ?? "no reload line")")
-        // The reloaded node's reservation reaches the store (before the fix no such line came:
-        // this waits its 10 s and the guest goes ahead, as the attacker did).
-        _ = server.nodes[0].process.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
         let outcome = try await onDedicatedThread { () -> Squat in
             let world = try ChatTestWorld(port: server.port)
             world.patience = AccountAttackTests.patience
@@ -70,16 +59,8 @@ struct SecondLookTests {
     @Test func operatorCertificateNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
         let owner = try TestIdentity(name: "root")
         defer { owner.remove() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/chat-server.conf"
-        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try ChatServerProcess(["--config", file], nodes: 2)
+        let server = try Self.nodesReloadedOneByOne(operator: "root=sha256:\(owner.fingerprint)")
         defer { server.stop() }
-        try "name = qchat\noperator = root=sha256:\(owner.fingerprint)\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(Self.reload(server.nodes[0])?.contains("configuration reloaded") == true)
-        _ = server.nodes[0].process.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
         let outcome = try await onDedicatedThread { () -> Squat in
             let world = try ChatTestWorld(port: server.port)
             world.patience = AccountAttackTests.patience
@@ -100,11 +81,44 @@ struct SecondLookTests {
         #expect(outcome.loginAccount == "root", "\(outcome)")
     }
 
-    /// Sends SIGHUP to one node and returns its log line about the reload.
-    static func reload(_ node: ChatServerProcess) -> String? {
+    /// Two nodes on one configuration file without operators; then `operator = OPERATOR` is added
+    /// to the file and only the first node is reloaded, as in the middle of reloading them one by one.
+    static func nodesReloadedOneByOne(operator name: String) throws -> ReloadedNodes {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = folder + "/chat-server.conf"
+        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let server: ChatServerProcess
+        do {
+            server = try ChatServerProcess(["--config", file], nodes: 2)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        let nodes = ReloadedNodes(server: server, folder: folder)
+        try "name = qchat\noperator = \(name)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let first = server.nodes[0].process
         let isReloadLine: (String) -> Bool = { $0.contains(" configuration reloaded ") || $0.contains(" configuration reload failed ") }
-        let earlier = node.process.lineCount(where: isReloadLine)
-        node.process.signal(SIGHUP)
-        return node.process.waitForLine(timeout: 10, skipping: earlier, where: isReloadLine)
+        let earlier = first.lineCount(where: isReloadLine)
+        first.signal(SIGHUP)
+        let reloaded = first.waitForLine(timeout: 10, skipping: earlier, where: isReloadLine)
+        #expect(reloaded?.contains("configuration reloaded") == true, "\(reloaded ?? "no reload line")")
+        // The reloaded node's reservation reaches the store (before the fix no such line came:
+        // this waits its 10 s and the guest goes ahead, as the attacker did).
+        _ = first.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
+        return nodes
+    }
+
+    /// The nodes of ``nodesReloadedOneByOne(operator:)`` and the folder of their file.
+    struct ReloadedNodes {
+        let server: ChatServerProcess
+        let folder: String
+
+        var port: UInt16 { server.port }
+
+        func stop() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
     }
 }

@@ -12,13 +12,13 @@ extension ChatServerApp {
         link.filesFolderMark = filesFolderMark
         state.peerDigest = { ClusterLink.digest(ofPeer: $0) }
         link.start()
-        reserveOperatorNames()
         tickCluster()
         loop.schedule(at: .now() + .seconds(60)) { [weak self] in self?.expireSharedPartials() }
     }
 
     /// Makes the operator names of this node's configuration accounts on every node
-    /// (``ClusterLink/reserveOperatorNames(_:certificates:now:)``): at start and after a reload.
+    /// (``ClusterLink/reserveOperatorNames(_:certificates:now:)``): when the node is ready (at start,
+    /// again after it lost its place) and after a reload.
     func reserveOperatorNames() {
         cluster?.reserveOperatorNames(options.core.operators, certificates: options.core.operatorCertificates, now: unixMilliseconds())
     }
@@ -133,6 +133,8 @@ extension ChatServerApp {
             perform(state.reapLostMembers(of: node, in: room, members: members, now: now))
         case .ready(let ready):
             state.clusterReady(ready)
+            // Each time the node (re)joins: a start while Redis was away reserves them too.
+            if ready { reserveOperatorNames() }
         case .membershipLost:
             perform(state.clusterMembershipLost(now: now))
         case .foreignFilesFolder(let theirs):

@@ -81,6 +81,32 @@ struct SecondLookTests {
         #expect(outcome.loginAccount == "root", "\(outcome)")
     }
 
+    /// Finding 9 on the console: `ban NICK` typed on one node's console for a guest connected
+    /// through another node. Over the wire a server operator's ban of that guest closes it
+    /// (BANNED); the console answers `no user or account 'pest'` and the guest keeps speaking, as a
+    /// room operator's ban did before finding 9 was fixed. Not fixed here (the console's lookup is
+    /// synchronous and knows this node's connections and the accounts only; a guest of another
+    /// node is found through its nick's lease, an asynchronous read): a known issue, so that this
+    /// test fails once it is fixed and its `withKnownIssue` must go.
+    @Test func consoleBanReachesAGuestOfAnotherNode() async throws {
+        let server = try ChatServerProcess([], nodes: 2)
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> (answer: String?, close: UInt64?) in
+            let world = try ChatTestWorld(port: server.port)
+            let guest = try world.connect("pest", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            let console = server.nodes[0].process
+            console.write("ban pest spamming\n")
+            let answer = console.waitForLine(timeout: 20, where: { $0.contains("banned pest") || $0.contains("no user or account 'pest'") })
+            world.run { world.closes[guest.connection.id] != nil }
+            return (answer, world.closeCode(guest))
+        }
+        withKnownIssue("the console's ban does not find a guest connected through another node") {
+            #expect(outcome.answer?.contains("banned pest") == true, "\(outcome)")
+            #expect(outcome.close == CloseCode.banned.rawValue, "\(outcome)")
+        }
+    }
+
     /// Two nodes on one configuration file without operators; then `operator = OPERATOR` is added
     /// to the file and only the first node is reloaded, as in the middle of reloading them one by one.
     static func nodesReloadedOneByOne(operator name: String) throws -> ReloadedNodes {

@@ -16,6 +16,13 @@ extension ChatServerApp {
         loop.schedule(at: .now() + .seconds(60)) { [weak self] in self?.expireSharedPartials() }
     }
 
+    /// Makes the operator names of this node's configuration accounts on every node
+    /// (``ClusterLink/reserveOperatorNames(_:certificates:now:)``): when the node is ready (at start,
+    /// again after it lost its place) and after a reload.
+    func reserveOperatorNames() {
+        cluster?.reserveOperatorNames(options.core.operators, certificates: options.core.operatorCertificates, now: unixMilliseconds())
+    }
+
     /// The core's clock for what waits in it (rooms left behind by devices that moved).
     private func tickCluster() {
         perform(state.tick(now: unixMilliseconds()))
@@ -126,6 +133,8 @@ extension ChatServerApp {
             perform(state.reapLostMembers(of: node, in: room, members: members, now: now))
         case .ready(let ready):
             state.clusterReady(ready)
+            // Each time the node (re)joins: a start while Redis was away reserves them too.
+            if ready { reserveOperatorNames() }
         case .membershipLost:
             perform(state.clusterMembershipLost(now: now))
         case .foreignFilesFolder(let theirs):

@@ -71,6 +71,7 @@ extension ChatServerApp {
         metricsEndpoint?.limits = applied.metrics.limits
         driver.acknowledgementReadPause = ChatServerApp.acknowledgementReadPause(applied)
         options = applied
+        reserveOperatorNames()
         metrics.reloadsSucceeded += 1
         metrics.lastReloadTime = Double(unixMilliseconds()) / 1000
         logger.log(.info, "configuration reloaded", ["changed": changed.isEmpty ? "nothing" : changed.joined(separator: ","),

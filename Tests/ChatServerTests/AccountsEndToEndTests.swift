@@ -127,7 +127,7 @@ struct AccountsEndToEndTests {
     @Test func serverBanClosesWithBanned() async throws {
         let outcome = try await scenario(server: ["--operator", "admin"]) { world, server in
             // An operator's name is made on the console.
-            try AccountAttackTests.console(server, "register admin admin-pass", answer: "registered admin")
+            try AccountAttackTests.console(server, "register admin admin-pass", answer: AccountAttackTests.operatorRegistered("admin"))
             let admin = try Self.connect(world, "admin", password: "admin-pass")
             let troll = try Self.connect(world, "troll")
             Self.request(world, troll, .register(password: "troll-pass"), answer: "account")

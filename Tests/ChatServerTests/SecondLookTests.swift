@@ -1,0 +1,189 @@
+import ChatClientKit
+import ChatProtocol
+import Foundation
+import QuicEngine
+import Testing
+import TestSupport
+
+/// Issue 23's last condition: an attacker's second look at the surfaces of its findings, with
+/// variations the first tests did not cover (another node, a reload in between). Each test here
+/// replays what the second look found, against the real binaries.
+@Suite("an attacker's second look (issue 23)", .serialized)
+struct SecondLookTests {
+    /// What the squatter of an operator's name got.
+    struct Squat: Sendable {
+        var welcome: String?
+        var registered: String?
+        var loginAccount: String?
+        var mode: String?
+    }
+
+    /// Finding 4 over two nodes: the nodes share one configuration file, and the operator adds
+    /// `operator = admin` to it and reloads the nodes one after another. Between the two reloads a
+    /// guest connected to the node not yet reloaded asks for `admin`, registers it, and logs in
+    /// through the reloaded node, where `admin` names a server operator: it must not act as one
+    /// (an operator's name, once any node names it, is reserved on every node).
+    @Test func operatorNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
+        let server = try Self.nodesReloadedOneByOne(operator: "admin")
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> Squat in
+            let world = try ChatTestWorld(port: server.port)
+            world.patience = AccountAttackTests.patience
+            var squat = Squat()
+            let guest = try world.connect("admin", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            squat.welcome = world.messages(guest, type: "welcome").first?.sender
+            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
+            squat.registered = made?.account ?? made?.code
+            let squatter = try world.connect("admin", node: 0)
+            squatter.helloPassword = "squat-password"
+            world.run { world.joined(squatter) || world.has(squatter, type: "error") || world.closes[squatter.connection.id] != nil }
+            squat.loginAccount = world.messages(squatter, type: "welcome").first?.account
+            if squat.loginAccount != nil {
+                let moded = AccountsEndToEndTests.request(world, squatter, .mode(room: "lobby", "+invite"), answer: "mode")
+                squat.mode = moded.map { $0.code ?? $0.type }
+            }
+            return squat
+        }
+        // Before: welcome `admin`, the account `admin` registered, logged in as `admin` through
+        // node 0, and `mode` granted there (every later client got `not-invited` in lobby).
+        #expect(outcome.welcome != "admin", "\(outcome)")
+        #expect(outcome.registered != "admin", "\(outcome)")
+        #expect(outcome.loginAccount == nil, "\(outcome)")
+        #expect(outcome.mode == nil, "\(outcome)")
+    }
+
+    /// The same with a name given with its certificate (`operator = root=sha256:FP`): between the
+    /// two reloads a guest of the other node is not given `root` and cannot register it, and the
+    /// certificate's owner is logged in as `root` through that node too.
+    @Test func operatorCertificateNameNamedOnOneNodeIsReservedOnEveryNode() async throws {
+        let owner = try TestIdentity(name: "root")
+        defer { owner.remove() }
+        let server = try Self.nodesReloadedOneByOne(operator: "root=sha256:\(owner.fingerprint)")
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> Squat in
+            let world = try ChatTestWorld(port: server.port)
+            world.patience = AccountAttackTests.patience
+            var squat = Squat()
+            let guest = try world.connect("root", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            squat.welcome = world.messages(guest, type: "welcome").first?.sender
+            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
+            squat.registered = made?.account ?? made?.code
+            let rightful = try world.connect("root", node: 1) { owner.apply(to: &$0) }
+            world.run { world.joined(rightful) || world.has(rightful, type: "error") }
+            squat.loginAccount = world.messages(rightful, type: "welcome").first?.account
+            return squat
+        }
+        // Before: the guest was given `root` and registered it; the owner's certificate got `root_2`.
+        #expect(outcome.welcome != "root", "\(outcome)")
+        #expect(outcome.registered != "root", "\(outcome)")
+        #expect(outcome.loginAccount == "root", "\(outcome)")
+    }
+
+    /// Finding 9 on the console: `ban NICK` typed on one node's console for a guest connected
+    /// through another node. Over the wire a server operator's ban of that guest closes it
+    /// (BANNED); the console answers `no user or account 'pest'` and the guest keeps speaking, as a
+    /// room operator's ban did before finding 9 was fixed. Not fixed here (the console's lookup is
+    /// synchronous and knows this node's connections and the accounts only; a guest of another
+    /// node is found through its nick's lease, an asynchronous read): a known issue, so that this
+    /// test fails once it is fixed and its `withKnownIssue` must go.
+    @Test func consoleBanReachesAGuestOfAnotherNode() async throws {
+        let server = try ChatServerProcess([], nodes: 2)
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> (answer: String?, close: UInt64?) in
+            let world = try ChatTestWorld(port: server.port)
+            let guest = try world.connect("pest", node: 1)
+            world.run { world.joined(guest) || world.has(guest, type: "error") }
+            let console = server.nodes[0].process
+            console.write("ban pest spamming\n")
+            let answer = console.waitForLine(timeout: 20, where: { $0.contains("banned pest") || $0.contains("no user or account 'pest'") })
+            world.run { world.closes[guest.connection.id] != nil }
+            return (answer, world.closeCode(guest))
+        }
+        withKnownIssue("the console's ban does not find a guest connected through another node") {
+            #expect(outcome.answer?.contains("banned pest") == true, "\(outcome)")
+            #expect(outcome.close == CloseCode.banned.rawValue, "\(outcome)")
+        }
+    }
+
+    /// Finding 7 with fresh accounts instead of fresh guests: under `--files-max-bytes 4 MiB` with
+    /// loopback exempt (the default, as in the finding), a member shares 1 MiB, then four clients
+    /// each register an account (free, unbounded) and share 1 MiB. Guests of an exempt address
+    /// are one party, but each account is a party of its own: every party holds 1 MiB, the tie
+    /// goes to the oldest file, and the member's file is pushed out (`no-such-file`), as with
+    /// fresh guests before the fix. Not fixed here (the eviction rule lives in the SQLite, memory
+    /// and Redis catalogs): a known issue, so that this test fails once it is fixed.
+    @Test func freshAccountsCannotPushOutAMembersFile() async throws {
+        let memberFile = FileSpaceTests.mebibyte(40)
+        let outcome = try await scenario(server: ["--files-max-bytes", "\(4 << 20)"], patience: AccountAttackTests.patience) {
+            world, _ -> (uploads: [String?], downloaded: Int?) in
+            let alice = try Self.member(world, "alice")
+            guard let shared = try FileSpaceTests.upload(world, alice, id: "member", body: memberFile)?.file else { return ([], nil) }
+            var uploads: [String?] = [alice.has(type: "account") ? "member" : "guest"]
+            for n in 0..<4 {
+                let fresh = try Self.member(world, "fresh\(n)")
+                uploads.append(try FileSpaceTests.upload(world, fresh, id: "a-\(n)", body: FileSpaceTests.mebibyte(UInt64(50 + n)))
+                    .map { $0.code ?? $0.type })
+            }
+            let bob = try FileSpaceTests.guest(world, "bob")
+            bob.hashesFileBodies = true
+            let download = try FileStreamPump().send(.download(file: shared), on: bob)
+            _ = world.run(seconds: 60) { bob.finished.contains(download) }
+            return (uploads, bob.bodyCounts[download])
+        }
+        #expect(outcome.uploads == ["member", "ack", "ack", "ack", "ack"])
+        withKnownIssue("an account is a party of its own for eviction, and accounts cost nothing to make") {
+            #expect(outcome.downloaded == memberFile.count, "the member's file was evicted")
+        }
+    }
+
+    /// A guest that registers its nick (an account with a password) on a raw connection.
+    static func member(_ world: ChatTestWorld, _ nick: String) throws -> RawChatClient {
+        let client = try FileSpaceTests.guest(world, nick)
+        client.write(ChatMessage.register(password: "\(nick)-password").encodedLine(), to: 0)
+        _ = world.run(seconds: 60) { client.has(type: "account") || client.has(type: "error") }
+        return client
+    }
+
+    /// Two nodes on one configuration file without operators; then `operator = OPERATOR` is added
+    /// to the file and only the first node is reloaded, as in the middle of reloading them one by one.
+    static func nodesReloadedOneByOne(operator name: String) throws -> ReloadedNodes {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qchat-second-look-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = folder + "/chat-server.conf"
+        try "name = qchat\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let server: ChatServerProcess
+        do {
+            server = try ChatServerProcess(["--config", file], nodes: 2)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        let nodes = ReloadedNodes(server: server, folder: folder)
+        try "name = qchat\noperator = \(name)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let first = server.nodes[0].process
+        let isReloadLine: (String) -> Bool = { $0.contains(" configuration reloaded ") || $0.contains(" configuration reload failed ") }
+        let earlier = first.lineCount(where: isReloadLine)
+        first.signal(SIGHUP)
+        let reloaded = first.waitForLine(timeout: 10, skipping: earlier, where: isReloadLine)
+        #expect(reloaded?.contains("configuration reloaded") == true, "\(reloaded ?? "no reload line")")
+        // The reloaded node's reservation reaches the store (before the fix no such line came:
+        // this waits its 10 s and the guest goes ahead, as the attacker did).
+        _ = first.waitForLine(timeout: 10, where: { $0.contains(" operator name reserved ") })
+        return nodes
+    }
+
+    /// The nodes of ``nodesReloadedOneByOne(operator:)`` and the folder of their file.
+    struct ReloadedNodes {
+        let server: ChatServerProcess
+        let folder: String
+
+        var port: UInt16 { server.port }
+
+        func stop() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+}

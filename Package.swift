@@ -66,7 +66,7 @@ let package = Package(
         // One server's stores off the event loop: the core's store actions answered by a worker thread.
         .target(name: "LocalStore", dependencies: ["ChatServerCore", "ChatProtocol", "RuntimeCore"]),
         // The `--db` file: SQLite behind the core's stores of history, accounts, room settings and files.
-        .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "CSQLite"]),
+        .target(name: "SQLiteStorage", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "RuntimeCore", "CSQLite"]),
         // The client side of the protocol on the engine: sessions for the TUI, bots and tests.
         .target(name: "ChatClientKit", dependencies: ["QuicIO", "ChatProtocol", "Digest"], swiftSettings: hotPath),
         // The full-screen UI's pure parts: neutraliser, widths, editor, key decoder, model, renderer, diffs.

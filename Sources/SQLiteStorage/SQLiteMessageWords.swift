@@ -1,5 +1,6 @@
 import ChatProtocol
 import ChatServerCore
+import RuntimeCore
 
 /// The search index of the `--db` file (schema version 6, PROTOCOL.md section 15): one row of the
 /// FTS5 table `message_words` for each `msg` and `file` that has words, its rowid kept in the
@@ -40,7 +41,7 @@ final class SQLiteMessageWords {
 
     /// The index's token for a room: hex of its name, one ASCII token whatever the name holds.
     static func scope(of room: String) -> String {
-        "r" + room.utf8.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        "r" + Hex.lowercase(room.utf8)
     }
 
     /// The indexed text of a message: its words, folded, one space between.
@@ -96,11 +97,5 @@ final class SQLiteMessageWords {
         }
         messages.reset()
         for message in stored { try words.index(room: message.room, seq: message.seq, text: message.text) }
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -18,6 +18,19 @@ struct SecondLookTests {
         var mode: String?
     }
 
+    /// A guest of the node not yet reloaded (node 1) asks for `name` and registers it: what it
+    /// was welcomed as and what its `register` answered.
+    static func guestOfTheOtherNodeSquats(_ name: String, in world: ChatTestWorld) throws -> Squat {
+        world.patience = AccountAttackTests.patience
+        var squat = Squat()
+        let guest = try world.connect(name, node: 1)
+        world.run { world.joined(guest) || world.has(guest, type: "error") }
+        squat.welcome = world.messages(guest, type: "welcome").first?.sender
+        let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
+        squat.registered = made?.account ?? made?.code
+        return squat
+    }
+
     /// Finding 4 over two nodes: the nodes share one configuration file, and the operator adds
     /// `operator = admin` to it and reloads the nodes one after another. Between the two reloads a
     /// guest connected to the node not yet reloaded asks for `admin`, registers it, and logs in
@@ -28,13 +41,7 @@ struct SecondLookTests {
         defer { server.stop() }
         let outcome = try await onDedicatedThread { () -> Squat in
             let world = try ChatTestWorld(port: server.port)
-            world.patience = AccountAttackTests.patience
-            var squat = Squat()
-            let guest = try world.connect("admin", node: 1)
-            world.run { world.joined(guest) || world.has(guest, type: "error") }
-            squat.welcome = world.messages(guest, type: "welcome").first?.sender
-            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
-            squat.registered = made?.account ?? made?.code
+            var squat = try Self.guestOfTheOtherNodeSquats("admin", in: world)
             let squatter = try world.connect("admin", node: 0)
             squatter.helloPassword = "squat-password"
             world.run { world.joined(squatter) || world.has(squatter, type: "error") || world.closes[squatter.connection.id] != nil }
@@ -63,13 +70,7 @@ struct SecondLookTests {
         defer { server.stop() }
         let outcome = try await onDedicatedThread { () -> Squat in
             let world = try ChatTestWorld(port: server.port)
-            world.patience = AccountAttackTests.patience
-            var squat = Squat()
-            let guest = try world.connect("root", node: 1)
-            world.run { world.joined(guest) || world.has(guest, type: "error") }
-            squat.welcome = world.messages(guest, type: "welcome").first?.sender
-            let made = AccountsEndToEndTests.request(world, guest, .register(password: "squat-password"), answer: "account")
-            squat.registered = made?.account ?? made?.code
+            var squat = try Self.guestOfTheOtherNodeSquats("root", in: world)
             let rightful = try world.connect("root", node: 1) { owner.apply(to: &$0) }
             world.run { world.joined(rightful) || world.has(rightful, type: "error") }
             squat.loginAccount = world.messages(rightful, type: "welcome").first?.account

@@ -24,7 +24,13 @@ extension ChatServerState {
         let reason = (try? ChatValidation.sanitizeTopic(reason)) ?? ""
         let ban = makeBan(of: target, reason: reason, by: configuration.serverName, now: now)
         guard let room else {
-            guard save(.banAdded(room: nil, ban), into: &out) else { return out + [.consoleLine("the ban could not be stored")] }
+            // Bounded as a server operator's bans are; a ban of the same label again only closes.
+            if policies.serverBans.ban(labelled: ban.label) == nil {
+                guard policies.serverBans.count < configuration.maxServerBans else {
+                    return out + [.consoleLine("the server keeps at most \(configuration.maxServerBans) bans; unban one first")]
+                }
+                guard save(.banAdded(room: nil, ban), into: &out) else { return out + [.consoleLine("the ban could not be stored")] }
+            }
             closeServerBanned(ban, by: configuration.serverName, now: now, into: &out)
             return out + [.consoleLine("banned \(ban.label) from the server")]
         }

@@ -168,11 +168,12 @@ struct SecondLookTests {
 
     /// Finding 7 with fresh accounts instead of fresh guests: under `--files-max-bytes 4 MiB` with
     /// loopback exempt (the default, as in the finding), a member shares 1 MiB, then four clients
-    /// each register an account (free, unbounded) and share 1 MiB. Guests of an exempt address
-    /// are one party, but each account is a party of its own: every party holds 1 MiB, the tie
-    /// goes to the oldest file, and the member's file is pushed out (`no-such-file`), as with
-    /// fresh guests before the fix. Not fixed here (the eviction rule lives in the SQLite, memory
-    /// and Redis catalogs): a known issue, so that this test fails once it is fixed.
+    /// each register an account (free) and share 1 MiB. Guests of an exempt address are one
+    /// party, but each account was a party of its own: every party held 1 MiB, the tie
+    /// went to the oldest file, and the member's file was pushed out (`no-such-file`), as with
+    /// fresh guests before their fix. Accounts whose files all came after the member's are now
+    /// newcomers to it, one party with the guests (``FileEvictionRule``): the fourth upload pushes
+    /// out the first newcomer's file, and the member's downloads whole.
     @Test func freshAccountsCannotPushOutAMembersFile() async throws {
         let memberFile = FileSpaceTests.mebibyte(40)
         let outcome = try await scenario(server: ["--files-max-bytes", "\(4 << 20)"], patience: AccountAttackTests.patience) {
@@ -192,9 +193,53 @@ struct SecondLookTests {
             return (uploads, bob.bodyCounts[download])
         }
         #expect(outcome.uploads == ["member", "ack", "ack", "ack", "ack"])
-        withKnownIssue("an account is a party of its own for eviction, and accounts cost nothing to make") {
-            #expect(outcome.downloaded == memberFile.count, "the member's file was evicted")
+        #expect(outcome.downloaded == memberFile.count, "the member's file was evicted")
+    }
+
+    /// Registrations had no per-address cap (accounts cost nothing, and fed the eviction above).
+    /// With loopback counted (`--exempt none`) and `--registrations-per-address 3`, guests of
+    /// 127.0.0.1 register: two with a password and one with its certificate alone get `account`;
+    /// a fourth (password) and a fifth (certificate) get `quota-exceeded`. On the default
+    /// configuration (loopback exempt) the same five all register. Before the cap: all five did
+    /// in both.
+    @Test func registrationsPerAddressAreLimited() async throws {
+        let identities = try (0..<2).map { try TestIdentity(name: "cert\($0)") }
+        defer { for identity in identities { identity.remove() } }
+        for exempt in [false, true] {
+            let answers = try await scenario(server: (exempt ? [] : ["--exempt", "none", "--max-per-address", "64"])
+                                                + ["--registrations-per-address", "3"], patience: AccountAttackTests.patience) { world, _ in
+                try Self.registerFive(world, identities: identities)
+            }
+            let expected = exempt ? ["reg0", "reg1", "cert0", "reg3", "cert1"] : ["reg0", "reg1", "cert0", "quota-exceeded", "quota-exceeded"]
+            #expect(answers == expected, "exempt: \(exempt)")
         }
+    }
+
+    /// The cap holds across nodes: two nodes on one Redis, `--registrations-per-address 3`,
+    /// loopback counted; registrations alternate between the nodes and the fourth and fifth are
+    /// `quota-exceeded` on whichever node they come to. Before the cap all five registered.
+    @Test func registrationsPerAddressAreCountedOnEveryNode() async throws {
+        let identities = try (0..<2).map { try TestIdentity(name: "cert\($0)") }
+        defer { for identity in identities { identity.remove() } }
+        let answers = try await AccountAttackTests.onNodes(2, ["--exempt", "none", "--max-per-address", "64", "--registrations-per-address", "3"]) {
+            world, _ in try Self.registerFive(world, identities: identities, alternating: true)
+        }
+        #expect(answers == ["reg0", "reg1", "cert0", "quota-exceeded", "quota-exceeded"])
+    }
+
+    /// Five guests register in turn (`reg0`, `reg1` with a password, `cert0` with its certificate
+    /// alone, `reg3`, `cert1`), on node n % 2 when `alternating`: each one's account or error code.
+    static func registerFive(_ world: ChatTestWorld, identities: [TestIdentity], alternating: Bool = false) throws -> [String?] {
+        var answers: [String?] = []
+        for (n, nick) in ["reg0", "reg1", "cert0", "reg3", "cert1"].enumerated() {
+            let identity = nick.hasPrefix("cert") ? identities[Int(String(nick.last!))!] : nil
+            let session = try world.connect(nick, node: alternating ? n % 2 : nil) { identity?.apply(to: &$0) }
+            world.run { world.joined(session) || world.has(session, type: "error") }
+            let request = ChatMessage.register(password: identity == nil ? "\(nick)-password" : nil)
+            let answer = AccountsEndToEndTests.request(world, session, request, answer: "account")
+            answers.append(answer?.account ?? answer?.code)
+        }
+        return answers
     }
 
     /// A guest that registers its nick (an account with a password) on a raw connection.

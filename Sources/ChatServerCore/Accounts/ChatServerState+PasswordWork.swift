@@ -60,6 +60,9 @@ extension ChatServerState {
 
     /// The shared store's answer to ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``.
     public func loginAttemptReserved(_ attempt: LoginAttempt, _ answer: LoginAttemptReservation, now: Int64) -> [ServerAction] {
+        if let waiting = certificateRegistrations.removeValue(forKey: attempt.ticket) {
+            return certificateRegistrationCounted(attempt, answer, waiting: waiting, now: now)
+        }
         guard let task = passwordWork[attempt.ticket], !task.isRunning, !task.isReserved, task.attempt == attempt else {
             // Its client went meanwhile (the task with it): a count taken for nothing is taken back.
             return answer == .reserved ? [.releaseLoginAttempt(attempt)] : []
@@ -69,7 +72,9 @@ extension ChatServerState {
             _ = passwordWork.drop(attempt.ticket)
             guard let session = clients[task.client], session.awaitedPasswordTask == attempt.ticket else { return out }
             session.awaitedPasswordTask = nil
-            if answer == .locked {
+            if answer == .locked, attempt.kind == .registration {
+                refuseRegistration(task.request, session: session, into: &out)
+            } else if answer == .locked {
                 refuseLockedAttempt(task.request, session: session, into: &out)
             } else {
                 sendError(.unavailable, "the password could not be checked now; try again", id: task.request.id, to: session, into: &out)
@@ -108,16 +113,43 @@ extension ChatServerState {
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
                                             lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
-        var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
-        passwordWork.setAttempt(attempt, of: ticket, reserved: false)
+        countAttempt(LoginAttempt(ticket: ticket, account: key, address: session.address), request: request, session: session, now: now,
+                     into: &out)
+    }
+
+    /// Counts the attempt of the password task of its ticket before the hash runs: on a server
+    /// without a store here, else in the store, whose answer comes through
+    /// ``loginAttemptReserved(_:_:now:)``. A registration refused here is answered at once.
+    func countAttempt(_ attempt: LoginAttempt, request: ChatMessage, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        var attempt = attempt
+        passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: false)
         switch roomLog {
         case .shared:
-            out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
-                                            windowMilliseconds: configuration.loginFailureWindowMilliseconds))
+            out.append(reserve(attempt))
+        case .local where attempt.kind == .registration:
+            guard registrations.reserve(&attempt, now: now) else {
+                _ = passwordWork.drop(attempt.ticket)
+                session.awaitedPasswordTask = nil
+                return refuseRegistration(request, session: session, into: &out)
+            }
+            passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: true)
+            enqueuePasswordTask(attempt.ticket, into: &out)
         case .local:
+            // Checked before the task was taken: a locked account or address never gets here.
             _ = loginFailures.reserve(&attempt, now: now)
-            passwordWork.setAttempt(attempt, of: ticket, reserved: true)
-            enqueuePasswordTask(ticket, into: &out)
+            passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: true)
+            enqueuePasswordTask(attempt.ticket, into: &out)
+        }
+    }
+
+    /// The store's count of `attempt`, by the limit of its kind.
+    func reserve(_ attempt: LoginAttempt) -> ServerAction {
+        switch attempt.kind {
+        case .password:
+            .reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit, windowMilliseconds: configuration.loginFailureWindowMilliseconds)
+        case .registration:
+            .reserveLoginAttempt(attempt, limit: configuration.registrationsPerAddress,
+                                 windowMilliseconds: configuration.registrationWindowMilliseconds)
         }
     }
 
@@ -130,6 +162,7 @@ extension ChatServerState {
     func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
         switch roomLog {
         case .shared: out.append(.releaseLoginAttempt(attempt))
+        case .local where attempt.kind == .registration: registrations.release(attempt)
         case .local: loginFailures.release(attempt)
         }
     }

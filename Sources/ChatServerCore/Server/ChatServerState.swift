@@ -43,6 +43,12 @@ public final class ChatServerState {
     /// The `rooms` answer, shared until the rooms change.
     var roomDirectory = RoomDirectory()
     var loginFailures: LoginFailures
+    /// Registrations per address lately, on one server without a store (``RoomLogMode/local``).
+    var registrations: LoginFailures
+    /// Registrations with a certificate and no password waiting for the store's count of their
+    /// address (their ticket is the count's), with the nick they register.
+    var certificateRegistrations: [UInt64: (client: ClientID, request: ChatMessage, nick: String)] = [:]
+    var lastCertificateRegistration: UInt64 = 1 << 62
     /// Password tasks taken on and not finished: being counted, waiting for a worker, or handed
     /// to the glue and not yet answered (also those of clients since gone: their work still
     /// occupies the glue's workers).
@@ -110,6 +116,9 @@ public final class ChatServerState {
         self.files = files ?? (history as? any FileCatalog) ?? InMemoryFileCatalog(history: history)
         loginFailures = LoginFailures(limit: configuration.loginFailureLimit,
                                       windowMilliseconds: configuration.loginFailureWindowMilliseconds,
+                                      keyLimit: configuration.loginFailureKeys)
+        registrations = LoginFailures(limit: configuration.registrationsPerAddress,
+                                      windowMilliseconds: configuration.registrationWindowMilliseconds,
                                       keyLimit: configuration.loginFailureKeys)
         policies = Policies(operators: configuration.operators, serverBans: try accounts.serverBans())
     }

@@ -316,6 +316,11 @@ public final class StoreWorker: @unchecked Sendable {
                 return "\(error)"
             }
         } while !remaining.isEmpty
+        // A room file's record was stored before its event had a seq: it gets it now, for a
+        // repeated upload's ack. Not done, that ack goes without seq; the event is stored all the same.
+        for event in batch.events where event.kind == .file {
+            if let id = event.file { try? files.setSequence(event.seq, ofFile: id) }
+        }
         return nil
     }
 

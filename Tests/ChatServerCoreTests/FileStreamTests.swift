@@ -140,8 +140,7 @@ struct FileStreamTests {
 
     /// An upload id already completed is acked again, the same way, and announced once.
     @Test func repeatedUploadIsAckedAgainAndAnnouncedOnce() throws {
-        // On the synchronous path still: on the shared path the repeated upload's ack has no seq (issue 27, open).
-        let harness = try Self.threeClients(onLocalStore: false)
+        let harness = try Self.threeClients()
         let first = try #require(harness.shared("u1", on: Harness.fileStream(1)))
         harness.disconnect(1)
         harness.login(4, nick: "alice", peer: Harness.peer(1), presence: false)

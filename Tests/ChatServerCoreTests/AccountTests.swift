@@ -152,8 +152,7 @@ import Testing
 
     /// login takes the account's nick: a nick event in each room, as a rename, carrying the account; then `account logged-in`.
     @Test func loginRenamesInEveryRoom() throws {
-        // On the synchronous path still: on the shared path `account logged-in` goes out before the renames (issue 27, open).
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.disconnect(1)
         harness.hello(2, nick: "alice")  // a guest: alice_2

@@ -109,8 +109,11 @@ extension ChatServerState {
         if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
         recordPeer(of: session, into: &out)
         if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
-            // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
+            // The account's nick (or NAME_2...) is taken like any nick: through the shared store;
+            // `account logged-in` follows the renames (``loginRenamed(_:into:)``).
+            out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
             claimLoginNick(request, account: account.name, session: session, into: &out)
+            return
         } else {
             let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
                 ? session.nick

@@ -109,6 +109,7 @@ extension ChatServerState {
             guard loaded else {
                 // Logged in all the same; the nick stays as it was.
                 session.awaitsRoomLog = false
+                sendLoggedIn(session, into: &out)
                 releaseHeldMessages(of: session, now: now, into: &out)
                 return out
             }

@@ -65,7 +65,7 @@ extension ChatServerState {
     func appendStored(_ purpose: AppendPurpose, room: String, seq: Int64, duplicate: Bool, ts: Int64, origin: ClientSession?,
                       acknowledged: Bool = false, now: Int64, into out: inout [ServerAction]) {
         switch purpose {
-        case .message, .upload:
+        case .message, .upload, .loginRename:
             guard !acknowledged, let answer = HeldAck.answer(purpose, room: room, seq: seq, ts: ts) else { return }
             switch (roomLog, answer) {
             case (.shared, _):
@@ -75,6 +75,8 @@ extension ChatServerState {
                 if let origin { sendChat(payload, to: origin, into: &out) }
             case (.local, .upload(let key, let payload)):
                 out.append(.endFileStream(key, payload, stopSending: false))
+            case (.local, .loginRenamed):
+                break
             }
         case .join:
             if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
@@ -117,6 +119,8 @@ extension ChatServerState {
         case .upload(let key, let file):
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
                                       stopSending: false))
+        case .loginRename:
+            if let origin { loginRenamed(origin, into: &out) }
         case .notice, .departure:
             break
         }

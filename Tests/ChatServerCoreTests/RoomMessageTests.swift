@@ -110,8 +110,7 @@ import Testing
 
     /// A resent id is acknowledged again with the same seq and ts and not delivered twice.
     @Test func resentIdIsAcknowledgedAgainAndNotDelivered() throws {
-        // On the synchronous path still: on the shared path a resend's ack carries the resend's ts, not the first's (issue 27, open).
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let first = harness.send(.msg(room: "lobby", text: "once", id: "ONCE"), from: 1)
@@ -124,8 +123,7 @@ import Testing
 
     /// A resend after a reconnect of the same peer, even before it re-joins the room, gets the original ack.
     @Test func resendAfterReconnectIsAcknowledgedWithOriginalSeq() throws {
-        // On the synchronous path still: on the shared path a resend to a room not joined again is not-joined (issue 27, open).
-        let harness = try Harness()
+        let harness = try Harness(onLocalStore: true)
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
         harness.login(2, nick: "bob", room: "dev")

@@ -190,7 +190,7 @@ final class SharedLogWorld {
         case .deviceLookedUp(let name, let token, let holder):
             take(nodes[name]!.state.deviceLookedUp(token, unavailable ? .failed("down") : .answered(holder), now: now), on: name)
         case .receiptLookedUp(let name, let token, let ts):
-            take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts), now: now), on: name)
+            take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts.map { MessageReceipt(peer: "", id: "", ts: $0) }), now: now), on: name)
         case .inbox(let name, let message):
             take(nodes[name]!.state.nodeMessageDelivered(message, now: now), on: name)
         case .sent(let name, let token):

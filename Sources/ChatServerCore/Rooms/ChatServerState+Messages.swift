@@ -3,21 +3,24 @@ import ChatProtocol
 /// `msg` and `dm`: validate, store, acknowledge, deliver. A resend of an id the peer already
 /// sent is acknowledged again from its receipt and not delivered twice.
 extension ChatServerState {
-    func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// `receiptChecked`: the shared store answered that the id was not sent before.
+    func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, receiptChecked: Bool = false, now: Int64,
+                           into out: inout [ServerAction]) {
         guard hasValidID(message, from: session, into: &out) else { return }
         // Checked first: a resend may arrive before the client re-joined the room, and the
-        // message was accepted back then. (A shared log deduplicates in the append itself.)
+        // message was accepted back then. (A shared log deduplicates in the append itself, and
+        // a message it would refuse asks the store for the id's receipt first.)
         if roomLog == .local, acknowledgeResend(message, from: session, into: &out) { return }
         guard let room = ChatValidation.normalizeRoom(message.roomOrDefault) else {
             sendError(.badRoom, id: message.id, to: session, into: &out)
             return
         }
-        guard session.isMember(of: room) else {
-            sendError(.notJoined, "you are not in room '\(room)'", id: message.id, to: session, into: &out)
-            return
-        }
-        if let (code, reason) = speakingDenial(of: session, in: room) {
-            sendError(code, reason, id: message.id, room: room, to: session, into: &out)
+        let denial = session.isMember(of: room) ? speakingDenial(of: session, in: room) : (.notJoined, "you are not in room '\(room)'")
+        if let (code, reason) = denial {
+            if roomLog == .shared, !receiptChecked, let id = message.id {
+                return beginDirectReceiptLookup(message, id: id, session: session, into: &out)
+            }
+            sendError(code, reason, id: message.id, room: session.isMember(of: room) ? room : nil, to: session, into: &out)
             return
         }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }

@@ -54,7 +54,7 @@ extension ChatServerState {
                 out.append(.appendRoomEvent(RoomEventAppend(
                     token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
                     afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership,
-                    policy: draft.policy)))
+                    policy: draft.policy, ts: draft.event.ts)))
             }
         }
     }

@@ -46,6 +46,8 @@ public final class LocalStoreAdapter {
     public private(set) var pending = 0
     /// Receipts remembered for resends (bounded by `receiptLimit`).
     public var receiptCount: Int { receipts.count }
+    /// Accounts and addresses whose recent wrong passwords are counted (bounded by `loginFailureKeys` each).
+    public var trackedLoginFailureKeys: Int { loginFailures?.counts.trackedKeys ?? 0 }
     /// Rooms nobody here follows, longest idle first; beyond `idleRoomLimit` the oldest is
     /// forgotten (its line here, and on a disk in memory its events). Nil: every room is kept
     /// (the `--db` file keeps each room's reservation, which a forgotten line would need again).

@@ -59,10 +59,11 @@ import Testing
         }
 
         func makeLog(pendingLimit: Int = 100_000, receiptLimit: Int = 100_000,
-                     reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange, idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
+                     reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange, loginFailureKeys: Int = 100_000,
+                     idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
             LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
                          pendingLimit: pendingLimit, receiptLimit: receiptLimit, reservationRange: reservationRange,
-                         idleRoomLimit: idleRoomLimit)
+                         loginFailureKeys: loginFailureKeys, idleRoomLimit: idleRoomLimit)
         }
     }
 

@@ -40,7 +40,7 @@ import Testing
         let path = directory.file("chat.sqlite")
         var original: [ChatMessage] = []
         do {
-            let harness = try Harness(onLocalStore: true, history: try SQLiteHistoryStore(path: path))
+            let harness = try Harness(history: try SQLiteHistoryStore(path: path))
             harness.login(1, nick: "alice")
             harness.login(2, nick: "bob")
             original = harness.send(.msg(room: "lobby", text: "survives", id: "KEEP"), from: 1).chat(to: 1)
@@ -48,7 +48,7 @@ import Testing
             harness.send(.dm(to: "bob", text: "private", id: "DM-KEEP"), from: 1)
             harness.settle(harness.state.shutdown(now: harness.now))
         }
-        let harness = try Harness(onLocalStore: true, history: try SQLiteHistoryStore(path: path))
+        let harness = try Harness(history: try SQLiteHistoryStore(path: path))
         harness.advance(60_000)
         harness.login(2, nick: "bob")
         harness.login(1, nick: "alice")
@@ -95,7 +95,7 @@ import Testing
     /// handed out, before the commit (docs/PROTOCOL.md, "One server's room log": a disk error can
     /// show a message twice, never lose an acknowledged one).
     @Test func writeFailureWithholdsAck() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.localStore?.rig.disk.failure.withLock { $0 = HistoryStoreError("disk full") }

@@ -2,7 +2,7 @@ import ChatProtocol
 @testable import ChatServerCore
 import Testing
 
-/// The core with a shared room log (``RoomLogMode/shared``, `--cluster`): room events are
+/// The core with a shared room log (`--cluster`; one server's local store answers the same inputs): room events are
 /// appended by actions, acknowledged when stored and shown when the log delivers them back, on
 /// every node in one seq order.
 @Suite struct SharedLogTests {

@@ -86,10 +86,6 @@ extension ChatServerState {
     /// clients since gone included while the glue has them.
     public var pendingPasswordTasks: Int { passwordWork.count }
 
-    /// Accounts and addresses whose recent password attempts are counted (bounded by
-    /// `loginFailureKeys` each; one server only).
-    public var trackedLoginFailureKeys: Int { loginFailures.trackedKeys }
-
     /// Checks `password` for the account `name` (a hello with a password, `login`): the attempt is
     /// counted first, for the account and the client's address (on a node of several, in the
     /// shared store), and only then hashed; it stops counting only when the password is right
@@ -102,23 +98,13 @@ extension ChatServerState {
                        into out: inout [ServerAction]) {
         let key = ChatValidation.isValidAccountName(name) ? ChatValidation.nickKey(name) : nil
         let work = account?.passwordHash.map { PasswordTask.Work.verify(storedHash: $0) } ?? .decoy
-        if roomLog == .local, loginFailures.isLocked(account: key, address: session.address, now: now) {
-            return refuseLockedAttempt(request, session: session, into: &out)
-        }
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
                                             lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
-        var attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
+        let attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
         passwordWork.setAttempt(attempt, of: ticket, reserved: false)
-        switch roomLog {
-        case .shared:
-            out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
-                                            windowMilliseconds: configuration.loginFailureWindowMilliseconds))
-        case .local:
-            _ = loginFailures.reserve(&attempt, now: now)
-            passwordWork.setAttempt(attempt, of: ticket, reserved: true)
-            enqueuePasswordTask(ticket, into: &out)
-        }
+        out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
+                                        windowMilliseconds: configuration.loginFailureWindowMilliseconds))
     }
 
     /// A password attempt while the account or the address has had its wrong passwords lately.
@@ -126,12 +112,9 @@ extension ChatServerState {
         sendError(.badLogin, "too many wrong passwords lately; wait a minute", id: request.id, to: session, into: &out)
     }
 
-    /// Takes back a counted attempt: here, or in the shared store.
+    /// Takes back a counted attempt in the store.
     func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
-        switch roomLog {
-        case .shared: out.append(.releaseLoginAttempt(attempt))
-        case .local: loginFailures.release(attempt)
-        }
+        out.append(.releaseLoginAttempt(attempt))
     }
 
     /// Queues a hash for a registration or a password change and makes the connection wait for it.

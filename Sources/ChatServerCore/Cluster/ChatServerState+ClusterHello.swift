@@ -155,7 +155,6 @@ extension ChatServerState {
     /// With a shared store: the device's lease names the connection as it is now (its nick,
     /// account and address), for other nodes to find (a `ban` of it through another node).
     func recordPeer(of session: ClientSession, into out: inout [ServerAction]) {
-        guard roomLog == .shared else { return }
         out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.accountKey,
                                address: session.address))
     }

@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// The inputs of a shared room log (``RoomLogMode/shared``): the outcome of each append, the
+/// The inputs of a shared room log (one server's local store or the cluster's): the outcome of each append, the
 /// answer to each read, and every event of the followed rooms in seq order. Members see an event
 /// when it is delivered, on the node that made it as on every other: one path, one order.
 extension ChatServerState {

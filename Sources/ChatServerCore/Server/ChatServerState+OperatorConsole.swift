@@ -22,7 +22,6 @@ extension ChatServerState {
         let banned = members(of: room, matching: ban)
         announce(.banned, in: room, sender: configuration.serverName, text: reason, target: ban.label, removing: banned.map(\.nick),
                  now: now, into: &out)
-        if roomLog == .local { removeFromRoom(banned, room, into: &out) }
         return (out, "banned \(ban.label) from \(room)")
     }
 

@@ -26,7 +26,7 @@ extension ChatServerState {
             return
         }
         // Another spelling of its own nick is always the renamer's; any other nick may be another node's.
-        if roomLog == .shared && ChatValidation.nickKey(newNick) != ChatValidation.nickKey(session.nick) {
+        if ChatValidation.nickKey(newNick) != ChatValidation.nickKey(session.nick) {
             return beginClusterRename(message, to: [newNick], session: session, into: &out)
         }
         rename(session, to: newNick, now: now, into: &out)

@@ -109,14 +109,15 @@ let package = Package(
         .testTarget(name: "ImpairmentTests", dependencies: ["Impairment", "UDPImpair", "EventRuntime", "SplitMix", "TestSupport"]),
         .testTarget(name: "ChatClientTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ChatClientKitTests", dependencies: ["ChatClientKit", "ChatProtocol", "QuicIO", "TestSupport", "Digest"]),
-        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix", "RuntimeCore"]),
+        .testTarget(name: "ChatServerCoreTests", dependencies: ["ChatServerCore", "ChatProtocol", "LocalStore", "SQLiteStorage", "SplitMix", "RuntimeCore",
+                                                            "TestSupport"]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing"]),
         .testTarget(name: "ServiceDiscoveryTests", dependencies: ["ServiceDiscovery", "EventRuntime", "TestSupport"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatServerCore", "ChatClientKit", "QuicIO", "ChatProtocol", "TestSupport", "SplitMix",
                                                         "Digest"]),
         // make install and make deb, lintian, dpkg and systemd-analyze on what they make.
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "EventRuntime", "TestSupport"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "ClusterStore", "ChatServerCore", "EventRuntime", "TestSupport"]),
         // The cluster node's state machine against a scripted Redis and an in-memory one, and the formats.
         .testTarget(name: "ClusterStoreTests", dependencies: ["ClusterStore", "ChatServerCore", "RedisClient", "EventRuntime"]),
         .testTarget(name: "ChatBotTests", dependencies: ["ChatBot", "QuicIO", "TestSupport", "SplitMix"]),

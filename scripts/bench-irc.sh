@@ -22,7 +22,8 @@
 #   CELLS="20/1/50 40/4/100" DURATION=1 WARMUP=0.5 IDLE=40 IDLE_ROOMS=4 CAPACITY=" " scripts/bench-irc.sh
 # (a cell is CLIENTS/ROOMS/MESSAGES_PER_SECOND). SERVER and BOT run other chat-server and chat-bot
 # binaries (an older build, for a before-and-after in one sitting; then nothing is built),
-# SERVER_FLAGS adds chat-server flags (e.g. "--coalesce-ms 0"), SERVERS="chat" or "irc" runs one
+# SERVER_FLAGS adds chat-server flags (e.g. "--coalesce-ms 0"), BOT_FLAGS chat-bot load flags (e.g.
+# "--ack-hold-ms 0": the clients acknowledge on ngtcp2's schedule), SERVERS="chat" or "irc" runs one
 # side only.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -47,9 +47,11 @@ json() {
 # connect_ticks (server CPU while the clients connected), load_ticks (server CPU from then to
 # the end of the drain: warm-up, run and drain, not the goodbyes), load_busy (that CPU as a
 # percentage of the stretch's wall time), report (the JSON file), command (what was run).
+# $BOT_FLAGS adds flags to `chat-bot load` (not irc-load), e.g. "--ack-hold-ms 0".
 run_bot() {
     local bot_command=$1 port=$2
     shift 2
+    if [ "$bot_command" = load ]; then set -- "$@" ${BOT_FLAGS:-}; fi
     command="chat-bot $bot_command $*"
     report="$work/report.json"
     # The last run's output goes first: its "connected" and "drained" would otherwise be read

@@ -5,7 +5,7 @@ import QuicIO
 
 /// Where and how every bot of a process connects: the flags `chat-client` has, with its defaults.
 struct ConnectionOptions: ServerListOptions {
-    static let valuedFlags: Set<String> = ["host", "port", "ca", "handshake-timeout", "session-file"]
+    static let valuedFlags: Set<String> = ["host", "port", "ca", "handshake-timeout", "session-file", "ack-hold-ms"]
     static let switchFlags: Set<String> = ["insecure", "no-resume"]
     /// `--server HOST:PORT`, repeatable: the commands that spread their bots over several servers.
     static let serverFlag: Set<String> = ["server"]
@@ -20,6 +20,8 @@ struct ConnectionOptions: ServerListOptions {
           --ca FILE       CA that signs the server certificate (default certs/ca.pem)
           --insecure      skip certificate verification (development only)
           --handshake-timeout S   give up a handshake after S seconds (default 10; raise it on very lossy links)
+          --ack-hold-ms MS        hold an ACK up to MS ms for the packets after it (default 10; 0 acknowledges on
+                          ngtcp2's schedule, each packet within microseconds on loopback)
           --session-file FILE     resume TLS sessions with the ticket in FILE, and keep the newest one there
           --no-resume     every connection makes a full handshake (by default a connection resumes with the
                           newest session ticket an earlier one received)
@@ -30,12 +32,14 @@ struct ConnectionOptions: ServerListOptions {
     var ca: String?
     var insecure = false
     var handshakeTimeout = 10.0
+    var acknowledgementHoldMilliseconds = Double(ChatSessionPool.acknowledgementHold.nanoseconds) / 1e6
     var sessionFile: String?
     var resumes = true
 
     /// `defaultPort` is qchat's UDP 4433, or 6697 (IRC over TLS) for `chat-bot irc-load`.
     init(_ options: Options, defaultPort: Int = 4433) throws(UsageError) {
         handshakeTimeout = try options.double("handshake-timeout", default: handshakeTimeout, in: 1...600)
+        acknowledgementHoldMilliseconds = try options.double("ack-hold-ms", default: acknowledgementHoldMilliseconds, in: 0...20)
         sessionFile = options.string("session-file")
         resumes = !options.flag("no-resume")
         host = options.string("host", default: host)
@@ -83,6 +87,7 @@ struct ConnectionOptions: ServerListOptions {
         configuration.silenceTimeout = .seconds(5)
         if !datagrams { configuration.maxDatagramFrameSize = 0 }
         configuration.handshakeTimeout = .milliseconds(UInt64(handshakeTimeout * 1000))
+        configuration.acknowledgementHold = TimeSpan(nanoseconds: UInt64((acknowledgementHoldMilliseconds * 1e6).rounded()))
         let pool = try ChatSessionPool(driver: QuicDriver(loop: loop, endpoint: try QuicEndpoint(now: .now())),
                                        server: server, configuration: configuration)
         pool.resumesSessions = resumes

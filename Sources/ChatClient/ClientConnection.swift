@@ -30,6 +30,7 @@ enum ClientConnection {
         }
         var configuration = QuicConfiguration(tls: tls)
         configuration.keepAliveInterval = .seconds(10)
+        configuration.acknowledgementHold = ChatSessionPool.acknowledgementHold
         // A server that stops answering (a stopped process, a dead host) is left within 5 s of
         // anything unanswered (the keep-alive PING included), for the next server (issue 26).
         configuration.silenceTimeout = .seconds(5)

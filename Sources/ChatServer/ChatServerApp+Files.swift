@@ -24,6 +24,7 @@ extension ChatServerApp {
         let connection = link.connection
         let key = FileStreamKey(client: connection.id, stream: stream)
         if !bytes.isEmpty || fin { file.lastProgress = now }
+        file.rateWindowBytes += Int64(bytes.count)
         var body = bytes[...]
         if case .header = file.phase {
             let outcome = file.reader.feed(bytes, fin: fin)
@@ -196,6 +197,7 @@ extension ChatServerApp {
             guard let accepted = try? link.connection.write(file.pending, to: key.stream, fin: last) else { return }
             metrics.fileBytesSent += accepted
             if accepted > 0 { file.lastProgress = unixMilliseconds() }
+            file.rateWindowBytes += Int64(accepted)
             file.pending.removeFirst(accepted)
             guard file.pending.isEmpty else { return }  // streamWritable brings the rest
             if last {
@@ -208,20 +210,26 @@ extension ChatServerApp {
         fileWorker.read(sha256, at: next, count: Int(min(Int64(FileWorker.chunkSize), end - next)), for: key)
     }
 
-    /// File streams without progress for `--file-stall-timeout` are given up, both ways (RESET_STREAM
-    /// and STOP_SENDING 0x1), so a client that stops sending (or reading) holds no file open and no
-    /// stream for long (time the stream waits for the server's disk or store does not count): an upload is interrupted (every byte that arrived is written first and
+    /// File streams without progress for `--file-stall-timeout`, or moving fewer than
+    /// `--file-min-rate` bytes a second over it, are given up, both ways (RESET_STREAM and
+    /// STOP_SENDING 0x1), so a client that stops sending (or reading), or trickles, holds no file
+    /// open and no upload place for long (time the stream waits for the server's disk or store
+    /// does not count): an upload is interrupted (every byte that arrived is written first and
     /// kept for a resume), a download ends (the client may ask again from an offset). Checked every
     /// second.
     func giveUpStalledFileStreams(now: Int64) {
         let limit = state.configuration.fileStallMilliseconds
+        let minimumRate = state.configuration.fileMinimumRate
         for link in links.values where !link.fileStreams.isEmpty {
-            for (stream, file) in link.fileStreams where now - file.lastProgress >= limit {
+            for (stream, file) in link.fileStreams {
+                let stalled = now - file.lastProgress >= limit
                 // A slow disk or store is no stalled client: its time starts when the server is done.
                 if file.waitsForServer {
-                    file.lastProgress = now
+                    if stalled { file.lastProgress = now }
+                    file.restartRateWindow(now: now)
                     continue
                 }
+                guard stalled || file.isTooSlow(now: now, window: limit, minimumRate: minimumRate) else { continue }
                 let key = FileStreamKey(client: link.connection.id, stream: stream)
                 switch file.phase {
                 case .done: continue
@@ -237,7 +245,8 @@ extension ChatServerApp {
                 link.connection.stopSending(stream, errorCode: 0x1)
                 link.connection.resetStream(stream, errorCode: 0x1)
                 metrics.fileStreamsStalled += 1
-                logger.log(.info, "file stream stalled", ["client": "\(link.connection.id)", "stream": "\(stream)"])
+                logger.log(.info, stalled ? "file stream stalled" : "file stream too slow",
+                           ["client": "\(link.connection.id)", "stream": "\(stream)"])
             }
         }
     }

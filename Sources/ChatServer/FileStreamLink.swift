@@ -52,8 +52,28 @@ final class FileStreamLink {
         }
     }
 
+    /// Bytes in and out since the stream's current rate window began (``isTooSlow(now:window:minimumRate:)``).
+    var rateWindowStart: Int64
+    var rateWindowBytes: Int64 = 0
+
     init(now: Int64) {
         lastProgress = now
+        rateWindowStart = now
+    }
+
+    /// Whether the window that began at `rateWindowStart`, once `window` long, moved fewer than
+    /// `minimumRate` bytes a second (`--file-min-rate`); a window that ends starts the next.
+    func isTooSlow(now: Int64, window: Int64, minimumRate: Int64) -> Bool {
+        guard minimumRate > 0, now - rateWindowStart >= window else { return false }
+        let slow = rateWindowBytes * 1000 < minimumRate * (now - rateWindowStart)
+        restartRateWindow(now: now)
+        return slow
+    }
+
+    /// Time the stream waits for the server does not count against its rate.
+    func restartRateWindow(now: Int64) {
+        rateWindowStart = now
+        rateWindowBytes = 0
     }
 
     /// Bytes of an upload per worker job (one `write`, one hash update, one credit report).

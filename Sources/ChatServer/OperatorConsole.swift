@@ -67,11 +67,15 @@ enum OperatorConsole {
             let rest = Array(words.dropFirst(room == nil ? 1 : 2))
             guard let name = rest.first else { return Console.line("usage: \(command) [#ROOM] NAME\(command == "ban" ? " [REASON]" : "")") }
             let now = unixMilliseconds()
-            let (actions, answer) = command == "ban"
-                ? app.state.operatorBan(name, room: room, reason: rest.dropFirst().joined(separator: " "), now: now)
-                : app.state.operatorUnban(name, room: room, now: now)
+            if command == "ban" {
+                // Its answer is among the actions, or comes with a lookup's in the shared store.
+                app.perform(app.state.operatorBan(name, room: room, reason: rest.dropFirst().joined(separator: " "), now: now))
+                // A node of several reads an account it did not know; the next try finds it.
+                app.perform(app.state.loadMissedAccounts())
+                return
+            }
+            let (actions, answer) = app.state.operatorUnban(name, room: room, now: now)
             app.perform(actions)
-            // A node of several reads an account it did not know; the next try finds it.
             app.perform(app.state.loadMissedAccounts())
             Console.line(answer)
         case "op", "deop":

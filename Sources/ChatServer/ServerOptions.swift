@@ -45,6 +45,9 @@ struct ServerOptions {
                                refused unavailable
           --file-stall-timeout S  a file stream without progress for S seconds is given up, an upload kept
                                for its resume (default 60)
+          --file-min-rate BYTES  bytes a second a file stream must move on average over each stall timeout
+                               (time waiting for the server not counted), or it is given up the same way
+                               (default 1024; 0: no minimum)
           --cluster URL        be one node of several sharing this Redis: redis://HOST:PORT[/DB] (one Redis)
                                or redis-cluster://HOST:PORT[,HOST:PORT...] (a Redis Cluster's seeds); room
                                events, their seqs and history live there (docs/CLUSTER.md)
@@ -86,6 +89,8 @@ struct ServerOptions {
                                beyond it register, password and login get rate-limited (a strike)
           --password-workers N threads hashing passwords off the event loop (default 1; 0 hashes on the
                                loop itself, which stalls every client: only to measure that cost)
+          --registrations-per-address N  accounts registered from one address (not an --exempt one) in an
+                               hour, on every node (default 10); beyond, register gets quota-exceeded
           --log-level LEVEL    debug, info, warning or error (default info)
           --log-format FORMAT  text (default) or json: one event a line on stderr
           --metrics [HOST:]PORT  serve Prometheus metrics at http://HOST:PORT/metrics (HOST default 127.0.0.1;
@@ -108,9 +113,9 @@ struct ServerOptions {
         "flood-burst", "flood-rate", "typing-rate", "name", "log-level", "log-format", "retry-above",
         "max-per-address", "exempt", "replay-limit", "coalesce-ms", "idle-memory-after", "max-rooms-per-client", "idle-rooms", "config",
         "metrics", "metrics-connections", "metrics-request-bytes", "metrics-timeout", "metrics-cache",
-        "operator", "password-queue", "password-workers", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
+        "operator", "password-queue", "password-workers", "registrations-per-address", "state-dir", "files", "max-file-size", "file-quota", "files-max-bytes",
         "file-quota-per-address", "disk-reserve", "max-partial-uploads", "max-partial-uploads-total",
-        "max-uploads", "file-stall-timeout",
+        "max-uploads", "file-stall-timeout", "file-min-rate",
         "cluster", "node", "cluster-wait-replicas", "cluster-node-timeout",
     ]
     static let switches: Set<String> = ["help", "version", "retry", "accounts-only", "lobby-claimable", "self-signed", "print-fingerprint"]
@@ -203,6 +208,7 @@ struct ServerOptions {
         core.maxUploads = try options.integer("max-uploads", default: core.maxUploads, in: 1...1_000_000)
         core.fileStallMilliseconds = Int64(try options.double("file-stall-timeout", default: Double(core.fileStallMilliseconds) / 1000,
                                                               in: 1...86_400) * 1000)
+        core.fileMinimumRate = Int64(try options.integer("file-min-rate", default: Int(core.fileMinimumRate), in: 0...(1 << 30)))
         maxClients = try options.integer("max-clients", default: maxClients, in: 1...1_000_000)
         sendQueueLimit = try options.integer("sendq", default: sendQueueLimit, in: 4096...(1 << 30))
         replayLimit = try options.integer("replay-limit", default: replayLimit, in: 65536...(1 << 30))
@@ -247,6 +253,8 @@ struct ServerOptions {
         core.lobbyClaimable = try options.flag("lobby-claimable")
         core.passwordQueueLimit = try options.integer("password-queue", default: core.passwordQueueLimit, in: 1...100_000)
         passwordWorkers = try options.integer("password-workers", default: passwordWorkers, in: 0...64)
+        core.registrationsPerAddress = try options.integer("registrations-per-address", default: core.registrationsPerAddress,
+                                                           in: 1...1_000_000)
         // The core hands the workers one task each at a time and keeps the order of the rest.
         core.passwordTasksRunning = max(1, passwordWorkers)
         if let level = options.string("log-level") {

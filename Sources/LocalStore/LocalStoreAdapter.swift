@@ -47,7 +47,7 @@ public final class LocalStoreAdapter {
     /// Receipts remembered for resends (bounded by `receiptLimit`).
     public var receiptCount: Int { receipts.count }
     /// Accounts and addresses whose recent wrong passwords are counted (bounded by `loginFailureKeys` each).
-    public var trackedLoginFailureKeys: Int { loginFailures?.counts.trackedKeys ?? 0 }
+    public var trackedLoginFailureKeys: Int { loginFailures[.password]?.counts.trackedKeys ?? 0 }
     /// Rooms nobody here follows, longest idle first; beyond `idleRoomLimit` the oldest is
     /// forgotten (its line here, and on a disk in memory its events). Nil: every room is kept
     /// (the `--db` file keeps each room's reservation, which a forgotten line would need again).
@@ -58,7 +58,8 @@ public final class LocalStoreAdapter {
     private var forgottenFloor: Int64 = 0
 
     /// Password attempts counted (PROTOCOL.md section 7), with the limit and window they count by.
-    private var loginFailures: (counts: LoginFailures, limit: Int, window: Int64)?
+    /// And registrations per address, the same way (``LoginAttempt/Kind``).
+    private var loginFailures: [LoginAttempt.Kind: (counts: LoginFailures, limit: Int, window: Int64)] = [:]
     private let loginFailureKeys: Int
     /// Reserved attempts as counted (with their time), by ticket, to take the very count back.
     private var reservedAttempts: OldestFirstMap<UInt64, LoginAttempt>
@@ -258,13 +259,13 @@ public final class LocalStoreAdapter {
     /// Counts a password attempt before its hash runs, unless its account or address has had
     /// `limit` within the window: memory only (one server), answered at once.
     public func reserveLoginAttempt(_ attempt: LoginAttempt, limit: Int, windowMilliseconds: Int64, now: Int64) -> [LocalStoreAnswer] {
-        if loginFailures?.limit != limit || loginFailures?.window != windowMilliseconds {
+        if loginFailures[attempt.kind]?.limit != limit || loginFailures[attempt.kind]?.window != windowMilliseconds {
             // A reload changed the limit: counting starts again under the new one.
-            loginFailures = (LoginFailures(limit: limit, windowMilliseconds: windowMilliseconds, keyLimit: loginFailureKeys),
-                             limit, windowMilliseconds)
+            loginFailures[attempt.kind] = (LoginFailures(limit: limit, windowMilliseconds: windowMilliseconds, keyLimit: loginFailureKeys),
+                                           limit, windowMilliseconds)
         }
         var counted = attempt
-        guard loginFailures!.counts.reserve(&counted, now: now) else { return [.loginAttemptReserved(attempt, .locked)] }
+        guard loginFailures[attempt.kind]!.counts.reserve(&counted, now: now) else { return [.loginAttemptReserved(attempt, .locked)] }
         reservedAttempts.remember(counted, forKey: attempt.ticket)
         // The core matches the answer against the attempt it asked for.
         return [.loginAttemptReserved(attempt, .reserved)]
@@ -274,7 +275,7 @@ public final class LocalStoreAdapter {
     public func releaseLoginAttempt(_ attempt: LoginAttempt) {
         guard let counted = reservedAttempts[attempt.ticket] else { return }
         reservedAttempts.forget(attempt.ticket)
-        loginFailures?.counts.release(counted)
+        loginFailures[attempt.kind]?.counts.release(counted)
     }
 
     /// Interrupted uploads not touched within `olderThan` milliseconds of `now` go (the glue asks now and then).

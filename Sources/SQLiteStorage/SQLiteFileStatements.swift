@@ -28,9 +28,12 @@ final class SQLiteFileStatements {
     let partialUsage: SQLiteStatement
     let ownerPartialUsage: SQLiteStatement
     let addressPartialUsage: SQLiteStatement
-    /// The party eviction takes from next, and that party's oldest file.
+    /// The party eviction takes from next with what it holds, and that party's oldest file; the
+    /// bytes of the newcomers to a file and their oldest file (``FileEvictionRule``).
     let largestParty: SQLiteStatement
     let oldestOfParty: SQLiteStatement
+    let newcomersHeld: SQLiteStatement
+    let oldestNewcomer: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(HistoryStoreError) {
         let file = Self.fileColumns
@@ -58,9 +61,25 @@ final class SQLiteFileStatements {
         addressPartialUsage = try database.prepare(
             "SELECT coalesce(sum(charged), 0), count(*) FROM partial_uploads WHERE address = ?2 AND key IS NOT ?1")
         largestParty = try database.prepare("""
-            SELECT party FROM (SELECT \(party) AS party, sum(size) AS held, min(ts) AS oldest FROM files GROUP BY 1)
-            ORDER BY held + (CASE WHEN party = ?1 THEN ?2 ELSE 0 END) DESC, oldest LIMIT 1
+            SELECT party, weight FROM (SELECT \(party) AS party, sum(size) + (CASE WHEN \(party) = ?1 THEN ?2 ELSE 0 END) AS weight,
+            min(ts) AS oldest FROM files GROUP BY 1) ORDER BY weight DESC, oldest LIMIT 1
             """)
         oldestOfParty = try database.prepare("SELECT \(file) FROM files WHERE \(party) = ?1 ORDER BY ts, rowid LIMIT 1")
+        // Exempt parties (no address) whose oldest file is newer than ?1, the guests' always; the
+        // uploader ?2 counts ?3 more when it is one of them and holds nothing yet.
+        let guests = FileOwner.exemptGuests
+        let prefix = FileEvictionRule.addressPrefix
+        newcomersHeld = try database.prepare("""
+            SELECT coalesce(sum(held), 0) + (CASE WHEN substr(?2, 1, \(prefix.count)) != '\(prefix)'
+              AND (SELECT count(*) FROM files WHERE address = '' AND \(party) = ?2) = 0 THEN ?3 ELSE 0 END)
+            FROM (SELECT \(party) AS party, sum(size) + (CASE WHEN \(party) = ?2 THEN ?3 ELSE 0 END) AS held, min(ts) AS since
+                  FROM files WHERE address = '' GROUP BY 1)
+            WHERE party = '\(guests)' OR since > ?1
+            """)
+        oldestNewcomer = try database.prepare("""
+            SELECT \(file) FROM files WHERE address = '' AND (\(party) = '\(guests)'
+              OR \(party) IN (SELECT \(party) FROM files WHERE address = '' GROUP BY 1 HAVING min(ts) > ?1))
+            ORDER BY ts, rowid LIMIT 1
+            """)
     }
 }

@@ -59,19 +59,24 @@ extension SQLiteHistoryStore: FileCatalog {
         return FileUsage(fileBytes: stored, partialBytes: partials.bytes, partials: Int(partials.count))
     }
 
+    /// ``FileEvictionRule``, in the statements of ``SQLiteFileStatements``.
     public func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile? {
         let statement = fileStatements.largestParty
         statement.bind([.text(uploaderParty), .integer(adding)])
-        let party: String?
+        let largest: (party: String, held: Int64)?
         do {
-            party = try statement.step(doing: "finding the largest holder of files") ? statement.text(at: 0) : nil
+            largest = try statement.step(doing: "finding the largest holder of files") ? statement.text(at: 0).map { ($0, statement.integer(at: 1)) } : nil
         } catch {
             statement.reset()
             throw error
         }
         statement.reset()
-        guard let party else { return nil }
-        return try readFile(fileStatements.oldestOfParty, [.text(party)])
+        guard let largest, let candidate = try readFile(fileStatements.oldestOfParty, [.text(largest.party)]) else { return nil }
+        guard FileEvictionRule.isExemptAccount(largest.party) else { return candidate }
+        let newcomers = try readInteger(fileStatements.newcomersHeld, [.integer(candidate.ts), .text(uploaderParty), .integer(adding)],
+                                        doing: "summing the newcomers' file bytes")
+        guard newcomers >= largest.held, let theirs = try readFile(fileStatements.oldestNewcomer, [.integer(candidate.ts)]) else { return candidate }
+        return theirs
     }
 
     public func removeFile(id: String) throws -> Bool {

@@ -44,6 +44,7 @@ import Testing
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = Outbox(harness.settle(harness.state.kick(nick: "ALICE", reason: "spamming", now: harness.now)))
+        #expect(OperatorNameTests.console(out.actions) == ["kicked alice"])
         #expect(out.closes.map(\.client) == [1])
         #expect(out.closes.map(\.code) == [.kicked])
         #expect(out.closes.first?.reason == "spamming")
@@ -51,12 +52,13 @@ import Testing
         #expect(harness.state.nick(of: 1) == nil)
     }
 
-    /// kick of a nick nobody holds only logs a warning.
-    @Test func kickOfUnknownNickOnlyLogs() throws {
+    /// kick of a nick nobody holds logs a warning and tells the console; nobody else hears of it.
+    @Test func kickOfUnknownNickOnlyLogsAndAnswers() throws {
         let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = Outbox(harness.settle(harness.state.kick(nick: "ghost", reason: "", now: harness.now)))
-        #expect(out.effects.isEmpty)
+        #expect(OperatorNameTests.console(out.actions) == ["no user 'ghost' is connected"])
+        #expect(out.effects.count == 1, "the console's line alone")
         #expect(out.logs.map(\.level) == [.warning])
     }
 

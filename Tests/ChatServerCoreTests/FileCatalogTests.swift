@@ -3,6 +3,7 @@ import Testing
 
 @testable import ChatServerCore
 @testable import SQLiteStorage
+import TestSupport
 
 /// The file records and partial uploads of PROTOCOL.md section 9, in both catalogs (in memory, and
 /// in the `--db` file beside the history), and the schema migration that adds them to a version 1
@@ -115,6 +116,21 @@ struct FileCatalogTests {
         #expect(try catalog.nextEviction(uploaderParty: FileOwner.exemptGuests, adding: 0)?.id == "exempt1")
         // An account from an exempt address is a party of its own.
         #expect(try catalog.nextEviction(uploaderParty: "account:bob", adding: 400)?.id == "exempt1")
+    }
+
+    /// ``FileEvictionRule`` on the cases every catalog is tested with (Redis's scripts in
+    /// `FileStoreScriptTests`): the file each case's upload pushes out first.
+    @Test(arguments: Kind.allCases, EvictionCase.all)
+    func evictionFollowsTheSharedCases(_ kind: Kind, _ example: EvictionCase) throws {
+        let catalog = try Fixture(kind).catalog
+        for (index, file) in example.files.enumerated() {
+            let peer = String(file.owner.split(separator: ":").last ?? "p")
+            try catalog.storeFile(StoredFile(id: file.id, sha256: String(format: "%064x", index + 1), size: file.size, name: "\(file.id).bin",
+                                             room: nil, seq: nil, ts: file.ts, sender: peer, senderAccount: nil, uploaderPeer: peer,
+                                             uploadID: "u-\(file.id)", owner: file.owner, address: file.address),
+                                  event: nil, retainPerRoom: 100)
+        }
+        #expect(try catalog.nextEviction(uploaderParty: example.uploaderParty, adding: example.adding)?.id == example.evicted)
     }
 
     /// Partial uploads are keyed by peer and id (a new one replaces the old), found by age, and

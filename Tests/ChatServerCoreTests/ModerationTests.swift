@@ -417,6 +417,26 @@ import Testing
         #expect(harness.send(.ban(room: nil, target: "target"), from: 3).errorCodes(to: 3) == ["quota-exceeded"])
     }
 
+    /// The console's server bans are bounded too (before, the console stored past the bound); a
+    /// ban of an account already banned stores nothing new, so it is no more at the bound.
+    @Test func consoleServerBansAreBounded() throws {
+        let harness = try Self.world { $0.maxServerBans = 1 }
+        let first = Outbox(harness.settle(harness.state.operatorBan("member", room: nil, reason: "", now: harness.now)))
+        #expect(OperatorNameTests.console(first.actions) == ["banned member from the server"])
+        #expect(first.closes.map(\.code) == [.banned])
+        let again = harness.settle(harness.state.operatorBan("member", room: nil, reason: "", now: harness.now))
+        #expect(OperatorNameTests.console(again) == ["banned member from the server"])
+        let second = Outbox(harness.settle(harness.state.operatorBan("target", room: nil, reason: "", now: harness.now)))
+        #expect(OperatorNameTests.console(second.actions) == ["the server keeps at most 1 bans; unban one first"])
+        #expect(second.closes.isEmpty)
+        let lifted = harness.state.operatorUnban("member", room: nil, now: harness.now)
+        _ = harness.settle(lifted.actions)
+        #expect(lifted.answer == "lifted the server ban of member")
+        let third = Outbox(harness.settle(harness.state.operatorBan("target", room: nil, reason: "", now: harness.now)))
+        #expect(OperatorNameTests.console(third.actions) == ["banned target from the server"])
+        #expect(third.closes.map(\.code) == [.banned])
+    }
+
     // MARK: rooms and whois
 
     /// rooms lists rooms that are not invite-only, most members first, with topics.

@@ -181,6 +181,30 @@ import Testing
         #expect(fine.accountNotices(to: 4).first?.text == "logged-in")
     }
 
+    /// At most `registrationsPerAddress` registrations from one address (PROTOCOL.md section 7 item
+    /// 8), with a password or a certificate alone, counted before the hash: one more is
+    /// `quota-exceeded` with nothing hashed; another address and a shared (exempt) one still
+    /// register. Through the local store (its adapter counts, as Redis does on a cluster).
+    @Test func registrationsPerAddressAreCounted() throws {
+        var configuration = ChatServerConfiguration()
+        configuration.registrationsPerAddress = 2
+        let harness = try Harness(configuration: configuration)
+        harness.hello(1, nick: "first", address: "192.0.2.7")
+        harness.hello(2, nick: "second", certificate: Harness.fingerprint(2), address: "192.0.2.7")
+        harness.hello(3, nick: "third", address: "192.0.2.7")
+        harness.hello(4, nick: "fourth", certificate: Harness.fingerprint(4), address: "192.0.2.7")
+        harness.hello(5, nick: "elsewhere", address: "198.51.100.9")
+        harness.hello(6, nick: "shared", address: "127.0.0.1", shared: true)
+        #expect(harness.register(1).accountNotices(to: 1).first?.text == "registered")
+        #expect(harness.register(2, password: nil).accountNotices(to: 2).first?.text == "registered")
+        let refused = harness.send(.register(password: "password1"), from: 3)
+        #expect(refused.errorCodes(to: 3) == ["quota-exceeded"])
+        #expect(harness.passwordTasks(in: refused).isEmpty)
+        #expect(harness.register(4, password: nil).errorCodes(to: 4) == ["quota-exceeded"])
+        #expect(harness.register(5).accountNotices(to: 5).first?.text == "registered")
+        #expect(harness.register(6).accountNotices(to: 6).first?.text == "registered")
+    }
+
     /// A shared (exempt) address is not locked by wrong passwords from it: only the accounts tried are.
     @Test func sharedAddressIsNotLocked() throws {
         let harness = try Harness()

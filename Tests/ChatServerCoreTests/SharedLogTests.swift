@@ -279,8 +279,7 @@ import Testing
         try world.node("a")
         world.login(1, nick: "alice", on: "a")
         world.login(2, nick: "bob", on: "a")
-        let (actions, _) = world.nodes["a"]!.state.operatorBan("bob", room: "lobby", reason: "spam", now: world.now)
-        world.absorb(actions, on: "a")
+        world.absorb(world.nodes["a"]!.state.operatorBan("bob", room: "lobby", reason: "spam", now: world.now), on: "a")
         world.settle()
         #expect(world.nodes["a"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
         #expect(world.nodes["a"]!.chat(to: 1).last?.type == "banned")
@@ -649,5 +648,15 @@ import Testing
         world.settle()
         #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.text] } == ["kicked", "enough"])
         #expect(world.nodes["b"]!.outbox.closes.map(\.code) == [.kicked])
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions) == ["kick of bob sent to node b"])
+        // A nick no node holds, then the store unreachable: the console is told either way.
+        world.absorb(world.nodes["a"]!.state.kick(nick: "nobody", reason: "", now: world.now), on: "a")
+        world.settle()
+        world.unavailable = true
+        world.absorb(world.nodes["a"]!.state.kick(nick: "bob2", reason: "", now: world.now), on: "a")
+        world.settle()
+        world.unavailable = false
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions).suffix(2)
+                == ["no user 'nobody' is connected", "'bob2' could not be looked up (down); try again"])
     }
 }

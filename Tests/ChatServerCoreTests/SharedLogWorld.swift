@@ -235,7 +235,8 @@ final class SharedLogWorld {
     var attemptsUnavailable = false
 
     private static func attemptKeys(_ attempt: LoginAttempt) -> [String] {
-        (attempt.account.map { ["account:" + $0] } ?? []) + (attempt.address.isEmpty ? [] : ["address:" + attempt.address])
+        if attempt.kind == .registration { return attempt.address.isEmpty ? [] : ["registrations:" + attempt.address] }
+        return (attempt.account.map { ["account:" + $0] } ?? []) + (attempt.address.isEmpty ? [] : ["address:" + attempt.address])
     }
 
     /// What the store's script does: counts the attempt in every key unless one is full.

@@ -163,4 +163,52 @@ import Testing
         #expect(stored.device == SharedLogWorld.peer(3) && stored.address == "198.51.100.7")
         #expect(world.nodes["b"]!.outbox.closes.map { [String($0.client), $0.code.name] } == [["3", "BANNED"]])
     }
+
+    /// The operator console's `ban` of a guest connected through another node (issue 23, the
+    /// second look): found through its nick's lease as a server operator's `ban` is, banned by
+    /// device and address, closed with BANNED by its node; the console says `banned` only then.
+    /// Before, the console answered `no user or account 'troll'` and troll stayed.
+    @Test func consoleServerBanOfAGuestOfAnotherNode() throws {
+        let world = try twoAccounts()
+        world.login(3, nick: "troll", on: "b", address: "198.51.100.7")
+        let began = world.take(world.nodes["a"]!.state.operatorBan("troll", room: nil, reason: "go", now: world.now), on: "a")
+        #expect(OperatorNameTests.console(began.actions).isEmpty, "no answer before the lookup's")
+        world.settle()
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions) == ["banned troll from the server"])
+        let stored = try #require(world.serverBans.first { $0.label == "troll" })
+        #expect(stored.device == SharedLogWorld.peer(3) && stored.address == "198.51.100.7" && stored.peer == nil)
+        #expect(world.nodes["b"]!.outbox.closes.map { [String($0.client), $0.code.name] } == [["3", "BANNED"]])
+    }
+
+    /// The console's room ban of a guest of another node: the `banned` takes it out of the room
+    /// on its node, as an operator's ban does.
+    @Test func consoleRoomBanOfAGuestOfAnotherNode() throws {
+        let world = try ownerAndRemoteGuest()
+        world.take(world.nodes["a"]!.state.operatorBan("troll", room: "lobby", reason: "spam", now: world.now), on: "a")
+        world.settle()
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions) == ["banned troll from lobby"])
+        let stored = try #require(world.settings["lobby"]?.bans.ban(labelled: "troll"))
+        #expect(stored.device == SharedLogWorld.peer(3) && stored.address == "198.51.100.7")
+        #expect(world.nodes["b"]!.chat(to: 3).last.map { [$0.type, $0.to] } == ["banned", "troll"])
+        world.say("still here?", from: 3, on: "b")
+        // A message that would be refused asks the store for its id's receipt first (a resend is acknowledged).
+        world.settle()
+        #expect(world.nodes["b"]!.chat(to: 3).last?.code == "not-joined", "out of the room on its node")
+    }
+
+    /// The console's ban of a nick no node holds answers `no user or account` after the lookup;
+    /// with the store unreachable it says the nick could not be looked up, and nothing is banned.
+    @Test func consoleBanOfAnUnknownNickOrWithoutTheStore() throws {
+        let world = try ownerAndRemoteGuest()
+        world.take(world.nodes["a"]!.state.operatorBan("nobody", room: nil, reason: "", now: world.now), on: "a")
+        world.settle()
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions) == ["no user or account 'nobody'"])
+        world.unavailable = true
+        world.take(world.nodes["a"]!.state.operatorBan("troll", room: nil, reason: "", now: world.now), on: "a")
+        world.settle()
+        world.unavailable = false
+        #expect(OperatorNameTests.console(world.nodes["a"]!.actions).last == "'troll' could not be looked up (down); try again")
+        #expect(world.serverBans.isEmpty)
+        #expect(world.nodes["b"]!.outbox.closes.isEmpty)
+    }
 }

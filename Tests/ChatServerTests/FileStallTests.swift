@@ -64,6 +64,38 @@ struct FileStallTests {
         print("stalled upload reset after \(after) s")
     }
 
+    /// Trickling (issue 23, second look): a stream that moves a few bytes now and then is never
+    /// stalled, so it held its upload place (and file) as long as it liked. With
+    /// `--file-stall-timeout 2 --file-min-rate 1000`, an upload sends 1,000 bytes and then 10 every
+    /// 250 ms (40 bytes a second): it is reset within a few seconds. With `--file-min-rate 0` (as
+    /// before the minimum) the same trickle is still going after 8 s.
+    @Test func tricklingUploadIsGivenUp() async throws {
+        for minimum in ["1000", "0"] {
+            let reset = try await scenario(server: ["--file-stall-timeout", "2", "--file-min-rate", minimum]) { world, _ -> Double? in
+                let alice = try FileTransferTests.joined(world, "alice")
+                let pump = FileStreamPump()
+                let header = ChatMessage.upload(id: "trickle", room: "lobby", name: "t.bin", size: Int64(Self.body.count), sha256: Self.body.sha256)
+                let stream = try pump.send(header, body: Self.body, to: 1_000, fin: false, on: alice)
+                _ = world.run(seconds: 30) { pump.isWritten(stream) && alice.connection.bufferedAmount(stream) == 0 }
+                let started = Date()
+                var offset = 1_000
+                let isReset = { alice.resets.contains { $0.stream == stream } }
+                // The trickle's pace: 10 bytes, then a quarter of a second (or the reset).
+                while !isReset(), Date().timeIntervalSince(started) < 8 {
+                    offset += (try? alice.connection.write(Self.body.slice(offset..<offset + 10), to: stream, fin: false)) ?? 0
+                    _ = world.run(seconds: 0.25, scaled: false, until: isReset)
+                }
+                return isReset() ? Date().timeIntervalSince(started) : nil
+            }
+            if minimum == "0" {
+                #expect(reset == nil, "a trickle was given up without a minimum rate after \(reset ?? 0) s")
+            } else {
+                let after = try #require(reset, "the trickling upload was never given up")
+                #expect(after < 8, "given up after \(after) s")
+            }
+        }
+    }
+
     /// `--max-uploads 2` (per node): two uploads in progress (their bodies not finished) take every
     /// place; a third is `unavailable` at its header; once one is stored, another is taken. One
     /// client makes them all, so that on a cluster they reach one node.

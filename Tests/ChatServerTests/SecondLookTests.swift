@@ -84,11 +84,10 @@ struct SecondLookTests {
 
     /// Finding 9 on the console: `ban NICK` typed on one node's console for a guest connected
     /// through another node. Over the wire a server operator's ban of that guest closes it
-    /// (BANNED); the console answers `no user or account 'pest'` and the guest keeps speaking, as a
-    /// room operator's ban did before finding 9 was fixed. Not fixed here (the console's lookup is
-    /// synchronous and knows this node's connections and the accounts only; a guest of another
-    /// node is found through its nick's lease, an asynchronous read): a known issue, so that this
-    /// test fails once it is fixed and its `withKnownIssue` must go.
+    /// (BANNED). Before the fix the console answered `no user or account 'pest'` and the guest kept
+    /// speaking (its lookup was synchronous and knew this node's connections and the accounts
+    /// only); now the console looks the nick's lease up as the wire's `ban` does, bans the device
+    /// and address, and says `banned` once the ban is handed to the store.
     @Test func consoleBanReachesAGuestOfAnotherNode() async throws {
         let server = try ChatServerProcess([], nodes: 2)
         defer { server.stop() }
@@ -102,19 +101,79 @@ struct SecondLookTests {
             world.run { world.closes[guest.connection.id] != nil }
             return (answer, world.closeCode(guest))
         }
-        withKnownIssue("the console's ban does not find a guest connected through another node") {
-            #expect(outcome.answer?.contains("banned pest") == true, "\(outcome)")
-            #expect(outcome.close == CloseCode.banned.rawValue, "\(outcome)")
+        #expect(outcome.answer?.contains("banned pest from the server") == true, "\(outcome)")
+        #expect(outcome.close == CloseCode.banned.rawValue, "\(outcome)")
+    }
+
+    /// The console of a node of two, for a nick no node holds: `ban` answers `no user or account`
+    /// once the store said so, and `kick` answers `no user ... is connected` (before, the console's
+    /// `kick` of a nick not on its node said nothing at all: this test failed there). A guest of
+    /// the other node is left alone.
+    @Test func consoleAnswersForANickNoNodeHolds() async throws {
+        let server = try ChatServerProcess([], nodes: 2)
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> (ban: String?, kick: String?, close: UInt64?) in
+            let world = try ChatTestWorld(port: server.port)
+            let bystander = try world.connect("bystander", node: 1)
+            world.run { world.joined(bystander) || world.has(bystander, type: "error") }
+            let console = server.nodes[0].process
+            console.write("ban ghost spamming\n")
+            let ban = console.waitForLine(timeout: 20, where: {
+                $0.hasSuffix("no user or account 'ghost'") || $0.contains("banned ghost") || $0.contains("could not be looked up")
+            })
+            console.write("kick ghost\n")
+            let kick = console.waitForLine(timeout: 20, where: {
+                $0.hasSuffix("no user 'ghost' is connected") || $0.contains("kick of ghost") || $0.contains("could not be looked up")
+            })
+            return (ban, kick, world.closeCode(bystander))
         }
+        #expect(outcome.ban?.hasSuffix("no user or account 'ghost'") == true, "\(outcome)")
+        #expect(outcome.kick?.hasSuffix("no user 'ghost' is connected") == true, "\(outcome)")
+        #expect(outcome.close == nil, "\(outcome)")
+    }
+
+    /// One server (no cluster): the console's `ban` of a connected guest closes it with BANNED and
+    /// says so, a nick nobody holds is `no user or account`, and `kick` answers too (before, the
+    /// console's `kick` said nothing: this test failed there).
+    @Test func consoleBanAndKickOnOneServer() async throws {
+        let server = try ChatServerProcess([], nodes: 1)
+        defer { server.stop() }
+        let outcome = try await onDedicatedThread { () -> [String?] in
+            let world = try ChatTestWorld(port: server.port)
+            let pest = try world.connect("pest")
+            let bob = try world.connect("bob")
+            world.run { (world.joined(pest) || world.has(pest, type: "error")) && (world.joined(bob) || world.has(bob, type: "error")) }
+            let console = server.process
+            var lines: [String?] = []
+            console.write("ban ghost\n")
+            lines.append(console.waitForLine(timeout: 20, where: { $0.hasSuffix("no user or account 'ghost'") || $0.contains("banned ghost") }))
+            console.write("ban pest spamming\n")
+            lines.append(console.waitForLine(timeout: 20, where: { $0.contains("banned pest") || $0.hasSuffix("no user or account 'pest'") }))
+            world.run { world.closes[pest.connection.id] != nil }
+            lines.append(world.closeCode(pest).map { "close \($0)" })
+            console.write("kick bob\n")
+            lines.append(console.waitForLine(timeout: 20, where: { $0.hasSuffix("kicked bob") || $0.hasSuffix("no user 'bob' is connected") }))
+            world.run { world.closes[bob.connection.id] != nil }
+            lines.append(world.closeCode(bob).map { "close \($0)" })
+            return lines
+        }
+        #expect(outcome.count == 5, "\(outcome)")
+        guard outcome.count == 5 else { return }
+        #expect(outcome[0]?.hasSuffix("no user or account 'ghost'") == true, "\(outcome)")
+        #expect(outcome[1]?.hasSuffix("banned pest from the server") == true, "\(outcome)")
+        #expect(outcome[2] == "close \(CloseCode.banned.rawValue)", "\(outcome)")
+        #expect(outcome[3]?.hasSuffix("kicked bob") == true, "\(outcome)")
+        #expect(outcome[4] == "close \(CloseCode.kicked.rawValue)", "\(outcome)")
     }
 
     /// Finding 7 with fresh accounts instead of fresh guests: under `--files-max-bytes 4 MiB` with
     /// loopback exempt (the default, as in the finding), a member shares 1 MiB, then four clients
-    /// each register an account (free, unbounded) and share 1 MiB. Guests of an exempt address
-    /// are one party, but each account is a party of its own: every party holds 1 MiB, the tie
-    /// goes to the oldest file, and the member's file is pushed out (`no-such-file`), as with
-    /// fresh guests before the fix. Not fixed here (the eviction rule lives in the SQLite, memory
-    /// and Redis catalogs): a known issue, so that this test fails once it is fixed.
+    /// each register an account (free) and share 1 MiB. Guests of an exempt address are one
+    /// party, but each account was a party of its own: every party held 1 MiB, the tie
+    /// went to the oldest file, and the member's file was pushed out (`no-such-file`), as with
+    /// fresh guests before their fix. Accounts whose files all came after the member's are now
+    /// newcomers to it, one party with the guests (``FileEvictionRule``): the fourth upload pushes
+    /// out the first newcomer's file, and the member's downloads whole.
     @Test func freshAccountsCannotPushOutAMembersFile() async throws {
         let memberFile = FileSpaceTests.mebibyte(40)
         let outcome = try await scenario(server: ["--files-max-bytes", "\(4 << 20)"], patience: AccountAttackTests.patience) {
@@ -134,9 +193,53 @@ struct SecondLookTests {
             return (uploads, bob.bodyCounts[download])
         }
         #expect(outcome.uploads == ["member", "ack", "ack", "ack", "ack"])
-        withKnownIssue("an account is a party of its own for eviction, and accounts cost nothing to make") {
-            #expect(outcome.downloaded == memberFile.count, "the member's file was evicted")
+        #expect(outcome.downloaded == memberFile.count, "the member's file was evicted")
+    }
+
+    /// Registrations had no per-address cap (accounts cost nothing, and fed the eviction above).
+    /// With loopback counted (`--exempt none`) and `--registrations-per-address 3`, guests of
+    /// 127.0.0.1 register: two with a password and one with its certificate alone get `account`;
+    /// a fourth (password) and a fifth (certificate) get `quota-exceeded`. On the default
+    /// configuration (loopback exempt) the same five all register. Before the cap: all five did
+    /// in both.
+    @Test func registrationsPerAddressAreLimited() async throws {
+        let identities = try (0..<2).map { try TestIdentity(name: "cert\($0)") }
+        defer { for identity in identities { identity.remove() } }
+        for exempt in [false, true] {
+            let answers = try await scenario(server: (exempt ? [] : ["--exempt", "none", "--max-per-address", "64"])
+                                                + ["--registrations-per-address", "3"], patience: AccountAttackTests.patience) { world, _ in
+                try Self.registerFive(world, identities: identities)
+            }
+            let expected = exempt ? ["reg0", "reg1", "cert0", "reg3", "cert1"] : ["reg0", "reg1", "cert0", "quota-exceeded", "quota-exceeded"]
+            #expect(answers == expected, "exempt: \(exempt)")
         }
+    }
+
+    /// The cap holds across nodes: two nodes on one Redis, `--registrations-per-address 3`,
+    /// loopback counted; registrations alternate between the nodes and the fourth and fifth are
+    /// `quota-exceeded` on whichever node they come to. Before the cap all five registered.
+    @Test func registrationsPerAddressAreCountedOnEveryNode() async throws {
+        let identities = try (0..<2).map { try TestIdentity(name: "cert\($0)") }
+        defer { for identity in identities { identity.remove() } }
+        let answers = try await AccountAttackTests.onNodes(2, ["--exempt", "none", "--max-per-address", "64", "--registrations-per-address", "3"]) {
+            world, _ in try Self.registerFive(world, identities: identities, alternating: true)
+        }
+        #expect(answers == ["reg0", "reg1", "cert0", "quota-exceeded", "quota-exceeded"])
+    }
+
+    /// Five guests register in turn (`reg0`, `reg1` with a password, `cert0` with its certificate
+    /// alone, `reg3`, `cert1`), on node n % 2 when `alternating`: each one's account or error code.
+    static func registerFive(_ world: ChatTestWorld, identities: [TestIdentity], alternating: Bool = false) throws -> [String?] {
+        var answers: [String?] = []
+        for (n, nick) in ["reg0", "reg1", "cert0", "reg3", "cert1"].enumerated() {
+            let identity = nick.hasPrefix("cert") ? identities[Int(String(nick.last!))!] : nil
+            let session = try world.connect(nick, node: alternating ? n % 2 : nil) { identity?.apply(to: &$0) }
+            world.run { world.joined(session) || world.has(session, type: "error") }
+            let request = ChatMessage.register(password: identity == nil ? "\(nick)-password" : nil)
+            let answer = AccountsEndToEndTests.request(world, session, request, answer: "account")
+            answers.append(answer?.account ?? answer?.code)
+        }
+        return answers
     }
 
     /// A guest that registers its nick (an account with a password) on a raw connection.

@@ -13,7 +13,8 @@ import Testing
 /// Each test runs twice: as it is, and with the sender's coalescing window on (issue 25) and a
 /// ``HoldingWriter`` keeping stream data of the sender's held for that window whenever it can.
 /// The window (100 ms) is twenty one-way delays long and the timer that would end it is held:
-/// a frame that waited for held data, or was held with it, would arrive late or never.
+/// a frame that waited for held data, or was held with it, would arrive late or never. In those
+/// runs the client also holds its ACKs (``QuicConfiguration/acknowledgementHold``).
 @Suite("Engine in memory: control frames leave without waiting for data or a timer")
 struct InMemoryControlFrameTests {
     /// The link's one-way delay (``SimulatedNetwork/Impairment``'s default) and what a round of
@@ -32,6 +33,9 @@ struct InMemoryControlFrameTests {
         if holding {
             server.connection.coalescingWindow = window
             client.coalescingWindow = window
+            // And the client holds its ACKs as chat-client and chat-bot do (issue 25): a frame it
+            // owes must not wait with them.
+            client.acknowledgementHold = .milliseconds(10)
         }
         let pair = try EnginePair(serverConfiguration: server, clientConfiguration: client)
         #expect(pair.handshake())

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The repository root and the folder of the built executables, found from this file and the
 /// running test bundle.
@@ -29,6 +30,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Bytes after the last line feed of each pipe: a long line can come in several reads.
     private var partialOutput: [UInt8] = []
     private var partialError: [UInt8] = []
+    /// Signals this test sent to the child: a death by one of them is no crash.
+    private var signalsSent: Set<Int32> = []
+    /// Whether its crash (if any) was reported already: `finish` and `terminate` may both run.
+    private var crashChecked = false
 
     /// `environment` is added to this process's environment, whose home is the test process's
     /// ``IsolatedHome`` unless `environment` names another; `standardInput` names a file to
@@ -200,21 +205,63 @@ public final class ChildProcess: @unchecked Sendable {
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         let restOfErrors = errors.fileHandleForReading.readDataToEndOfFile()
         lock.lock()
-        defer { lock.unlock() }
         lines += ChildProcess.completeLines(of: rest + Data([10]), after: &partialOutput)
         errorText += String(decoding: restOfErrors, as: UTF8.self)
         errorLines += ChildProcess.completeLines(of: restOfErrors + Data([10]), after: &partialError)
-        return (process.terminationStatus, lines.joined(separator: "\n"), errorText)
+        let result = (process.terminationStatus, lines.joined(separator: "\n"), errorText)
+        lock.unlock()
+        recordCrash()
+        return result
     }
 
     /// SIGTERM, then SIGKILL after 5 s (scaled by `TestTime`): a child can inherit a mask that blocks SIGTERM from the
     /// dispatch thread that started it.
     public func terminate() {
         if process.isRunning { stop() }
+        process.waitUntilExit()
+        recordCrash()
     }
 
     /// Sends a signal (SIGTERM for a graceful stop, SIGKILL for a crash).
-    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) {
+        lock.lock()
+        signalsSent.insert(number)
+        lock.unlock()
+        kill(process.processIdentifier, number)
+    }
+
+    /// How the child crashed, once it has exited: killed by a signal that only a fault raises
+    /// (a Swift trap is SIGILL or SIGTRAP) and that this test did not send, or the Swift runtime's
+    /// crash report on its standard error (its crash handler can keep the process alive after the
+    /// report until `stop`'s SIGKILL). Nil while it runs or when it ended otherwise.
+    public var crash: String? {
+        guard process.processIdentifier != 0, !process.isRunning else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if let report = errorLines.first(where: { $0.contains("Program crashed:") }) {
+            return "crash report: \(report)"
+        }
+        let status = process.terminationStatus
+        if process.terminationReason == .uncaughtSignal, Self.faultSignals.contains(status), !signalsSent.contains(status) {
+            let lastErrors = errorLines.suffix(5).joined(separator: " | ")
+            return "killed by signal \(status)\(lastErrors.isEmpty ? "" : "; its last errors: \(lastErrors)")"
+        }
+        return nil
+    }
+
+    private static let faultSignals: Set<Int32> = [SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS]
+
+    /// A child of a test must never crash unseen (docs/SANITIZERS.md: a chat-server crashed under
+    /// ThreadSanitizer with no test failing): its crash is an issue of the test that ends it.
+    private func recordCrash() {
+        lock.lock()
+        let first = !crashChecked
+        crashChecked = true
+        lock.unlock()
+        guard first, let crash else { return }
+        let name = process.executableURL?.lastPathComponent ?? "child"
+        Issue.record("\(name) (pid \(process.processIdentifier)) crashed: \(crash)")
+    }
 
     public var processIdentifier: Int32 { process.processIdentifier }
 

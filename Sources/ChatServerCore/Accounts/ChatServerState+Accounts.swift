@@ -28,15 +28,61 @@ extension ChatServerState {
                           to: session, into: &out)
                 return
             }
-            completeRegistration(request, nick: session.nick, hash: nil, session: session, now: now, into: &out)
+            registerWithCertificate(request, session: session, now: now, into: &out)
             return
         }
         guard ChatValidation.isAcceptablePassword(password) else {
             sendError(.weakPassword, "a password is 8 to 256 bytes", id: request.id, to: session, into: &out)
             return
         }
-        startPasswordTask(.hash, password: password, purpose: .register(request: request, nick: session.nick), request: request,
-                          account: session.nick, session: session, now: now, into: &out)
+        guard let ticket = takePasswordTask(.hash, password: password, purpose: .register(request: request, nick: session.nick),
+                                            request: request, session: session, lane: .change,
+                                            key: passwordQueueKey(of: session, account: ChatValidation.nickKey(session.nick)), now: now,
+                                            into: &out) else { return }
+        countRegistration(ticket: ticket, request: request, session: session, now: now, into: &out)
+    }
+
+    /// Counts a registration against its address before its password is hashed (PROTOCOL.md
+    /// section 7: at most `registrationsPerAddress` an hour from one address; an exempt one is not
+    /// counted): on a server without a store here, else in the store, whose answer comes through
+    /// ``loginAttemptReserved(_:_:now:)``. The connection waits for the count as for the hash.
+    private func countRegistration(ticket: UInt64, request: ChatMessage, session: ClientSession, now: Int64,
+                                   into out: inout [ServerAction]) {
+        guard !session.address.isEmpty else { return enqueuePasswordTask(ticket, into: &out) }
+        countAttempt(LoginAttempt(ticket: ticket, account: nil, address: session.address, kind: .registration), into: &out)
+    }
+
+    /// A registration with the connection's certificate and no password: counted as one with a
+    /// password (``countRegistration(ticket:request:session:now:into:)``), then stored.
+    private func registerWithCertificate(_ request: ChatMessage, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+        guard !session.address.isEmpty else {
+            return completeRegistration(request, nick: session.nick, hash: nil, session: session, now: now, into: &out)
+        }
+        lastCertificateRegistration += 1
+        let attempt = LoginAttempt(ticket: lastCertificateRegistration, account: nil, address: session.address, kind: .registration)
+        certificateRegistrations[attempt.ticket] = (session.id, request, session.nick)
+        out.append(reserve(attempt))
+    }
+
+    /// The store's count of a registration with a certificate (``registerWithCertificate(_:session:now:into:)``).
+    func certificateRegistrationCounted(_ attempt: LoginAttempt, _ answer: LoginAttemptReservation,
+                                        waiting: (client: ClientID, request: ChatMessage, nick: String), now: Int64) -> [ServerAction] {
+        guard let session = clients[waiting.client] else { return answer == .reserved ? [.releaseLoginAttempt(attempt)] : [] }
+        var out: [ServerAction] = []
+        switch answer {
+        case .reserved: completeRegistration(waiting.request, nick: waiting.nick, hash: nil, session: session, now: now, into: &out)
+        case .locked: refuseRegistration(waiting.request, session: session, into: &out)
+        case .unavailable:
+            sendError(.unavailable, "the registration could not be counted now; try again", id: waiting.request.id, to: session, into: &out)
+        }
+        return out
+    }
+
+    /// A registration from an address that has registered its accounts for the window.
+    func refuseRegistration(_ request: ChatMessage, session: ClientSession, into out: inout [ServerAction]) {
+        sendError(.quotaExceeded, "too many accounts registered from this address lately; try again later", id: request.id,
+                  to: session, into: &out)
+        out.append(.log(.info, "registration refused", logFields(session, ["limit": String(configuration.registrationsPerAddress)])))
     }
 
     /// Stores the account (its password hash, the connection's certificate) and logs the

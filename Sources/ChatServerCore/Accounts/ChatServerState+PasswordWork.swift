@@ -60,6 +60,9 @@ extension ChatServerState {
 
     /// The shared store's answer to ``ServerAction/reserveLoginAttempt(_:limit:windowMilliseconds:)``.
     public func loginAttemptReserved(_ attempt: LoginAttempt, _ answer: LoginAttemptReservation, now: Int64) -> [ServerAction] {
+        if let waiting = certificateRegistrations.removeValue(forKey: attempt.ticket) {
+            return certificateRegistrationCounted(attempt, answer, waiting: waiting, now: now)
+        }
         guard let task = passwordWork[attempt.ticket], !task.isRunning, !task.isReserved, task.attempt == attempt else {
             // Its client went meanwhile (the task with it): a count taken for nothing is taken back.
             return answer == .reserved ? [.releaseLoginAttempt(attempt)] : []
@@ -69,7 +72,9 @@ extension ChatServerState {
             _ = passwordWork.drop(attempt.ticket)
             guard let session = clients[task.client], session.awaitedPasswordTask == attempt.ticket else { return out }
             session.awaitedPasswordTask = nil
-            if answer == .locked {
+            if answer == .locked, attempt.kind == .registration {
+                refuseRegistration(task.request, session: session, into: &out)
+            } else if answer == .locked {
                 refuseLockedAttempt(task.request, session: session, into: &out)
             } else {
                 sendError(.unavailable, "the password could not be checked now; try again", id: task.request.id, to: session, into: &out)
@@ -101,10 +106,25 @@ extension ChatServerState {
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
                                             lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
-        let attempt = LoginAttempt(ticket: ticket, account: key, address: session.address)
-        passwordWork.setAttempt(attempt, of: ticket, reserved: false)
-        out.append(.reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit,
-                                        windowMilliseconds: configuration.loginFailureWindowMilliseconds))
+        countAttempt(LoginAttempt(ticket: ticket, account: key, address: session.address), into: &out)
+    }
+
+    /// Counts the attempt of the password task of its ticket in the store before the hash runs;
+    /// its answer comes through ``loginAttemptReserved(_:_:now:)``.
+    func countAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
+        passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: false)
+        out.append(reserve(attempt))
+    }
+
+    /// The store's count of `attempt`, by the limit of its kind.
+    func reserve(_ attempt: LoginAttempt) -> ServerAction {
+        switch attempt.kind {
+        case .password:
+            .reserveLoginAttempt(attempt, limit: configuration.loginFailureLimit, windowMilliseconds: configuration.loginFailureWindowMilliseconds)
+        case .registration:
+            .reserveLoginAttempt(attempt, limit: configuration.registrationsPerAddress,
+                                 windowMilliseconds: configuration.registrationWindowMilliseconds)
+        }
     }
 
     /// A password attempt while the account or the address has had its wrong passwords lately.

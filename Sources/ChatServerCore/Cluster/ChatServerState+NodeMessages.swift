@@ -146,11 +146,19 @@ extension ChatServerState {
         guard case .answered(let holder?) = outcome, !holder.isThisNode else {
             if let asker { sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(nick))' is connected", to: asker, into: &out) }
             out.append(.log(.warning, "kick: no such user", ["nick": nick]))
+            // The console's kick (no requester) is answered on the terminal.
+            if requester == nil, case .failed(let failure) = outcome {
+                out.append(.consoleLine("'\(ChatValidation.excerpt(nick))' could not be looked up (\(failure)); try again"))
+            } else if requester == nil {
+                out.append(.consoleLine("no user '\(ChatValidation.excerpt(nick))' is connected"))
+            }
             return out
         }
         out.append(.sendToNode(nil, node: holder.node, .kick(nick: nick, reason: reason, by: by)))
         if let asker {
             sendChat(ChatMessage(type: MessageType.kicked.rawValue, text: reason, sender: asker.nick, ts: now, to: nick), to: asker, into: &out)
+        } else if requester == nil {
+            out.append(.consoleLine("kick of \(nick) sent to node \(holder.node)"))
         }
         out.append(.log(.info, "kick sent to another node", ["node": holder.node]))
         return out

@@ -104,8 +104,9 @@ enum PendingIdentity {
     /// An `invite` of a nick no connection here holds and no room here knows: where it is.
     case invite(ClientID, request: ChatMessage)
     /// A `ban` (of a room, or of the server) of a nick no connection here holds and no account
-    /// has: the device holding it through another node.
-    case ban(ClientID, request: ChatMessage)
+    /// has: the device holding it through another node (the asker's connection; nil for the
+    /// operator console).
+    case ban(ClientID?, request: ChatMessage)
     /// A `dm` handed to the recipient's node (stamped `ts`: its `ack` says the same).
     case directMessageSent(ClientID, id: String?, ts: Int64)
     /// A private upload's header to a nick no connection here holds: where it is.

@@ -17,9 +17,9 @@ public protocol FileCatalog: AnyObject {
     func hasContent(_ sha256: String) throws -> Bool
     /// What `scope` holds, leaving out the partial upload `exceptPartial` (the one a header replaces or resumes).
     func usage(of scope: FileScope, exceptPartial: String?) throws -> FileUsage
-    /// The file eviction takes next: the oldest file of the party (``FileOwner/party(owner:address:)``)
-    /// holding the most bytes, `uploaderParty` counting `adding` bytes more (the file being made
-    /// room for); among parties holding as much, the one whose oldest file is the oldest.
+    /// The file eviction takes next by ``FileEvictionRule``, `uploaderParty` counting `adding`
+    /// bytes more (the file being made room for): the oldest file of the party holding the most,
+    /// or of the newcomers to it when it is an account of an exempt address.
     func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile?
     /// Removes a file's record; returns whether its content is now unused.
     func removeFile(id: String) throws -> Bool

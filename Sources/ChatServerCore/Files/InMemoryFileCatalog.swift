@@ -48,21 +48,30 @@ public final class InMemoryFileCatalog: FileCatalog {
         return usage
     }
 
-    /// Ties between files of one party go to the first stored (as the database orders them).
+    /// ``FileEvictionRule``. Ties between files of equal age go to the first stored (as the
+    /// database orders them).
     public func nextEviction(uploaderParty: String, adding: Int64) -> StoredFile? {
         var held: [String: Int64] = [:]
-        var oldest: [String: StoredFile] = [:]
-        for file in files {
+        var oldest: [String: (index: Int, file: StoredFile)] = [:]
+        for (index, file) in files.enumerated() {
             let party = FileOwner.party(owner: file.owner, address: file.address)
             held[party, default: uploaderParty == party ? adding : 0] += file.size
-            if let known = oldest[party], known.ts <= file.ts { continue }
-            oldest[party] = file
+            if let known = oldest[party], known.file.ts <= file.ts { continue }
+            oldest[party] = (index, file)
         }
-        return oldest.min { a, b in
+        let candidate = oldest.min { a, b in
             let heldA = held[a.key] ?? 0
             let heldB = held[b.key] ?? 0
-            return heldA != heldB ? heldA > heldB : a.value.ts < b.value.ts
-        }?.value
+            return heldA != heldB ? heldA > heldB : (a.value.file.ts, a.value.index) < (b.value.file.ts, b.value.index)
+        }
+        guard let (party, first) = candidate else { return nil }
+        guard FileEvictionRule.isExemptAccount(party) else { return first.file }
+        let newcomers = oldest.filter { FileEvictionRule.isNewcomer($0.key, since: $0.value.file.ts, to: first.file.ts) }
+        var newcomersHeld = newcomers.keys.reduce(0) { $0 + (held[$1] ?? 0) }
+        if oldest[uploaderParty] == nil, FileEvictionRule.isNewcomer(uploaderParty, since: nil, to: first.file.ts) { newcomersHeld += adding }
+        guard let theirs = newcomers.values.min(by: { ($0.file.ts, $0.index) < ($1.file.ts, $1.index) }),
+              newcomersHeld >= held[party] ?? 0 else { return first.file }
+        return theirs.file
     }
 
     public func removeFile(id: String) -> Bool {

@@ -45,15 +45,8 @@ extension ChatServerState {
         }
         guard save(.banAdded(room: room, ban), request: request, to: session, into: &out) else { return }
         let banned = members(of: room, matching: ban)
-        // Members of other nodes the ban names (logged in to the banned account, or the guest of
-        // another node whose nick was just looked up) leave too: their nodes take them out. (Other
-        // guests of other nodes it matches by address leave when their nodes read the ban.)
-        let remote = (rooms[room]?.remote.records.values ?? [:].values).filter { member in
-            if let account = ban.account { return member.account.map(ChatValidation.nickKey) == account }
-            return ban.device != nil && member.account == nil && member.key == ban.key
-        }.map(\.nick)
-        announce(.banned, in: room, by: session, text: reason, target: ban.label, removing: banned.map(\.nick) + remote.sorted(),
-                 now: now, into: &out)
+        announce(.banned, in: room, by: session, text: reason, target: ban.label,
+                 removing: banned.map(\.nick) + remoteMembers(of: room, matching: ban), now: now, into: &out)
     }
 
     func handleUnban(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -178,6 +171,17 @@ extension ChatServerState {
         (rooms[room]?.members ?? [:]).values
             .filter { matches(ban, $0) }
             .sorted { $0.id < $1.id }
+    }
+
+    /// The nicks of the members of other nodes a new ban of a room names (logged in to the banned
+    /// account, or the guest of another node whose nick was just looked up), sorted: their nodes
+    /// take them out when they deliver the `banned`. (Other guests of other nodes it matches by
+    /// address leave when their nodes read the ban.)
+    func remoteMembers(of room: String, matching ban: Ban) -> [String] {
+        (rooms[room]?.remote.records.values ?? [:].values).filter { member in
+            if let account = ban.account { return member.account.map(ChatValidation.nickKey) == account }
+            return ban.device != nil && member.account == nil && member.key == ban.key
+        }.map(\.nick).sorted()
     }
 
     /// Takes members out of a room after the event that removed them (no `left`). With a local

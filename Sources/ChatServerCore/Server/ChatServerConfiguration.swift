@@ -79,6 +79,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     public var loginFailureWindowMilliseconds: Int64
     /// Accounts and addresses whose recent wrong passwords are remembered, at most each.
     public var loginFailureKeys: Int
+    /// Accounts registered from one address (not an exempt one) within
+    /// `registrationWindowMilliseconds` (`--registrations-per-address`); one more is `quota-exceeded`.
+    public var registrationsPerAddress: Int
+    public var registrationWindowMilliseconds: Int64
     /// Bans, invites and operators one room keeps at most; server bans at most; certificates bound
     /// to one account at most. Beyond them: `quota-exceeded`.
     public var maxBansPerRoom: Int
@@ -112,6 +116,10 @@ public struct ChatServerConfiguration: Sendable, Equatable {
     /// header) is given up by the glue: an upload is interrupted, its bytes kept for a resume
     /// (`--file-stall-timeout`).
     public var fileStallMilliseconds: Int64
+    /// Bytes a second a file stream must move on average over each `fileStallMilliseconds`
+    /// (time it waits for the server not counted), or it is given up as a stalled one is
+    /// (`--file-min-rate`; 0: no minimum): a client trickling a few bytes holds no upload place.
+    public var fileMinimumRate: Int64
 
     public init(
         serverName: String = "qchat",
@@ -139,6 +147,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         loginFailureLimit: Int = 5,
         loginFailureWindowMilliseconds: Int64 = 60_000,
         loginFailureKeys: Int = 100_000,
+        registrationsPerAddress: Int = 10,
+        registrationWindowMilliseconds: Int64 = 3_600_000,
         maxBansPerRoom: Int = 1_000,
         maxInvitesPerRoom: Int = 1_000,
         maxOperatorsPerRoom: Int = 100,
@@ -153,7 +163,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         maxPartialUploads: Int = 32,
         maxPartialUploadsTotal: Int = 10_000,
         maxUploads: Int = 256,
-        fileStallMilliseconds: Int64 = 60_000
+        fileStallMilliseconds: Int64 = 60_000,
+        fileMinimumRate: Int64 = 1024
     ) {
         self.serverName = serverName
         self.historyPerRoom = historyPerRoom
@@ -180,6 +191,8 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.loginFailureLimit = loginFailureLimit
         self.loginFailureWindowMilliseconds = loginFailureWindowMilliseconds
         self.loginFailureKeys = loginFailureKeys
+        self.registrationsPerAddress = registrationsPerAddress
+        self.registrationWindowMilliseconds = registrationWindowMilliseconds
         self.maxBansPerRoom = maxBansPerRoom
         self.maxInvitesPerRoom = maxInvitesPerRoom
         self.maxOperatorsPerRoom = maxOperatorsPerRoom
@@ -195,6 +208,7 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         self.maxPartialUploadsTotal = maxPartialUploadsTotal
         self.maxUploads = maxUploads
         self.fileStallMilliseconds = fileStallMilliseconds
+        self.fileMinimumRate = fileMinimumRate
     }
 
     /// Throws when a value would make the server misbehave rather than merely be strict.
@@ -227,12 +241,14 @@ public struct ChatServerConfiguration: Sendable, Equatable {
         try require(loginFailureLimit >= 1, "login failure limit must be at least 1")
         try require(loginFailureWindowMilliseconds >= 1, "login failure window must be at least 1 ms")
         try require(loginFailureKeys >= 1, "login failure keys must be at least 1")
+        try require(registrationsPerAddress >= 1 && registrationWindowMilliseconds >= 1, "the registration limit must be at least 1")
         try require(maxBansPerRoom >= 1 && maxInvitesPerRoom >= 1 && maxOperatorsPerRoom >= 1 && maxServerBans >= 1
                         && maxCertificatesPerAccount >= 1, "list limits must be at least 1")
         try require(maxFileSize >= 0 && fileQuotaBytes >= 0 && filesMaxBytes >= 0 && fileQuotaPerAddressBytes >= 0 && diskReserveBytes >= 0,
                     "file limits must not be negative")
         try require(maxPartialUploads >= 1 && maxPartialUploadsTotal >= 1 && maxUploads >= 1, "upload limits must be at least 1")
         try require(fileStallMilliseconds >= 1_000, "the file stall timeout must be at least a second")
+        try require(fileMinimumRate >= 0, "the minimum file rate cannot be negative")
         // PROTOCOL.md section 9: the bytes of an interrupted upload are kept for at least an hour.
         try require(partialUploadMilliseconds >= 3_600_000, "interrupted uploads must be kept at least an hour")
     }

@@ -39,6 +39,10 @@ public final class ChatServerState {
     var directoryChanges: UInt64 = 0
     /// The `rooms` answer, shared until the rooms change.
     var roomDirectory = RoomDirectory()
+    /// Registrations with a certificate and no password waiting for the store's count of their
+    /// address (their ticket is the count's), with the nick they register.
+    var certificateRegistrations: [UInt64: (client: ClientID, request: ChatMessage, nick: String)] = [:]
+    var lastCertificateRegistration: UInt64 = 1 << 62
     /// Password tasks taken on and not finished: being counted, waiting for a worker, or handed
     /// to the glue and not yet answered (also those of clients since gone: their work still
     /// occupies the glue's workers).

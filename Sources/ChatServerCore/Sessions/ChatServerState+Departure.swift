@@ -23,7 +23,8 @@ extension ChatServerState {
         close(session, with: .noError, reason: "quit", leftText: text.isEmpty ? "quit" : "quit: " + text, now: now, into: &out)
     }
 
-    /// An operator removes a user: closed with KICKED, `left` text `kicked`.
+    /// The operator console removes a user: closed with KICKED, `left` text `kicked`. The
+    /// terminal's line (`kicked NICK`, or why not) is a ``ServerAction/consoleLine(_:)``.
     public func kick(nick: String, reason: String, now: Int64) -> [ServerAction] {
         guard let session = activeSession(forNick: nick) else {
             // The user may be on another node: that node kicks it.
@@ -33,6 +34,7 @@ extension ChatServerState {
         }
         var out: [ServerAction] = []
         close(session, with: .kicked, reason: reason.isEmpty ? "kicked by an operator" : reason, now: now, into: &out)
+        out.append(.consoleLine("kicked \(session.nick)"))
         return out
     }
 

@@ -74,34 +74,68 @@ public enum FileStoreScripts {
           end
         end
 
-        -- The file eviction takes next, never `skip`: the oldest of the party holding the most
-        -- bytes (among parties holding as much, the one whose oldest file is the oldest).
-        local function nextEviction(skip)
+        -- The oldest file of `party` but `skip`, and when it was stored.
+        local function oldestOf(party, skip)
+          local oldest = redis.call('ZRANGE', partyOrder(party), 0, 1, 'WITHSCORES')
+          for j = 1, #oldest, 2 do
+            if oldest[j] ~= skip then return oldest[j], tonumber(oldest[j + 1]) end
+          end
+        end
+
+        -- The oldest file but `skip` of the party holding the most bytes (among parties holding as
+        -- much, the one whose oldest file is the oldest), the party, its bytes and the file's time.
+        local function largestHolder(skip)
           local best, bestParty, bestHeld, bestTs
           local start = 0
           while true do
             local parties = redis.call('ZREVRANGE', KEYS[12], start, start + 15, 'WITHSCORES')
-            if #parties == 0 then return best, bestParty end
+            if #parties == 0 then return best, bestParty, bestHeld, bestTs end
             for i = 1, #parties, 2 do
               local held = tonumber(parties[i + 1])
-              if bestHeld and held < bestHeld then return best, bestParty end
-              local oldest = redis.call('ZRANGE', partyOrder(parties[i]), 0, 1, 'WITHSCORES')
-              for j = 1, #oldest, 2 do
-                if oldest[j] ~= skip then
-                  local ts = tonumber(oldest[j + 1])
-                  if not bestHeld or ts < bestTs then best, bestParty, bestHeld, bestTs = oldest[j], parties[i], held, ts end
-                  break
-                end
-              end
+              if bestHeld and held < bestHeld then return best, bestParty, bestHeld, bestTs end
+              local id, ts = oldestOf(parties[i], skip)
+              if id and (not bestHeld or ts < bestTs) then best, bestParty, bestHeld, bestTs = id, parties[i], held, ts end
             end
             start = start + 16
           end
         end
 
-        -- Removes stored files while distinct content and every upload's charge pass `maxBytes`;
-        -- appends to `answer` the content no record uses any more.
-        local function evict(maxBytes, skip, answer)
-          while tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(redis.call('HGET', KEYS[9], '*') or '0') > maxBytes do
+        -- The newcomers to a file stored at `ts` (exempt parties whose files are all newer, the
+        -- guests always, an uploader holding no file yet): their bytes, their oldest file but
+        -- `skip` and its party. Reads every party: only when an exempt account's file is next.
+        local function newcomersTo(ts, skip)
+          local held, best, bestParty, bestTs = 0
+          local parties = redis.call('ZRANGE', KEYS[12], 0, -1, 'WITHSCORES')
+          for i = 1, #parties, 2 do
+            local party = parties[i]
+            if string.sub(party, 1, 8) ~= 'address:' then
+              local first = redis.call('ZRANGE', partyOrder(party), 0, 0, 'WITHSCORES')
+              if party == 'guests' or #first == 0 or tonumber(first[2]) > ts then
+                held = held + tonumber(parties[i + 1])
+                local id, idTs = oldestOf(party, skip)
+                if id and (not bestTs or idTs < bestTs) then best, bestParty, bestTs = id, party, idTs end
+              end
+            end
+          end
+          return held, best, bestParty
+        end
+
+        -- The file eviction takes next, never `skip`, and its party (FileEvictionRule): the
+        -- largest holder's oldest, or the newcomers' oldest when that holder is an account of an
+        -- exempt address and they hold at least as much.
+        local function nextEviction(skip)
+          local best, bestParty, bestHeld, bestTs = largestHolder(skip)
+          if best and string.sub(bestParty, 1, 8) ~= 'address:' and bestParty ~= 'guests' then
+            local held, theirs, theirParty = newcomersTo(bestTs, skip)
+            if theirs and held >= bestHeld then return theirs, theirParty end
+          end
+          return best, bestParty
+        end
+
+        -- Removes stored files while distinct content and every upload's charge but `except` bytes
+        -- pass `maxBytes`; appends to `answer` the content no record uses any more.
+        local function evict(maxBytes, skip, answer, except)
+          while tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(redis.call('HGET', KEYS[9], '*') or '0') - (except or 0) > maxBytes do
             local id, party = nextEviction(skip)
             if not id then return end
             local record = redis.call('HGET', KEYS[1], id)
@@ -231,7 +265,11 @@ public enum FileStoreScripts {
         redis.call('ZADD', KEYS[6], ARGV[6], ARGV[1])
         holdFile(ARGV[1], ARGV[2], 1)
         local answer = {1, ARGV[2]}
-        evict(tonumber(ARGV[7]), ARGV[1], answer)
+        -- Its own upload's charge still counts until the node removes that record: not twice (the
+        -- file's bytes and the charge), or a file would go one upload early.
+        local own = redis.call('HGET', KEYS[8], ARGV[3])
+        local upload = own and redis.call('HGET', KEYS[7], own)
+        evict(tonumber(ARGV[7]), ARGV[1], answer, upload and tonumber(field(upload, 13) or field(upload, 8)) or 0)
         return answer
         """
 

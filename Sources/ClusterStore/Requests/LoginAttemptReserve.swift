@@ -6,7 +6,8 @@ import RedisClient
 /// `{accounts}:attempts:account:KEY` and `{accounts}:attempts:address:ADDRESS` (one slot for all,
 /// so one script counts both at once), sorted sets of the attempts of the last window scored by
 /// the store's clock, attempts still being hashed on any node included. Fails closed: a store
-/// that cannot be asked is `unavailable`, never a free attempt.
+/// that cannot be asked is `unavailable`, never a free attempt. A registration (``LoginAttempt/Kind``)
+/// counts in `{accounts}:registrations:ADDRESS` alone, by the same script.
 public struct LoginAttemptReserve: StoreRequest {
     public let attempt: LoginAttempt
     let command: StoreCommand?
@@ -44,7 +45,8 @@ public struct LoginAttemptReserve: StoreRequest {
     static let attemptRun = String(MonotonicTime.now().nanoseconds)
 
     static func keys(_ attempt: LoginAttempt) -> [String] {
-        (attempt.account.map { ["{accounts}:attempts:account:" + $0] } ?? [])
+        if attempt.kind == .registration { return attempt.address.isEmpty ? [] : ["{accounts}:registrations:" + attempt.address] }
+        return (attempt.account.map { ["{accounts}:attempts:account:" + $0] } ?? [])
             + (attempt.address.isEmpty ? [] : ["{accounts}:attempts:address:" + attempt.address])
     }
 

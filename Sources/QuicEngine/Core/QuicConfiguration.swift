@@ -75,6 +75,15 @@ public struct QuicConfiguration: Sendable {
     /// Datagrams, control frames, bulk data and anything else that makes the connection send
     /// take the held data with them: no byte waits longer than this.
     public var coalescingWindow: TimeSpan = .zero
+    /// The acknowledgement hold (``QuicConnection/holdAcknowledgement()``): after a read that
+    /// left only an ACK to send, with nothing of ours in flight or queued, the ACK waits until
+    /// this long after the first packet it covers, or until the connection writes anything else
+    /// or `acknowledgementHoldPackets` packets wait. Keep it well below the max_ack_delay we
+    /// advertise (ngtcp2's 25 ms), which the peer's loss recovery already allows for. Zero (the
+    /// default) acknowledges on ngtcp2's schedule: min(max_ack_delay, RTT / 8) after a packet,
+    /// microseconds on a fast link.
+    public var acknowledgementHold: TimeSpan = .zero
+    public var acknowledgementHoldPackets = 8
     /// A connection nothing touched for between this long and twice this long has its ngtcp2
     /// state's pages set aside: their written bytes copied compactly onto the heap and the pages
     /// given back to the kernel (``QuicConnection/setAsideIdleMemory()``), put back at its next

@@ -17,6 +17,8 @@ extension QuicConnection {
             break
         }
         guard let raw else { return }
+        datagramsSinceLastPacket += 1
+        if packet.count >= 1200 { fullSizeDatagramSinceLastPacket = true }
         var info = ngtcp2_pkt_info()
         let result = endpoint.scratch.withPath(local: local, remote: remote) { path in
             cquic_conn_read_pkt(raw, path, &info, packet.baseAddress!.assumingMemoryBound(to: UInt8.self), packet.count,
@@ -32,6 +34,18 @@ extension QuicConnection {
     var nextDeadline: UInt64 { min(protocolDeadline, heldUntil) }
 
     var protocolDeadline: UInt64 {
+        guard isHoldingAcknowledgement, case .established = phase, let raw else { return unheldProtocolDeadline }
+        // While an ACK is held, ngtcp2's earliest timer is that ACK's: it waits for the hold's
+        // end. Its loss detection timer (a PTO, or the time threshold of a packet of ours not
+        // acknowledged) does not wait; its other timers (idle, keep-alive, forgetting lost
+        // packets) are seconds away or harmless a hold late.
+        var stat = ngtcp2_conn_stat()
+        cquic_conn_get_conn_stat(raw, &stat)
+        return min(max(ngtcp2_conn_get_expiry(raw), acknowledgementHeldUntil), stat.loss_detection_timer, silenceDeadline)
+    }
+
+    /// The protocol's deadline as ngtcp2 and the silence timeout see it, an ACK owed included.
+    var unheldProtocolDeadline: UInt64 {
         switch phase {
         case .closing(let until), .draining(let until): return until.nanoseconds
         case .closed: return .max

@@ -19,6 +19,8 @@ extension QuicConnection {
             if heldUntil > now.nanoseconds { endpoint.statistics.coalescingHoldsCutShort += 1 }
             heldUntil = .max
         }
+        // A held ACK leaves with this write too (or ngtcp2 no longer owes it).
+        acknowledgementHeldUntil = .max
         switch phase {
         case .closing:
             guard closingPacketDue, closingPacket.count <= buffer.count else { return nil }
@@ -80,6 +82,8 @@ extension QuicConnection {
         }
         if batch != nil {
             lastPacketSentAt = now.nanoseconds
+            datagramsSinceLastPacket = 0
+            fullSizeDatagramSinceLastPacket = false
             ngtcp2_conn_update_pkt_tx_time(raw, now.nanoseconds)
             if isDrained { dropIdlePacingDeadline(raw) }
             // Something now waits for the peer since this moment, unless something waited already.

@@ -107,6 +107,14 @@ public final class QuicConnection {
     /// Stream data written since the last packet waits until then (``holdForCoalescing()``);
     /// `.max` when nothing is held.
     var heldUntil: UInt64 = .max
+    /// An ACK owed waits until then (``holdAcknowledgement()``); `.max` when none waits.
+    var acknowledgementHeldUntil: UInt64 = .max
+    /// Datagrams read since our last packet left: how many packets an ACK sent now would cover.
+    var datagramsSinceLastPacket = 0
+    /// A datagram of at least 1,200 bytes was read since our last packet left: bulk data (whose
+    /// sender's window grows with our ACKs) or a PATH_CHALLENGE (which RFC 9000 section 8.2.1
+    /// pads to that size), neither of which an ACK hold may delay.
+    var fullSizeDatagramSinceLastPacket = false
 
     // Endpoint bookkeeping.
     var scheduledDeadline: UInt64 = .max

@@ -32,6 +32,9 @@ public struct QuicEndpointStatistics: Sendable {
     /// datagram, a control frame, an ACK owed, bulk data: the held data left with it).
     public var coalescingHolds = 0
     public var coalescingHoldsCutShort = 0
+    /// ACKs held for ``QuicConfiguration/acknowledgementHold`` (one per hold, however many
+    /// reads it covered).
+    public var acknowledgementHolds = 0
     /// Idle connections whose ngtcp2 pages were set aside, and set-aside ones brought back
     /// (``QuicConfiguration/idleMemoryDelay``).
     public var idleMemorySetAsides = 0
@@ -301,9 +304,13 @@ public final class QuicEndpoint {
         guard let (connection, event) = events.popFirst() else { return nil }
         if case .handshakeCompleted = event { noteHandshakeKind(of: connection) }
         if case .streamData(let streamID, let bytes, _) = event, !bytes.isEmpty, !connection.holdsReceiveWindow {
-            // The application has the bytes now: let the peer send as many more.
+            // The application has the bytes now: let the peer send as many more. The credit frame
+            // is written in this round, unless an ACK is held (``QuicConnection/holdAcknowledgement()``):
+            // then it waits with the ACK, at most the hold. That delays nothing the peer waits
+            // for: ngtcp2 raises credit once half a window is used, so the peer still has half a
+            // window (128 KiB at least) to send meanwhile, and a hold only covers a few small packets.
             connection.extendWindow(streamID, by: bytes.count)
-            if !connection.isRemoved { markDirty(connection) }
+            if !connection.isRemoved && !connection.isHoldingAcknowledgement { markDirty(connection) }
         }
         return (connection, event)
     }
@@ -424,9 +431,11 @@ public final class QuicEndpoint {
             afterCall(connection)
             return
         }
-        let deadline = connection.protocolDeadline
-        if connection.mayOweFramesAfterRead(deadline: deadline) { markDirty(connection) }
-        reschedule(connection, to: min(deadline, connection.heldUntil))
+        if connection.mayOweFramesAfterRead(deadline: connection.unheldProtocolDeadline), !connection.holdAcknowledgement() {
+            markDirty(connection)
+        }
+        // After the hold decision: a held ACK moves the protocol deadline to the hold's end.
+        reschedule(connection, to: min(connection.protocolDeadline, connection.heldUntil))
     }
 
     /// A connection began holding data for its coalescing window: its timer follows the hold.

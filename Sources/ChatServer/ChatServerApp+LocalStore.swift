@@ -41,6 +41,7 @@ extension ChatServerApp {
                                  commitDelay: Self.commitDelay, timed: { timings.send($0) }) { outcome in outcomes.send(outcome) }
         // Without --db an idle room's events live in memory: the oldest idle ones go beyond --idle-rooms.
         localStore = LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
+                                       loginFailureKeys: options.core.loginFailureKeys,
                                        idleRoomLimit: history == nil ? options.core.idleRoomLimit : nil)
         perform(state.serverBansChanged(try accounts.serverBans(), now: unixMilliseconds()))
         state.clusterReady(true)

@@ -56,7 +56,7 @@ final class ChatServerApp {
         let history: any HistoryStore = options.cluster == nil ? InMemoryHistoryStore()
             : try options.databasePath.map { try SQLiteHistoryStore(path: $0) } ?? InMemoryHistoryStore()
         state = try ChatServerState(configuration: options.core, history: TimedHistoryStore(history, metrics: metrics),
-                                    accounts: SharedAccountCache(), files: SharedFileCatalog(), roomLog: .shared,
+                                    accounts: SharedAccountCache(), files: SharedFileCatalog(),
                                     random: SystemRandomNumberGenerator())
         let certificate = try ServerCertificate.prepare(options)
         if options.selfSigned {

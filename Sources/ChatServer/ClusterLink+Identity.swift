@@ -59,7 +59,13 @@ extension ClusterLink {
     }
 
     func lookUpDirectReceipt(_ token: UInt64, peer: String, id: String) {
-        requests.run(DirectReceiptLookup(digest: cachedDigest(ofPeer: peer), id: id)) { [report] in report(.directReceiptLookedUp(token, $0)) }
+        // Redis keeps the receipts of `dm`s only (a room `msg`'s dedupe key is the room's, in its append).
+        requests.run(DirectReceiptLookup(digest: cachedDigest(ofPeer: peer), id: id)) { [report] outcome in
+            switch outcome {
+            case .answered(let ts): report(.directReceiptLookedUp(token, .answered(ts.map { MessageReceipt(peer: peer, id: id, ts: $0) })))
+            case .failed(let why): report(.directReceiptLookedUp(token, .failed(why)))
+            }
+        }
     }
 
     func storeDirectReceipt(peer: String, id: String, ts: Int64) {

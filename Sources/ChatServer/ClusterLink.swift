@@ -74,7 +74,7 @@ final class ClusterLink {
         case nickClaimed(UInt64, ClaimOutcome<String?>)
         case nickLookedUp(UInt64, ClaimOutcome<NickHolder?>)
         case deviceLookedUp(UInt64, ClaimOutcome<DeviceHolder?>)
-        case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
+        case directReceiptLookedUp(UInt64, ClaimOutcome<MessageReceipt?>)
         case nodeMessageSent(UInt64, ClaimOutcome<Bool>)
         case nodeMessage(NodeMessage)
         /// Another node asks to close connection `client` with REPLACED if it is still the device

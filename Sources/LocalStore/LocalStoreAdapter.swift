@@ -46,6 +46,8 @@ public final class LocalStoreAdapter {
     public private(set) var pending = 0
     /// Receipts remembered for resends (bounded by `receiptLimit`).
     public var receiptCount: Int { receipts.count }
+    /// Accounts and addresses whose recent wrong passwords are counted (bounded by `loginFailureKeys` each).
+    public var trackedLoginFailureKeys: Int { loginFailures[.password]?.counts.trackedKeys ?? 0 }
     /// Rooms nobody here follows, longest idle first; beyond `idleRoomLimit` the oldest is
     /// forgotten (its line here, and on a disk in memory its events). Nil: every room is kept
     /// (the `--db` file keeps each room's reservation, which a forgotten line would need again).
@@ -95,7 +97,7 @@ public final class LocalStoreAdapter {
         leases = LocalLeases(node: node, digest: peerDigest)
         for (room, seq) in reserved { rooms[room] = RoomLine(last: seq, reserved: seq) }
         for receipt in receipts {
-            self.receipts.remember(ReceiptMemory.key(peer: receipt.peer, id: receipt.id), .init(seq: receipt.seq, ts: receipt.ts))
+            self.receipts.remember(ReceiptMemory.key(peer: receipt.peer, id: receipt.id), .init(room: receipt.room, seq: receipt.seq, ts: receipt.ts))
         }
     }
 
@@ -236,12 +238,12 @@ public final class LocalStoreAdapter {
     /// The stamp of a `dm` this peer sent with this id, if its receipt is kept.
     public func lookUpDirectReceipt(_ token: UInt64, peer: String, id: String) -> [LocalStoreAnswer] {
         let entry = receipts[ReceiptMemory.key(peer: peer, id: id)]
-        return [.directReceiptLookedUp(token, .answered(entry?.seq == nil ? entry?.ts : nil))]
+        return [.directReceiptLookedUp(token, .answered(entry.map { MessageReceipt(peer: peer, id: id, room: $0.room, seq: $0.seq, ts: $0.ts) }))]
     }
 
     /// A `dm`'s receipt: answered from memory at once, on disk with the next round; nobody waits for it.
     public func storeDirectReceipt(peer: String, id: String, ts: Int64) {
-        receipts.remember(ReceiptMemory.key(peer: peer, id: id), .init(seq: nil, ts: ts))
+        receipts.remember(ReceiptMemory.key(peer: peer, id: id), .init(room: nil, seq: nil, ts: ts))
         commit(AppendBatch(receipts: [MessageReceipt(peer: peer, id: id, ts: ts)]), answering: nil)
     }
 
@@ -352,7 +354,7 @@ public final class LocalStoreAdapter {
             guard failure == nil, let key = append.dedupe, receipts[key]?.seq == append.seq else {
                 return .appended(append.token, .failed(failure ?? "the message's first copy was not stored"))
             }
-            return .appended(append.token, .stored(seq: append.seq, duplicate: true))
+            return .appended(append.token, .stored(seq: append.seq, duplicate: true, firstTs: receipts[key]?.ts))
         }
         pending -= 1
         if let failure {
@@ -407,7 +409,7 @@ public final class LocalStoreAdapter {
                                     memberStatus: append.memberStatus)
         line.tail.append(event)
         if line.tail.count > Self.tailLimit { line.tail.removeFirst(line.tail.count - Self.tailLimit) }
-        if let key = append.dedupe { receipts.remember(key, .init(seq: seq, ts: 0)) }
+        if let key = append.dedupe { receipts.remember(key, .init(room: append.room, seq: seq, ts: append.ts)) }
         let batch = AppendBatch(events: [.init(room: append.room, seq: seq, kind: append.kind, payload: payload, dedupe: append.dedupe)],
                                 policies: append.policy.map { [$0] } ?? [])
         var waiting = WaitingAppend(token: append.token, room: append.room, seq: seq, dedupe: append.dedupe, duplicate: false)

@@ -13,7 +13,7 @@ public enum LocalStoreAnswer: Sendable, Equatable {
     /// only (there is no other node), as of `seq`.
     case roomState(UInt64, seq: Int64, [MemberRecord]?, RoomSettings?)
     /// For ``ChatServerState/directReceiptLookedUp(_:_:now:)``.
-    case directReceiptLookedUp(UInt64, ClaimOutcome<Int64?>)
+    case directReceiptLookedUp(UInt64, ClaimOutcome<MessageReceipt?>)
     /// For ``ChatServerState/accountsLoaded(_:_:now:)``.
     case accountsLoaded(UInt64, [String: LoadedAccount?]?)
     /// For ``ChatServerState/accountWritten(_:_:_:now:)``.

@@ -1,11 +1,12 @@
 import ChatServerCore
 
-/// The message receipts the local store answers resends from: `PEER:ID` → the seq of a room
-/// `msg` (nil for a `dm`) and its stamp. As many as the disk keeps (its receipt limit), read from
+/// The message receipts the local store answers resends from: `PEER:ID` → the room and seq of a
+/// room `msg` (nil for a `dm`) and its stamp. As many as the disk keeps (its receipt limit), read from
 /// it when the server starts, the oldest forgotten first: a resend never waits for a disk read.
 struct ReceiptMemory {
     struct Entry: Equatable {
-        /// The room event's seq; nil for a `dm`'s receipt.
+        /// The room event's room and seq; nil for a `dm`'s receipt.
+        var room: String?
         var seq: Int64?
         var ts: Int64
     }

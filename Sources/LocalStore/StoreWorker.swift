@@ -184,19 +184,7 @@ public final class StoreWorker: @unchecked Sendable {
     // MARK: Files
 
     private func loadFiles(_ query: FileQuery) throws -> LoadedFiles {
-        var loaded = LoadedFiles()
-        for id in query.files {
-            if let file = try files.file(id: id) { loaded.files.append(file) } else { loaded.missingFiles.append(id) }
-        }
-        for upload in query.uploads {
-            let key = SharedFileCatalog.uploadKey(peer: upload.peer, id: upload.id)
-            let file = try files.file(uploadedBy: upload.peer, id: upload.id)
-            if let file { loaded.files.append(file) }
-            loaded.uploads[key] = .some(file?.id)
-            loaded.partials[key] = .some(try files.partial(peer: upload.peer, id: upload.id))
-        }
-        for scope in query.scopes { loaded.usages[scope] = try files.usage(of: scope, exceptPartial: nil) }
-        return loaded
+        try files.load(query)
     }
 
     /// The record of a finished upload; the same upload stored before answers its record. Room is
@@ -316,6 +304,11 @@ public final class StoreWorker: @unchecked Sendable {
                 return "\(error)"
             }
         } while !remaining.isEmpty
+        // A room file's record was stored before its event had a seq: it gets it now, for a
+        // repeated upload's ack. Not done, that ack goes without seq; the event is stored all the same.
+        for event in batch.events where event.kind == .file {
+            if let id = event.file { try? files.setSequence(event.seq, ofFile: id) }
+        }
         return nil
     }
 

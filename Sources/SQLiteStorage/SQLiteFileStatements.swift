@@ -15,6 +15,7 @@ final class SQLiteFileStatements {
     let selectUpload: SQLiteStatement
     let hasContent: SQLiteStatement
     let deleteFile: SQLiteStatement
+    let updateFileSeq: SQLiteStatement
     let savePartial: SQLiteStatement
     let selectPartial: SQLiteStatement
     let deletePartial: SQLiteStatement
@@ -44,6 +45,7 @@ final class SQLiteFileStatements {
         selectUpload = try database.prepare("SELECT \(file) FROM files WHERE uploader_peer = ?1 AND upload_id = ?2")
         hasContent = try database.prepare("SELECT 1 FROM files WHERE sha256 = ?1 LIMIT 1")
         deleteFile = try database.prepare("DELETE FROM files WHERE id = ?1 RETURNING sha256")
+        updateFileSeq = try database.prepare("UPDATE files SET seq = ?2 WHERE id = ?1")
         savePartial = try database.prepare(
             "INSERT OR REPLACE INTO partial_uploads (\(partial)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
         selectPartial = try database.prepare("SELECT \(partial) FROM partial_uploads WHERE peer = ?1 AND upload_id = ?2")

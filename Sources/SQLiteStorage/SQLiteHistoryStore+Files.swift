@@ -25,6 +25,10 @@ extension SQLiteHistoryStore: FileCatalog {
         try readFile(fileStatements.selectFile, [.text(id)])
     }
 
+    public func setSequence(_ seq: Int64, ofFile id: String) throws {
+        try fileStatements.updateFileSeq.run([.text(id), .integer(seq)], doing: "setting the seq of file '\(id)'")
+    }
+
     public func file(uploadedBy peer: String, id: String) throws -> StoredFile? {
         try readFile(fileStatements.selectUpload, [.text(peer), .text(id)])
     }

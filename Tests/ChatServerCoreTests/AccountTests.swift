@@ -9,7 +9,7 @@ import Testing
 
     /// register hashes the password off the core (an action), then answers `account registered` and the connection is logged in.
     @Test func registerWithPassword() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice")
         let asked = harness.send(.register(password: "password1"), from: 1)
         let tasks = harness.passwordTasks(in: asked)
@@ -26,7 +26,7 @@ import Testing
 
     /// register without a password binds the certificate, which alone is then the credential; without one it is weak-password.
     @Test func registerWithCertificateOnly() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice", certificate: Harness.fingerprint(1))
         let out = harness.send(.register(password: nil), from: 1)
         #expect(harness.passwordTasks(in: out).isEmpty)
@@ -38,7 +38,7 @@ import Testing
     /// Passwords are 8 to 256 bytes: 7 and 257 are weak-password, 8 and 256 are taken.
     @Test(arguments: [(7, false), (8, true), (256, true), (257, false)])
     func passwordLengthLimits(_ length: Int, _ accepted: Bool) throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice")
         let out = harness.register(1, password: String(repeating: "p", count: length))
         #expect(out.errorCodes(to: 1) == (accepted ? [] : ["weak-password"]))
@@ -47,7 +47,7 @@ import Testing
 
     /// A nick that is an account already, and a connection already logged in, get account-exists.
     @Test func registerTwiceIsAccountExists() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice")
         #expect(harness.register(1).errorCodes(to: 1) == ["account-exists"])
         harness.hello(2, nick: "bob")
@@ -58,7 +58,7 @@ import Testing
 
     /// The certificate of the registering connection is bound: the next connection with it is logged in at hello.
     @Test func registeredCertificateLogsInAtHello() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", certificate: Harness.fingerprint(7))
         harness.disconnect(1)
         let hello = harness.hello(2, nick: "alice", certificate: Harness.fingerprint(7))
@@ -72,7 +72,7 @@ import Testing
 
     /// A guest asking for a registered nick is a guest named nick_2, and welcome says so without account.
     @Test func guestAskingForRegisteredNickGetsSuffix() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice")
         harness.disconnect(1)
         let welcome = try #require(harness.hello(2, nick: "alice").chat(to: 2).first)
@@ -85,7 +85,7 @@ import Testing
 
     /// A suffix that is itself someone's account is skipped.
     @Test func suffixSkipsRegisteredNicks() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice")
         harness.registered(2, nick: "alice_2")
         harness.disconnect(1)
@@ -97,7 +97,7 @@ import Testing
 
     /// The hello waits for the check: nothing is answered until the verdict, then welcome with account.
     @Test func helloWithRightPasswordWaitsForTheVerdict() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.disconnect(1)
         harness.connect(2, certificate: nil)
@@ -115,7 +115,7 @@ import Testing
 
     /// A wrong password is bad-login and not the hello: the connection stays open for another join.
     @Test func helloWithWrongPasswordIsBadLogin() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.disconnect(1)
         let out = harness.hello(2, nick: "alice", password: "wrong-password")
@@ -129,7 +129,7 @@ import Testing
 
     /// A hello whose later messages arrived while its wrong password was checked: they follow the refusal, as before any hello (PROTOCOL_ERROR).
     @Test func messagesAfterRefusedHelloAreProtocolErrors() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.connect(2, certificate: nil)
         let asked = harness.send(.join(nick: "alice", peer: Harness.peer(2), room: "lobby", password: "nope-nope"), from: 2)
@@ -141,7 +141,7 @@ import Testing
 
     /// The password of a nick that is no account is ignored: a plain guest hello, nothing hashed.
     @Test func passwordForUnregisteredNickIsIgnored() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         let out = harness.hello(1, nick: "newbie", password: "whatever1")
         #expect(harness.passwordTasks(in: out).isEmpty)
         #expect(out.chat(to: 1).first?.sender == "newbie")
@@ -152,7 +152,6 @@ import Testing
 
     /// login takes the account's nick: a nick event in each room, as a rename, carrying the account; then `account logged-in`.
     @Test func loginRenamesInEveryRoom() throws {
-        // On the synchronous path still: on the shared path `account logged-in` goes out before the renames (issue 27, open).
         let harness = try Harness()
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.disconnect(1)
@@ -171,7 +170,7 @@ import Testing
 
     /// login with a wrong password or an unknown account is bad-login; logged in already is account-exists.
     @Test func loginFailures() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "secret-one")
         harness.hello(2, nick: "bob")
         #expect(harness.finishPasswordWork(harness.send(.login(account: "alice", password: "wrong-one"), from: 2))
@@ -183,7 +182,7 @@ import Testing
 
     /// login without a password works when the connection's certificate is bound to the account, and only then.
     @Test func loginByCertificate() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", certificate: Harness.fingerprint(3))
         harness.hello(2, nick: "guest", certificate: Harness.fingerprint(3))
         let out = harness.send(.login(account: "alice", password: nil), from: 2)
@@ -198,7 +197,7 @@ import Testing
     /// A second connection of the account gets alice_2; both carry the same account; a peer takeover that proves the account (its
     /// certificate) keeps the session's nick and login.
     @Test func severalConnectionsPerAccount() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", certificate: Harness.fingerprint(1))
         let second = try #require(harness.hello(2, nick: "alice", certificate: Harness.fingerprint(1)).chat(to: 2).first)
         #expect(second.sender == "alice_2")
@@ -212,7 +211,7 @@ import Testing
 
     /// A guest cannot take a registered nick by `nick`, even when its owner is offline; the owner's connections can.
     @Test func registeredNicksAreReserved() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", certificate: Harness.fingerprint(1))
         harness.send(.nick("alice-away"), from: 1)
         harness.hello(2, nick: "mallory")
@@ -227,7 +226,7 @@ import Testing
 
     /// msg, dm, joined, nick and status from a logged-in user carry `account` (also in replay); a guest's carry none.
     @Test func relayedMessagesCarryTheAccount() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(2, nick: "bob")
         let registered = harness.registered(1, nick: "alice")
         #expect(registered.chat(to: 2).first { $0.type == "joined" }?.account == nil)
@@ -246,7 +245,7 @@ import Testing
     /// The roster lists who is logged in (`identified`); a room of guests has none (and the empty
     /// topic, modes and operators every roster carries).
     @Test func rosterListsIdentifiedMembers() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         let guest = harness.hello(1, nick: "bob")
         var plain = ChatMessage.roster(room: "lobby", members: ["bob"])
         (plain.topic, plain.modes, plain.ops) = ("", [], [])
@@ -262,7 +261,7 @@ import Testing
 
     /// password changes the hash: the old password fails, the new one logs in; a guest gets not-logged-in.
     @Test func changePassword() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "old-password")
         let out = harness.finishPasswordWork(harness.send(.changePassword("new-password", old: "old-password"), from: 1))
         #expect(out.accountNotices(to: 1).map(\.text) == ["password-changed"])
@@ -276,7 +275,7 @@ import Testing
 
     /// certificate add binds the connection's certificate, remove unbinds it; guests get not-logged-in, no certificate bad-field.
     @Test func certificateAddAndRemove() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "password1")
         harness.disconnect(1)
         harness.hello(2, nick: "alice", password: "password1", certificate: Harness.fingerprint(5))
@@ -295,7 +294,7 @@ import Testing
 
     /// An account keeps a credential: its only certificate cannot be removed without a password.
     @Test func onlyCredentialStays() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice", certificate: Harness.fingerprint(1))
         harness.register(1, password: nil)
         #expect(harness.send(.certificate(add: false), from: 1).errorCodes(to: 1) == ["weak-password"])
@@ -307,7 +306,7 @@ import Testing
     @Test func certificatesPerAccountAreBounded() throws {
         var configuration = ChatServerConfiguration()
         configuration.maxCertificatesPerAccount = 2
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice", password: "password1", certificate: Harness.fingerprint(1))
         #expect(harness.send(.certificate(add: true), from: 1).accountNotices(to: 1).count == 1)
         harness.hello(2, nick: "alice", password: "password1", certificate: Harness.fingerprint(2))
@@ -322,11 +321,11 @@ import Testing
     @Test func accountsOnlyRefusesGuests() throws {
         var configuration = ChatServerConfiguration()
         configuration.accountsOnly = true
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         // An account made while the server allowed guests.
         let store = InMemoryAccountStore()
         try store.create(StoredAccount(name: "alice", passwordHash: "H:password1", created: 0), certificate: Harness.fingerprint(1))
-        let strict = try Harness(onLocalStore: true, configuration: configuration, accounts: store)
+        let strict = try Harness(configuration: configuration, accounts: store)
         let guest = strict.hello(1, nick: "bob")
         #expect(guest.errorCodes(to: 1) == ["account-required"])
         #expect(guest.closes.isEmpty)

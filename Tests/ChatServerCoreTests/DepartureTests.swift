@@ -5,7 +5,7 @@ import Testing
 @Suite struct DepartureTests {
     /// A disconnect stores left with the reason in every room, tells the mates offline, and frees the nick.
     @Test func disconnectSendsLeftAndOffline() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
         harness.login(2, nick: "bob")
@@ -23,7 +23,7 @@ import Testing
 
     /// An empty disconnect reason becomes closed, so left always has a non-empty text.
     @Test func emptyReasonBecomesClosed() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         #expect(harness.disconnect(1, reason: "").chat(to: 2).first?.text == "closed")
@@ -31,7 +31,7 @@ import Testing
 
     /// A disconnect before the hello sends nothing and forgets the connection.
     @Test func disconnectBeforeHelloSendsNothing() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.connect(2)
         #expect(harness.disconnect(2).effects.isEmpty)
@@ -40,7 +40,7 @@ import Testing
 
     /// kick closes the user with KICKED and its mates see left with text kicked.
     @Test func kickClosesWithKicked() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = Outbox(harness.settle(harness.state.kick(nick: "ALICE", reason: "spamming", now: harness.now)))
@@ -54,7 +54,7 @@ import Testing
 
     /// kick of a nick nobody holds logs a warning and tells the console; nobody else hears of it.
     @Test func kickOfUnknownNickOnlyLogsAndAnswers() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = Outbox(harness.settle(harness.state.kick(nick: "ghost", reason: "", now: harness.now)))
         #expect(OperatorNameTests.console(out.actions) == ["no user 'ghost' is connected"])
@@ -64,7 +64,7 @@ import Testing
 
     /// shutdown closes every client, said hello or not, with SHUTDOWN and stores left events without sending them.
     @Test func shutdownClosesEveryone() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.connect(3)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct DirectMessageTests {
     /// A dm is delivered to the recipient with sender, to, text, id, ts, and acknowledged with id and ts only.
     @Test func dmIsDeliveredAndAcknowledged() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob", room: "elsewhere")
         harness.login(3, nick: "carol")
@@ -23,7 +23,7 @@ import Testing
 
     /// The recipient nick is matched case-insensitively; `to` shows the nick as chosen.
     @Test func recipientIsMatchedCaseInsensitively() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "Bob")
         let out = harness.send(.dm(to: "BOB", text: "hey", id: "D2"), from: 1)
@@ -32,7 +32,7 @@ import Testing
 
     /// A dm to a nick nobody holds is no-such-user, carrying the id.
     @Test func dmToUnknownNickIsNoSuchUser() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = harness.send(.dm(to: "ghost", text: "boo", id: "D3"), from: 1)
         #expect(out.errorCodes(to: 1) == ["no-such-user"])
@@ -41,7 +41,7 @@ import Testing
 
     /// A dm without `to` is bad-field; with bad text, too-large or bad-field.
     @Test func dmFieldErrors() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         #expect(harness.send(ChatMessage(.dm, text: "x", id: "D4"), from: 1).errorCodes(to: 1) == ["bad-field"])
@@ -52,7 +52,7 @@ import Testing
 
     /// A dm is not a room event: it is neither stored nor given a seq.
     @Test func dmIsNotStored() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.send(.dm(to: "bob", text: "secret", id: "D7"), from: 1)
@@ -63,7 +63,7 @@ import Testing
 
     /// A resent dm id is acknowledged again with the original ts and not delivered twice.
     @Test func resentDmIsNotDeliveredTwice() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let first = harness.send(.dm(to: "bob", text: "once", id: "D8"), from: 1)
@@ -75,7 +75,7 @@ import Testing
 
     /// Control characters are removed from dm text too.
     @Test func dmTextIsSanitised() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.dm(to: "bob", text: "\u{1B}]0;pwned\u{7}hi", id: "D9"), from: 1)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct ErrorReplyTests {
     /// A malformed message costs exactly one error with the decoder's code and the request id, and nothing else.
     @Test func malformedMessageCostsOneError() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let badField = harness.raw(#"{"type":"msg","room":5,"text":"x","id":"M1"}"# + "\n", from: 1)
@@ -23,7 +23,7 @@ import Testing
 
     /// An unknown type is unknown-type carrying the id; the connection stays open.
     @Test func unknownTypeIsUnknownType() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = harness.send(ChatMessage(type: "files", id: "U1"), from: 1)
         #expect(out.errorCodes(to: 1) == ["unknown-type"])
@@ -34,7 +34,7 @@ import Testing
     /// Types only the server sends, and the first lines of file streams (`upload`, `download`), are
     /// unknown-type when a client sends them on either stream.
     @Test func serverOnlyTypesAreUnknownType() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
         for type in ["welcome", "ack", "joined", "left", "history-end", "error", "roster", "file", "upload", "download"] {
             for stream in [ChatStreamKind.chat, .presence] {
@@ -50,7 +50,7 @@ import Testing
     @Test func everyErrorCodeIsProduced() throws {
         var configuration = ChatServerConfiguration()
         configuration.maxRoomsPerClient = 1
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         var out = Outbox([])
@@ -73,7 +73,7 @@ import Testing
 
     /// The codes only file streams produce (section 9), each caused once.
     private func fileStreamErrors() -> Outbox {
-        guard let harness = try? Harness(onLocalStore: true) else { return Outbox([]) }
+        guard let harness = try? Harness() else { return Outbox([]) }
         harness.login(1, nick: "alice")
         var out = harness.header(.download(file: "none"), on: Harness.fileStream(1, 0))
         out = out + harness.upload("late", offset: 3, on: Harness.fileStream(1, 1))
@@ -91,7 +91,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.maxCertificatesPerAccount = 1
         configuration.lobbyClaimable = true
-        guard let harness = try? Harness(onLocalStore: true, configuration: configuration, accounts: store) else { return Outbox([]) }
+        guard let harness = try? Harness(configuration: configuration, accounts: store) else { return Outbox([]) }
         harness.hello(1, nick: "alice", certificate: Harness.fingerprint(1))
         var out = harness.register(1, password: "short")
         out = out + harness.send(.changePassword("long-enough"), from: 1)

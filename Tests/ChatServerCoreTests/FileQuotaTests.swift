@@ -59,7 +59,7 @@ struct FileQuotaTests {
     @Test func freshGuestsEvictTheirOwnFilesFirst() throws {
         var configuration = ChatServerConfiguration()
         configuration.filesMaxBytes = 400
-        let harness = try Harness.floodFree(configuration, onLocalStore: true)
+        let harness = try Harness.floodFree(configuration)
         harness.login(1, nick: "alice", address: "10.0.0.2")
         harness.login(2, nick: "bob", address: "10.0.0.3")
         let member = try #require(harness.shared("m", size: 100, sha256: Self.content[8], on: Harness.fileStream(1))?.file)

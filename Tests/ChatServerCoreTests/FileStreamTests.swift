@@ -11,10 +11,10 @@ import Testing
 struct FileStreamTests {
     /// Alice (1) and Bob (2) in the lobby, Carol (3) connected elsewhere.
     static func threeClients(_ configuration: ChatServerConfiguration = ChatServerConfiguration(),
-                             history: any HistoryStore = InMemoryHistoryStore(), onLocalStore: Bool = true) throws -> Harness {
+                             history: any HistoryStore = InMemoryHistoryStore()) throws -> Harness {
         var unlimited = configuration
         unlimited.floodBurst = 1_000_000
-        let harness = try Harness(onLocalStore: onLocalStore, configuration: unlimited, history: history)
+        let harness = try Harness(configuration: unlimited, history: history)
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol", room: "elsewhere")
@@ -106,7 +106,7 @@ struct FileStreamTests {
         var configuration = ChatServerConfiguration()
         configuration.floodBurst = 3
         configuration.floodPerSecond = 0.001
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.connect(1)
         #expect(harness.upload("u", on: Harness.fileStream(1)).fileErrorCodes == ["not-joined"])
         harness.login(2, nick: "old", presence: false, legacy: true)
@@ -140,8 +140,7 @@ struct FileStreamTests {
 
     /// An upload id already completed is acked again, the same way, and announced once.
     @Test func repeatedUploadIsAckedAgainAndAnnouncedOnce() throws {
-        // On the synchronous path still: on the shared path the repeated upload's ack has no seq (issue 27, open).
-        let harness = try Self.threeClients(onLocalStore: false)
+        let harness = try Self.threeClients()
         let first = try #require(harness.shared("u1", on: Harness.fileStream(1)))
         harness.disconnect(1)
         harness.login(4, nick: "alice", peer: Harness.peer(1), presence: false)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct FloodTests {
     /// A logged-in alice with a full bucket (no presence status spent), and bob to watch.
     private func room() throws -> Harness {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice", presence: false)
         harness.login(2, nick: "bob", presence: false)
         harness.advance(10_000)
@@ -94,7 +94,7 @@ import Testing
 
     /// The flood limits follow the configuration.
     @Test func limitsFollowConfiguration() throws {
-        let harness = try Harness(onLocalStore: true, configuration: ChatServerConfiguration(floodBurst: 3, floodPerSecond: 1, floodStrikes: 2))
+        let harness = try Harness(configuration: ChatServerConfiguration(floodBurst: 3, floodPerSecond: 1, floodStrikes: 2))
         harness.login(1, nick: "alice", presence: false)
         harness.advance(5_000)
         for index in 1...3 { #expect(harness.say("m\(index)", from: 1).errorCodes(to: 1).isEmpty) }

@@ -10,7 +10,7 @@ import Testing
     /// is neither stored, acknowledged nor relayed; the longest valid id is accepted.
     @Test(arguments: [String(repeating: "x", count: 65), "", "a b", "id\u{1B}[2J", "\u{202E}evil", "nul\u{0}", "é"])
     func badMessageIDIsRefused(id: String) throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let msg = harness.send(.msg(room: "lobby", text: "hello", id: id), from: 1)
@@ -27,7 +27,7 @@ import Testing
 
     /// A 64-byte id of every allowed character is stored, acknowledged and relayed as sent.
     @Test func longestValidIDIsAccepted() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let id = String("abcXYZ019-_.:".cycled(to: 64))
@@ -38,7 +38,7 @@ import Testing
 
     /// An invalid id on a request that fails for another reason is not echoed in its error.
     @Test func invalidIDIsNeverEchoed() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let hostile = String(repeating: "\u{1B}]0;x\u{7}", count: 1_000)
         let out = harness.send(ChatMessage(type: "part", room: "nowhere", id: hostile), from: 1)
@@ -50,7 +50,7 @@ import Testing
 
     /// An error text quotes client input only as a short, inert excerpt.
     @Test func errorTextQuotesAnExcerpt() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let nick = "\u{1B}]0;pwned\u{7}" + String(repeating: "A", count: 60_000)
         let out = harness.send(.dm(to: nick, text: "hi", id: "D-1"), from: 1)
@@ -66,7 +66,7 @@ import Testing
     /// with all 10 earlier messages, the re-joiner gets the replay it asked for, its own joined
     /// with the latest seq and the roster.
     @Test func rejoinStoresNothingAndTellsNoOne() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         for index in 1...10 { harness.say("message \(index)", from: 2) }
@@ -87,7 +87,7 @@ import Testing
     /// A connection may be in 100 rooms; the 101st join is `too-many-rooms` and changes nothing;
     /// after a part, a join succeeds again.
     @Test func roomsPerConnectionAreLimited() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
         for index in 2...100 {
             #expect(harness.send(.join(room: "room\(index)"), from: 1).errorCodes(to: 1).isEmpty)
@@ -106,7 +106,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.idleRoomLimit = 2
         configuration.floodBurst = 1_000_000
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.login(1, nick: "alice")
         var lastSeq: [String: Int64] = [:]
         for index in 1...6 {
@@ -126,7 +126,7 @@ import Testing
     /// No log line and no message to another client ever carries a peer id, whatever happens:
     /// hello, messages, a replacement, a rename, departures.
     @Test func peerIDsNeverReachLogsOrOthers() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         let alicePeer = "6f1c2b3a-0000-4000-8000-00000000abcd"
         var out = harness.login(1, nick: "alice", peer: alicePeer)
         out = out + harness.login(2, nick: "bob")
@@ -154,7 +154,7 @@ import Testing
     /// Joining a big room thousands of times before opening the presence stream holds one
     /// roster per room; flushing it is not live traffic.
     @Test func presenceBacklogHoldsOneRosterPerRoomAndFlushesAsBacklog() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         for client in 1...150 { harness.login(ClientID(client), nick: "member\(client)") }
         harness.login(200, nick: "late", presence: false)
         for _ in 0..<3_000 { harness.send(.join(room: "lobby"), from: 200) }
@@ -174,7 +174,7 @@ import Testing
                 configuration.maxRoomsPerClient = count
                 configuration.idleRoomLimit = 2 * count
                 configuration.floodBurst = 1_000_000
-                let harness = try Harness(onLocalStore: true, configuration: configuration)
+                let harness = try Harness(configuration: configuration)
                 harness.login(1, nick: "alice")
                 for index in 1..<count { harness.send(.join(room: "r\(index)"), from: 1) }
                 #expect(harness.state.who().first?.rooms.count == count)

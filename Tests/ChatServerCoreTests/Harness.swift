@@ -11,20 +11,15 @@ final class Harness {
     private var decoders: [String: ChatStreamDecoder] = [:]
     private var messageCounter: UInt64 = 0
 
-    /// `onLocalStore`: the core as one server runs it (issue 27 step 3): its store actions
-    /// answered by ``LocalStoreAdapter`` over an in-memory disk, on its worker, until nothing more
-    /// happens (``settle(_:)``), and `accounts` read and written by that worker. Otherwise the
-    /// core's synchronous stores, `history` and `accounts`, which the test may inspect.
-    init(onLocalStore: Bool = false, configuration: ChatServerConfiguration = ChatServerConfiguration(),
+    /// The core as one server runs it (issue 27): its store actions answered by
+    /// ``LocalStoreAdapter`` over an in-memory disk (or `history`, when it is a disk), on its
+    /// worker, until nothing more happens (``settle(_:)``), and `accounts` read and written by
+    /// that worker.
+    init(configuration: ChatServerConfiguration = ChatServerConfiguration(),
          history: any HistoryStore = InMemoryHistoryStore(), accounts: any AccountStore = InMemoryAccountStore(),
          receiptLimit: Int = 100_000, seed: UInt64 = 1) throws {
-        guard onLocalStore else {
-            state = try ChatServerState(configuration: configuration, history: history, accounts: accounts, random: SplitMix64(seed: seed))
-            localStore = nil
-            return
-        }
         state = try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(), accounts: SharedAccountCache(),
-                                    files: SharedFileCatalog(), roomLog: .shared, random: SplitMix64(seed: seed))
+                                    files: SharedFileCatalog(), random: SplitMix64(seed: seed))
         // A history that is also a disk and a file catalog (SQLite's) is the worker's, as the glue
         // opens a `--db`; else both in memory.
         let disk = (history as? any RoomLogDisk) ?? InMemoryRoomLogDisk()
@@ -32,12 +27,12 @@ final class Harness {
         let rig = LocalStoreAdapterTests.Rig(disk: LocalStoreAdapterTests.GatedDisk(disk), accounts: accounts, files: files,
                                              retain: configuration.historyPerRoom)
         // As the glue: without a disk file, an idle room's events live in memory, bounded by --idle-rooms.
-        localStore = (rig, try rig.makeLog(receiptLimit: receiptLimit, idleRoomLimit: history is any RoomLogDisk ? nil : configuration.idleRoomLimit))
+        localStore = (rig, try rig.makeLog(receiptLimit: receiptLimit, loginFailureKeys: configuration.loginFailureKeys, idleRoomLimit: history is any RoomLogDisk ? nil : configuration.idleRoomLimit))
         state.clusterReady(true)
         _ = settle(state.serverBansChanged(try accounts.serverBans(), now: now))
     }
 
-    /// The local store's worker and adapter (``init(onLocalStore:configuration:history:accounts:)``).
+    /// The local store's worker and adapter (``init(configuration:history:accounts:receiptLimit:seed:)``).
     let localStore: (rig: LocalStoreAdapterTests.Rig, adapter: LocalStoreAdapter)?
 
     /// On the local store: hands the core's store actions to the adapter and its answers back,
@@ -75,11 +70,10 @@ final class Harness {
     }
 
     /// A harness whose flood limit never triggers, for tests that send many messages.
-    static func floodFree(_ configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore(),
-                          onLocalStore: Bool = false) throws -> Harness {
+    static func floodFree(_ configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore = InMemoryHistoryStore()) throws -> Harness {
         var unlimited = configuration
         unlimited.floodBurst = 1_000_000
-        return try Harness(onLocalStore: onLocalStore, configuration: unlimited, history: history)
+        return try Harness(configuration: unlimited, history: history)
     }
 
     func advance(_ milliseconds: Int64) {

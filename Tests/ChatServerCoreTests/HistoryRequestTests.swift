@@ -5,7 +5,7 @@ import Testing
 @Suite struct HistoryRequestTests {
     /// A lobby whose events have seq 1 (alice joined) and 2 to count + 1 (her messages).
     private func lobby(messages count: Int) throws -> Harness {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.login(1, nick: "alice")
         for index in 1...count {
             harness.say("m\(index)", from: 1)
@@ -61,7 +61,7 @@ import Testing
 
     /// Only the most recent historyPerRoom events are guaranteed; older ones may be pruned.
     @Test func retentionFollowsConfiguration() throws {
-        let harness = try Harness.floodFree(ChatServerConfiguration(historyPerRoom: 5), onLocalStore: true)
+        let harness = try Harness.floodFree(ChatServerConfiguration(historyPerRoom: 5))
         harness.login(1, nick: "alice")
         for index in 1...40 { harness.say("m\(index)", from: 1) }
         let page = seqs(harness.send(.history(room: "lobby", limit: 200), from: 1).chat(to: 1))

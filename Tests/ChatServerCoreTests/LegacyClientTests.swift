@@ -7,7 +7,7 @@ import Testing
 @Suite struct LegacyClientTests {
     /// Messages written back to back without LF, with only text, type and sender, work end to end.
     @Test func joinAndMessageWithoutLineFeeds() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(2, nick: "bob")
         harness.connect(1, legacy: true, datagrams: false)
         let out = harness.raw(
@@ -24,7 +24,7 @@ import Testing
 
     /// Everything sent to a legacy client carries type, text and sender, so its struct decodes it.
     @Test func everyMessageCarriesTypeTextSender() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.connect(1, legacy: true, datagrams: false)
         var out = harness.raw(#"{"text":"","type":"join","sender":"oldtimer"}"#, from: 1)
         out = out + harness.raw(#"{"text":"","type":"presence","sender":"oldtimer"}"#, from: 1, on: .presence)
@@ -42,7 +42,7 @@ import Testing
 
     /// A legacy client's presence message reaches a modern client as a typing datagram.
     @Test func legacyTypingReachesModernClient() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.connect(1, legacy: true, datagrams: false)
         harness.raw(#"{"text":"","type":"join","sender":"oldtimer"}"#, from: 1)
         harness.login(2, nick: "bob")

@@ -59,10 +59,11 @@ import Testing
         }
 
         func makeLog(pendingLimit: Int = 100_000, receiptLimit: Int = 100_000,
-                     reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange, idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
+                     reservationRange: Int64 = LocalStoreAdapter.defaultReservationRange, loginFailureKeys: Int = 100_000,
+                     idleRoomLimit: Int? = nil) throws -> LocalStoreAdapter {
             LocalStoreAdapter(worker: worker, reserved: try disk.reservedSequences(), receipts: try disk.storedReceipts(),
                          pendingLimit: pendingLimit, receiptLimit: receiptLimit, reservationRange: reservationRange,
-                         idleRoomLimit: idleRoomLimit)
+                         loginFailureKeys: loginFailureKeys, idleRoomLimit: idleRoomLimit)
         }
     }
 
@@ -109,7 +110,7 @@ import Testing
         let message = ChatMessage(type: kind.rawValue, text: text, sender: "alice", room: room, id: id, seq: 0, ts: 1_000)
         let encoding = EncodingAroundSeq(message)
         return RoomEventAppend(token: token, room: room, kind: kind, beforeSeq: encoding.beforeSeq, afterSeq: encoding.afterSeq,
-                               origin: origin, dedupe: id.map { "\(peer):\($0)" }, membership: membership, policy: policy)
+                               origin: origin, dedupe: id.map { "\(peer):\($0)" }, membership: membership, policy: policy, ts: 1_000)
     }
 
     static func delivered(_ answers: [LocalStoreAnswer]) -> [Int64] {
@@ -233,12 +234,12 @@ import Testing
             while Self.appended(answers).isEmpty { answers += rig.step(log) }
             #expect(Self.appended(answers)[1] == .stored(seq: 1, duplicate: false))
             #expect(log.append(Self.append(2, text: "hello", id: "m1")).isEmpty)
-            #expect(Self.appended(rig.step(log))[2] == .stored(seq: 1, duplicate: true))
+            #expect(Self.appended(rig.step(log))[2] == .stored(seq: 1, duplicate: true, firstTs: 1_000))
         }
         let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
         let log = try rig.makeLog()
         _ = log.append(Self.append(3, text: "hello", id: "m1"))
-        #expect(Self.appended(rig.step(log))[3] == .stored(seq: 1, duplicate: true))
+        #expect(Self.appended(rig.step(log))[3] == .stored(seq: 1, duplicate: true, firstTs: 1_000))
         // Another peer's id is its own.
         _ = log.append(Self.append(4, text: "hello", id: "m1", peer: "p2"))
         var answers: [LocalStoreAnswer] = []
@@ -253,12 +254,12 @@ import Testing
             let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
             let log = try rig.makeLog()
             log.storeDirectReceipt(peer: "p1", id: "d1", ts: 42)
-            #expect(log.lookUpDirectReceipt(1, peer: "p1", id: "d1") == [.directReceiptLookedUp(1, .answered(42))])
+            #expect(log.lookUpDirectReceipt(1, peer: "p1", id: "d1") == [.directReceiptLookedUp(1, .answered(MessageReceipt(peer: "p1", id: "d1", ts: 42)))])
             rig.worker.waitUntilIdle()
         }
         let rig = Rig(disk: GatedDisk(try SQLiteHistoryStore(path: path)))
         let log = try rig.makeLog()
-        #expect(log.lookUpDirectReceipt(2, peer: "p1", id: "d1") == [.directReceiptLookedUp(2, .answered(42))])
+        #expect(log.lookUpDirectReceipt(2, peer: "p1", id: "d1") == [.directReceiptLookedUp(2, .answered(MessageReceipt(peer: "p1", id: "d1", ts: 42)))])
         #expect(log.lookUpDirectReceipt(3, peer: "p2", id: "d1") == [.directReceiptLookedUp(3, .answered(nil))])
     }
 

@@ -21,7 +21,7 @@ import Testing
 
         init() throws {
             // One server: no node name (its `welcome` names no node and lists no `cluster`).
-            harness = try Harness(onLocalStore: true)
+            harness = try Harness()
         }
 
         /// Hands the core's actions to the adapter and its immediate answers back, without waiting

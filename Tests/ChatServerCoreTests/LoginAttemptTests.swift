@@ -26,7 +26,7 @@ import Testing
     /// Ten guesses for one account, all in flight at once from ten addresses: five are hashed,
     /// five refused at once; the right password after them too, nothing hashed.
     @Test func guessesInFlightCountForTheAccount() throws {
-        let harness = try Harness(onLocalStore: true, configuration: Self.manyWorkers)
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         var tasks: [PasswordTask] = []
         var refused = 0
@@ -48,7 +48,7 @@ import Testing
     /// Guesses from one address over several accounts, in flight at once: five are hashed.
     @Test func guessesInFlightCountForTheAddress() throws {
         // One connection checks one password at a time, so each guess has a connection of its own.
-        let fresh = try Harness(onLocalStore: true, configuration: Self.manyWorkers)
+        let fresh = try Harness(configuration: Self.manyWorkers)
         for (client, name) in [(1, "alice"), (2, "bob"), (3, "carol")] {
             fresh.registered(ClientID(client), nick: name, password: "\(name)-pass")
         }
@@ -68,7 +68,7 @@ import Testing
     /// A right password takes its count back: four wrong and one right in flight fill the limit;
     /// once the right one's verdict is in, one more attempt is hashed.
     @Test func rightPasswordTakesItsCountBack() throws {
-        let harness = try Harness(onLocalStore: true, configuration: Self.manyWorkers)
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         var wrong: [PasswordTask] = []
         for client in UInt64(10)..<14 {
@@ -83,7 +83,7 @@ import Testing
 
     /// A failed check (out of memory) takes its count back: nothing was learned.
     @Test func failedCheckTakesItsCountBack() throws {
-        let harness = try Harness(onLocalStore: true, configuration: Self.manyWorkers)
+        let harness = try Harness(configuration: Self.manyWorkers)
         harness.registered(1, nick: "alice", password: "right-pass")
         for client in UInt64(10)..<15 {
             let task = try #require(Self.helloInFlight(harness, client, nick: "alice", password: "wrong-pass").tasks.first)
@@ -161,7 +161,7 @@ import Testing
     }
 
     @Test func missingAccountIsCheckedLikeAWrongPassword() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "right-pass")
         harness.hello(2, nick: "certonly", certificate: Harness.fingerprint(2))
         harness.register(2, password: nil)
@@ -181,7 +181,7 @@ import Testing
     /// Five wrong passwords lock a name that is no account as they lock an account: the sixth
     /// attempt of each is refused unchecked, alike.
     @Test func missingAccountLocksLikeAnAccount() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "right-pass")
         for name in ["alice", "nobody"] {
             for index in 0..<5 { _ = Self.login(harness, ClientID(100 + index), name) }

@@ -13,7 +13,7 @@ import Testing
         configuration.operators = ["admin"]
         configuration.floodBurst = 10_000
         configure(&configuration)
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         for (client, nick) in [(UInt64(1), "owner"), (2, "oper"), (3, "admin"), (4, "member")] {
             harness.registered(client, nick: nick)
             harness.send(.join(room: "dev"), from: client)
@@ -33,7 +33,7 @@ import Testing
     @Test func claimMakesTheOwner() throws {
         var configuration = ChatServerConfiguration()
         configuration.lobbyClaimable = true
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.hello(2, nick: "bob")
         let out = harness.send(.claim(room: "lobby"), from: 1)
@@ -54,7 +54,7 @@ import Testing
 
     /// In a room without owner anyone in it may set the topic; the event is stored and replayed; roster carries it.
     @Test func topicInUnownedRoom() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "guest1")
         harness.hello(2, nick: "guest2")
         let out = harness.send(.topic(room: "lobby", text: "welcome\nall"), from: 1)
@@ -74,7 +74,7 @@ import Testing
     /// A roster carries `topic`, `modes` and `ops` whether or not the room has any (PROTOCOL.md
     /// section 8; issue 23, item 20: they were left out when empty): `""` and `[]` then.
     @Test func rosterAlwaysCarriesTopicModesAndOps() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         let plain = try #require(harness.hello(1, nick: "guest1").presence(to: 1).first { $0.type == "roster" })
         #expect(plain.topic == "" && plain.modes == [] && plain.ops == [] && plain.identified == nil, "\(plain)")
         harness.send(.topic(room: "lobby", text: "hi"), from: 1)
@@ -352,7 +352,7 @@ import Testing
     @Test func unownedRoomsAreModeratedByServerOperatorsOnly() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.registered(2, nick: "admin")
         harness.hello(3, nick: "guest")
@@ -457,7 +457,7 @@ import Testing
 
     /// rooms lists at most 1,000 rooms: the fullest first, the rest left out.
     @Test func roomsListingIsBounded() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.hello(1, nick: "asker")
         for index in 0..<(ChatLimits.maxRoomsListed + 5) {
             harness.hello(UInt64(10 + index), nick: "u\(index)", room: "room\(index)")
@@ -496,7 +496,7 @@ import Testing
         let store = InMemoryAccountStore()
         var configuration = ChatServerConfiguration()
         configuration.lobbyClaimable = true
-        let harness = try Harness(onLocalStore: true, configuration: configuration, accounts: store)
+        let harness = try Harness(configuration: configuration, accounts: store)
         harness.registered(1, nick: "alice")
         store.failure = "disk on fire"
         #expect(harness.send(.join(room: "newroom"), from: 1).errorCodes(to: 1) == ["unavailable"])

@@ -5,7 +5,7 @@ import Testing
 @Suite struct NickTests {
     /// A nick change produces one stored nick event per room, to that room's members and the renamer.
     @Test func oneNickEventPerRoom() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
         harness.login(2, nick: "bob")
@@ -25,7 +25,7 @@ import Testing
 
     /// A nick held by someone else, in any case, is nick-in-use.
     @Test func takenNickIsNickInUse() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(ChatMessage(.nick, text: "BOB", id: "N1"), from: 1)
@@ -37,7 +37,7 @@ import Testing
 
     /// An invalid nick is bad-nick.
     @Test func invalidNickIsBadNick() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         #expect(harness.send(.nick("_alice"), from: 1).errorCodes(to: 1) == ["bad-nick"])
         #expect(harness.send(.nick(""), from: 1).errorCodes(to: 1) == ["bad-nick"])
@@ -45,7 +45,7 @@ import Testing
 
     /// Changing only the case of one's own nick is allowed.
     @Test func caseChangeOfOwnNickIsAllowed() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = harness.send(.nick("Alice"), from: 1)
         #expect(out.chat(to: 1).map(\.text) == ["Alice"])
@@ -54,7 +54,7 @@ import Testing
 
     /// Outside any room the renamer still gets one nick message, without room or seq.
     @Test func renameOutsideRoomsIsConfirmedToRenamer() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.part(room: "lobby"), from: 1)
         let out = harness.send(.nick("ally"), from: 1)
@@ -66,7 +66,7 @@ import Testing
 
     /// Renaming to the current nick is confirmed to the renamer only and stores nothing.
     @Test func unchangedNickIsConfirmedOnly() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.nick("alice"), from: 1)
@@ -76,7 +76,7 @@ import Testing
 
     /// After a rename the old nick is free and the new one reaches the user.
     @Test func oldNickIsFreedAndNewOneIsReachable() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.nick("alicia"), from: 1)
         #expect(harness.login(2, nick: "alice").chat(to: 2).first?.sender == "alice")

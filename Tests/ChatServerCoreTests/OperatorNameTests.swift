@@ -10,7 +10,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.operators = operators
         configuration.operatorCertificates = certificates
-        return try Harness(onLocalStore: true, configuration: configuration)
+        return try Harness(configuration: configuration)
     }
 
     static func console(_ actions: [ServerAction]) -> [String] {
@@ -119,7 +119,7 @@ import Testing
     @Test func lobbyIsClaimedByServerOperatorsOnly() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         harness.registered(2, nick: "admin")
         let refused = harness.send(.claim(room: "lobby"), from: 1)
@@ -133,7 +133,7 @@ import Testing
     @Test func lobbyClaimableLetsMembersClaimIt() throws {
         var configuration = ChatServerConfiguration()
         configuration.lobbyClaimable = true
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice")
         #expect(harness.send(.claim(room: "lobby"), from: 1).chat(to: 1).first?.text == "owner")
     }
@@ -147,7 +147,7 @@ import Testing
     static func club() throws -> Harness {
         var configuration = ChatServerConfiguration()
         configuration.floodBurst = 1_000
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "owner", room: "club")
         harness.send(.claim(room: "club"), from: 1)
         harness.hello(2, nick: "pest", room: "club", address: "192.0.2.9")
@@ -168,7 +168,7 @@ import Testing
     @Test func serverBanHoldsForTheDeviceAndNewAccounts() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "admin")
         harness.registered(3, nick: "oldtimer", password: "old-password")
         harness.disconnect(3)
@@ -194,7 +194,7 @@ import Testing
 @Suite struct ProvenTakeoverTests {
     /// alice (client 1, peer 1) logged in by password.
     static func alice() throws -> Harness {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(9, nick: "alice", password: "alice-pass")
         harness.disconnect(9)
         harness.hello(1, nick: "alice", password: "alice-pass")

@@ -12,7 +12,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.passwordQueueLimit = limit
         configuration.passwordTasksRunning = 1
-        return try Harness(onLocalStore: true, configuration: configuration)
+        return try Harness(configuration: configuration)
     }
 
     /// A logged-in connection `client` of account `name` (registered through another connection

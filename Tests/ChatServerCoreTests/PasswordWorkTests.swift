@@ -10,7 +10,7 @@ import Testing
     @Test func resultsInAnyOrder() throws {
         var configuration = ChatServerConfiguration()
         configuration.passwordTasksRunning = 2
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice", password: "alice-pass")
         harness.registered(2, nick: "bob", password: "bob-passwd")
         harness.disconnect(1)
@@ -30,7 +30,7 @@ import Testing
 
     /// A result for a client that has gone changes nothing and answers nobody; an unknown ticket is only logged.
     @Test func resultForDepartedClient() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "alice-pass")
         harness.disconnect(1)
         harness.connect(2, certificate: nil)
@@ -46,7 +46,7 @@ import Testing
 
     /// A failed hash refuses the registration with unavailable; a failed check refuses the login the same way (not counted as wrong).
     @Test func failuresAreRefusals() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice")
         let task = try #require(harness.passwordTasks(in: harness.send(.register(password: "password1"), from: 1)).first)
         #expect(harness.finish(task, .failed("out of memory")).errorCodes(to: 1) == ["unavailable"])
@@ -64,7 +64,7 @@ import Testing
 
     /// While a register is hashed, the messages after it wait and then run in order: the msg after register carries the account.
     @Test func messagesWaitForTheVerdictInOrder() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.hello(1, nick: "alice")
         harness.hello(2, nick: "bob")
         let asked = harness.send(.register(password: "password1"), from: 1)
@@ -80,7 +80,7 @@ import Testing
 
     /// A held login followed by another login: the second waits for the first's verdict, then is answered account-exists.
     @Test func secondTaskWaitsForTheFirst() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "password1")
         harness.hello(2, nick: "guest")
         let first = harness.send(.login(account: "alice", password: "password1"), from: 2)
@@ -96,7 +96,7 @@ import Testing
     @Test func queueIsBounded() throws {
         var configuration = ChatServerConfiguration()
         configuration.passwordQueueLimit = 2
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         var tasks: [PasswordTask] = []
         for client in UInt64(1)...3 {
             harness.hello(client, nick: "user\(client)")
@@ -120,7 +120,7 @@ import Testing
     @Test func departedClientsTaskStillCounts() throws {
         var configuration = ChatServerConfiguration()
         configuration.passwordQueueLimit = 1
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.hello(1, nick: "alice")
         let task = try #require(harness.passwordTasks(in: harness.send(.register(password: "password1"), from: 1)).first)
         harness.disconnect(1)
@@ -135,7 +135,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.heldMessageLimit = 3
         configuration.floodBurst = 1_000
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.hello(1, nick: "alice")
         let asked = harness.send(.register(password: "password1"), from: 1)
         var refused = 0
@@ -147,7 +147,7 @@ import Testing
 
     /// Five wrong passwords for an account in 60 s lock it (even the right one is bad-login, nothing hashed) until the minute has passed.
     @Test func wrongPasswordsLockTheAccountForAMinute() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "right-pass")
         for attempt in 0..<5 {
             let out = harness.hello(UInt64(10 + attempt), nick: "alice", password: "wrong-pass", address: "10.1.0.\(attempt)")
@@ -166,7 +166,7 @@ import Testing
 
     /// Five wrong passwords from one address lock that address for every account; other addresses are not affected.
     @Test func wrongPasswordsLockTheAddress() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "alice-pass")
         harness.registered(2, nick: "bob", password: "bob-passwd")
         harness.hello(3, nick: "mallory", address: "192.0.2.7")
@@ -184,13 +184,11 @@ import Testing
     /// At most `registrationsPerAddress` registrations from one address (PROTOCOL.md section 7 item
     /// 8), with a password or a certificate alone, counted before the hash: one more is
     /// `quota-exceeded` with nothing hashed; another address and a shared (exempt) one still
-    /// register. Through the local store (its adapter counts, as Redis does on a cluster) and in
-    /// the core alone.
-    @Test(arguments: [true, false])
-    func registrationsPerAddressAreCounted(onLocalStore: Bool) throws {
+    /// register. Through the local store (its adapter counts, as Redis does on a cluster).
+    @Test func registrationsPerAddressAreCounted() throws {
         var configuration = ChatServerConfiguration()
         configuration.registrationsPerAddress = 2
-        let harness = try Harness(onLocalStore: onLocalStore, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.hello(1, nick: "first", address: "192.0.2.7")
         harness.hello(2, nick: "second", certificate: Harness.fingerprint(2), address: "192.0.2.7")
         harness.hello(3, nick: "third", address: "192.0.2.7")
@@ -209,7 +207,7 @@ import Testing
 
     /// A shared (exempt) address is not locked by wrong passwords from it: only the accounts tried are.
     @Test func sharedAddressIsNotLocked() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "alice-pass")
         harness.registered(2, nick: "bob", password: "bob-passwd")
         harness.hello(3, nick: "tester", address: "127.0.0.1", shared: true)
@@ -222,7 +220,7 @@ import Testing
 
     /// A locked account still logs in by its bound certificate: guessing passwords cannot lock its owner out.
     @Test func certificateLoginIgnoresTheLock() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.registered(1, nick: "alice", password: "right-pass", certificate: Harness.fingerprint(1))
         harness.disconnect(1)
         for attempt in 0..<6 { harness.hello(UInt64(10 + attempt), nick: "alice", password: "wrong-pass") }
@@ -233,14 +231,14 @@ import Testing
     @Test func failureTableIsBounded() throws {
         var configuration = ChatServerConfiguration()
         configuration.loginFailureKeys = 4
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "alice", password: "right-pass")
         // Wrong passwords from 20 addresses, each counted; the table keeps at most 4 per kind.
         for index in 0..<20 {
             harness.hello(UInt64(100 + index), nick: "alice", password: "wrong-pass", address: "10.9.0.\(index)")
             harness.advance(1)
         }
-        #expect(harness.state.trackedLoginFailureKeys <= 1 + 4)
+        #expect(harness.localStore!.adapter.trackedLoginFailureKeys <= 1 + 4)
         // The account itself is one key: five of the twenty locked it.
         let out = harness.hello(200, nick: "alice", password: "right-pass", address: "10.9.1.1")
         #expect(out.errorCodes(to: 200) == ["bad-login"])

@@ -6,7 +6,7 @@ import Testing
     /// Presence events wait until the presence stream exists, then go out in order, not as live
     /// traffic (a backlog must not pass for a slow consumer, PROTOCOL.md section 12).
     @Test func presenceIsQueuedUntilStreamOpens() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice", presence: false)
         let join = harness.login(2, nick: "bob")
         #expect(join.presence(to: 1).isEmpty)
@@ -21,7 +21,7 @@ import Testing
 
     /// The first bytes on the presence stream open it too, so the glue need not call presenceStreamOpened.
     @Test func receivingOnPresenceStreamOpensIt() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice", presence: false)
         let out = harness.send(.status("online"), from: 1, on: .presence)
         #expect(out.presence(to: 1).map(\.type) == ["roster"])
@@ -31,7 +31,7 @@ import Testing
     @Test func queueKeepsNewestWithinCount() throws {
         var configuration = ChatServerConfiguration()
         configuration.presenceQueueLimit = 5
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.login(1, nick: "alice", presence: false)
         // alice's queue: her roster, then the online status of each of 8 users.
         for client in 2...9 { harness.login(ClientID(client), nick: "user\(client)") }
@@ -42,7 +42,7 @@ import Testing
 
     /// A newer status of a user supersedes the queued one: 1,100 changes leave one, the last.
     @Test func queuedStatusIsSupersededByTheNewest() throws {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         harness.login(1, nick: "alice", presence: false)
         harness.login(2, nick: "bob")
         for index in 0..<1_100 {
@@ -56,7 +56,7 @@ import Testing
 
     /// A status change goes to everyone who shares a room, not back to the sender and not to strangers.
     @Test func statusGoesToRoomMatesOnly() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol", room: "dev")
@@ -70,7 +70,7 @@ import Testing
 
     /// Repeating the current status, like the online every client starts with, sends nothing.
     @Test func unchangedStatusIsSilent() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         #expect(harness.send(.status("online"), from: 1, on: .presence).effects.isEmpty)
@@ -78,7 +78,7 @@ import Testing
 
     /// A status word other than online, away, offline is bad-field, sent on the chat stream.
     @Test func invalidStatusIsBadField() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = harness.send(ChatMessage(.status, text: "busy", id: "S1"), from: 1, on: .presence)
         #expect(out.errorCodes(to: 1) == ["bad-field"])
@@ -87,7 +87,7 @@ import Testing
 
     /// A status sent before the hello (stream 4 data first) is applied at the hello.
     @Test func statusBeforeHelloIsAppliedAtHello() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.connect(2)
         let early = harness.send(.status("away"), from: 2, on: .presence)
@@ -100,7 +100,7 @@ import Testing
 
     /// Before the hello, a presence-stream error has no chat stream to go to and is dropped.
     @Test func presenceErrorsBeforeHelloWithoutChatStreamAreDropped() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.connect(1)
         #expect(harness.send(.status("busy"), from: 1, on: .presence).effects.isEmpty)
         harness.raw("{oops}\n", from: 1)
@@ -109,7 +109,7 @@ import Testing
 
     /// Chat-stream types on the presence stream and presence types on the chat stream are unknown-type.
     @Test func messagesOnTheWrongStreamAreUnknownType() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let misplacedMsg = harness.send(.msg(room: "lobby", text: "hi", id: "W1"), from: 1, on: .presence)
@@ -122,7 +122,7 @@ import Testing
 
     /// A client may set itself offline while connected; its mates see it.
     @Test func offlineStatusWhileConnected() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         #expect(harness.send(.status("offline"), from: 1, on: .presence).presence(to: 2).map(\.text) == ["offline"])

@@ -6,7 +6,7 @@ import Testing
 /// room mates' `left` says `quit: MESSAGE`, cleaned and cut.
 @Suite struct QuitMessageTests {
     @Test func theLeftEventCarriesTheQuitMessage() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.quit(text: "gone home,\nsee you\u{07} tomorrow", id: "q1"), from: 1)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func aLongMessageIsCutAndNoneIsAPlainQuit() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol")

@@ -6,7 +6,7 @@ import Testing
 /// configuration out of range changes nothing.
 @Suite struct ReconfigurationTests {
     private func room(_ configuration: ChatServerConfiguration = ChatServerConfiguration()) throws -> Harness {
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.login(1, nick: "alice", presence: false)
         harness.login(2, nick: "bob", presence: false)
         harness.advance(10_000)
@@ -86,7 +86,7 @@ import Testing
     @Test func operatorsChangeForConnectedAccounts() throws {
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
-        let harness = try Harness(onLocalStore: true, configuration: configuration)
+        let harness = try Harness(configuration: configuration)
         harness.registered(1, nick: "admin")
         harness.registered(2, nick: "alice")
         harness.hello(3, nick: "guest")

@@ -5,7 +5,7 @@ import Testing
 @Suite struct ReplacementTests {
     /// The same peer on a newer connection closes the old one with REPLACED, emits no left, and keeps the nick.
     @Test func samePeerReplacesOldConnectionWithoutLeft() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.connect(3)
@@ -23,7 +23,7 @@ import Testing
 
     /// The replacing connection keeps every room of the old one, not only the one it names.
     @Test func replacementKeepsAllRooms() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
         harness.login(2, nick: "bob", room: "dev")
@@ -39,7 +39,7 @@ import Testing
     /// A replacing connection's hello for a room it inherited is a re-join: the replay it asked
     /// for and its own joined with the room's latest seq, to it alone; nothing stored, bob told nothing.
     @Test func helloForInheritedRoomResynchronisesAlone() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.say("one", from: 2)
@@ -57,7 +57,7 @@ import Testing
 
     /// After a replacement, the glue's disconnect of the old connection changes nothing.
     @Test func disconnectOfReplacedConnectionIsIgnored() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.connect(3)
@@ -70,7 +70,7 @@ import Testing
     /// A peer id differing only in case is the same peer; each `welcome` echoes the id as that
     /// connection sent it (issue 11 item 9).
     @Test func peerComparisonIgnoresCase() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         let peer = "6f1c2b3a-0000-4000-8000-00000000abcd"
         let hello = harness.login(1, nick: "alice", peer: peer)
         #expect(hello.chat(to: 1).first?.peer == peer)
@@ -82,7 +82,7 @@ import Testing
 
     /// The status of the replaced connection carries over; a different early status is announced.
     @Test func replacementKeepsStatusAndAnnouncesEarlyChange() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.send(.status("away"), from: 1, on: .presence)

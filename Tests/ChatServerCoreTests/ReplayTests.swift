@@ -5,7 +5,7 @@ import Testing
 @Suite struct ReplayTests {
     /// Builds a lobby with alice and `count` messages from her, seq 2 to count + 1.
     private func lobby(messages count: Int, configuration: ChatServerConfiguration = ChatServerConfiguration()) throws -> Harness {
-        let harness = try Harness.floodFree(configuration, onLocalStore: true)
+        let harness = try Harness.floodFree(configuration)
         harness.login(1, nick: "alice")
         for index in 1...count {
             harness.advance(1)
@@ -72,7 +72,7 @@ import Testing
 
     /// Replay includes every stored kind: msg, joined, left and nick, with their fields.
     @Test func replayIncludesEveryStoredKind() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.say("hello", from: 1)

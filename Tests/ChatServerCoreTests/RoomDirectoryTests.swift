@@ -9,7 +9,7 @@ import Testing
 struct RoomDirectoryTests {
     /// 3,000 rooms with a member each, and 20 askers in the lobby.
     private static func crowded() throws -> Harness {
-        let harness = try Harness.floodFree(onLocalStore: true)
+        let harness = try Harness.floodFree()
         for index in 0..<3_000 { harness.hello(UInt64(1_000 + index), nick: "u\(index)", room: "room\(index)") }
         for asker in 1...20 { harness.hello(UInt64(asker), nick: "asker\(asker)") }
         return harness

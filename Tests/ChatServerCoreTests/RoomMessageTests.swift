@@ -5,7 +5,7 @@ import Testing
 @Suite struct RoomMessageTests {
     /// A msg is acknowledged to its sender and relayed to every other member, never echoed.
     @Test func msgIsAcknowledgedAndRelayedWithoutEcho() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol")
@@ -26,7 +26,7 @@ import Testing
 
     /// The server stamps sender: what a client puts there is ignored.
     @Test func senderIsStampedByServer() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         var forged = ChatMessage.msg(room: "lobby", text: "trust me", id: "F")
@@ -36,7 +36,7 @@ import Testing
 
     /// A msg without room goes to lobby.
     @Test func msgWithoutRoomGoesToLobby() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(ChatMessage(type: "msg", text: "hi", id: "X"), from: 1)
@@ -46,7 +46,7 @@ import Testing
 
     /// A msg to a room the sender is not in is not-joined, carrying the id; nothing is delivered.
     @Test func msgToRoomNotJoinedIsNotJoined() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob", room: "dev")
         let out = harness.send(.msg(room: "dev", text: "hi", id: "ID-2"), from: 1)
@@ -57,7 +57,7 @@ import Testing
 
     /// A msg to an invalid room name is bad-room, carrying the id.
     @Test func msgToInvalidRoomIsBadRoom() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let out = harness.send(.msg(room: "Bad Room!", text: "hi", id: "ID-3"), from: 1)
         #expect(out.errorCodes(to: 1) == ["bad-room"])
@@ -66,7 +66,7 @@ import Testing
 
     /// Text over 4096 bytes is too-large; exactly 4096 bytes is accepted.
     @Test func textLimitIs4096Bytes() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let tooLarge = harness.send(.msg(room: "lobby", text: String(repeating: "é", count: 2_049), id: "big"), from: 1)
         #expect(tooLarge.errorCodes(to: 1) == ["too-large"])
@@ -77,7 +77,7 @@ import Testing
 
     /// Empty text, or text of control characters only, is bad-field.
     @Test func emptyTextIsBadField() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         #expect(harness.send(.msg(room: "lobby", text: "", id: "e1"), from: 1).errorCodes(to: 1) == ["bad-field"])
         #expect(harness.send(.msg(room: "lobby", text: "\u{1B}\u{7}", id: "e2"), from: 1).errorCodes(to: 1) == ["bad-field"])
@@ -85,7 +85,7 @@ import Testing
 
     /// Control characters except LF and TAB are removed before relaying and storing.
     @Test func controlCharactersAreRemoved() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.msg(room: "lobby", text: "a\u{1B}[31mred\u{7}\tb\nc\u{9B}2J\u{7F}", id: "C"), from: 1)
@@ -96,7 +96,7 @@ import Testing
 
     /// A msg without id is delivered and acknowledged, but a resend is delivered again.
     @Test func msgWithoutIdIsNotDeduplicated() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let message = ChatMessage(.msg, text: "again", room: "lobby")
@@ -110,7 +110,6 @@ import Testing
 
     /// A resent id is acknowledged again with the same seq and ts and not delivered twice.
     @Test func resentIdIsAcknowledgedAgainAndNotDelivered() throws {
-        // On the synchronous path still: on the shared path a resend's ack carries the resend's ts, not the first's (issue 27, open).
         let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
@@ -124,7 +123,6 @@ import Testing
 
     /// A resend after a reconnect of the same peer, even before it re-joins the room, gets the original ack.
     @Test func resendAfterReconnectIsAcknowledgedWithOriginalSeq() throws {
-        // On the synchronous path still: on the shared path a resend to a room not joined again is not-joined (issue 27, open).
         let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.send(.join(room: "dev"), from: 1)
@@ -140,7 +138,7 @@ import Testing
 
     /// The same id from two different peers is two different messages.
     @Test func idsArePerPeer() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let fromAlice = harness.send(.msg(room: "lobby", text: "a", id: "SAME"), from: 1)

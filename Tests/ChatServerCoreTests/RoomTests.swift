@@ -5,7 +5,7 @@ import Testing
 @Suite struct RoomTests {
     /// The joined event reaches every member including the joiner, with one seq and ts.
     @Test func joinedReachesEveryMemberIncludingJoiner() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.advance(5)
@@ -21,7 +21,7 @@ import Testing
 
     /// The roster of the room goes to the joiner's presence stream, sorted case-insensitively.
     @Test func rosterGoesToJoinerPresenceStream() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "zed")
         harness.login(2, nick: "Bob")
         harness.connect(3)
@@ -36,7 +36,7 @@ import Testing
 
     /// The joiner's status goes only to members who did not share a room with it before.
     @Test func joinerStatusGoesToNewlySharedMembersOnly() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.send(.join(room: "dev"), from: 1)
@@ -51,7 +51,7 @@ import Testing
 
     /// A joiner learns the status of newly shared members who are not online.
     @Test func joinerLearnsStatusOfAwayMembers() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "carol")
         harness.send(.status("away"), from: 1, on: .presence)
@@ -68,7 +68,7 @@ import Testing
 
     /// part sends left with text part to every member including the leaver, and stores it.
     @Test func partSendsLeftToMembersAndLeaver() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let out = harness.send(.part(room: "lobby"), from: 2)
@@ -86,7 +86,7 @@ import Testing
 
     /// part of a room the client is not in is not-joined; of an invalid name, bad-room.
     @Test func partErrors() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         #expect(harness.send(.part(room: "dev"), from: 1).errorCodes(to: 1) == ["not-joined"])
         #expect(harness.send(.part(room: "-bad"), from: 1).errorCodes(to: 1) == ["bad-room"])
@@ -94,7 +94,7 @@ import Testing
 
     /// join of an invalid room name after the hello is bad-room.
     @Test func joinOfInvalidRoomIsBadRoom() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let tooLong = String(repeating: "r", count: 33)
         #expect(harness.send(.join(room: tooLong), from: 1).errorCodes(to: 1) == ["bad-room"])
@@ -104,7 +104,7 @@ import Testing
 
     /// Each room numbers its events from 1 on its own.
     @Test func seqIsPerRoom() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         let dev = harness.send(.join(room: "dev"), from: 1).chat(to: 1).last
         #expect(dev?.seq == 1)
@@ -115,7 +115,7 @@ import Testing
     /// Three rooms with overlapping members: messages reach exactly the room's other members,
     /// and a disconnect tells each mate once that the user is offline.
     @Test func threeRoomsWithOverlappingMembers() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice", room: "red")
         harness.send(.join(room: "green"), from: 1)
         harness.login(2, nick: "bob", room: "green")

@@ -113,7 +113,7 @@ import Testing
         var configuration = ChatServerConfiguration()
         configuration.operators = ["admin"]
         do {
-            let harness = try Harness(onLocalStore: true, configuration: configuration, history: try SQLiteHistoryStore(path: path),
+            let harness = try Harness(configuration: configuration, history: try SQLiteHistoryStore(path: path),
                                       accounts: try SQLiteAccountStore(path: path))
             harness.registered(1, nick: "alice", certificate: Harness.fingerprint(1))
             harness.registered(2, nick: "admin")
@@ -129,7 +129,7 @@ import Testing
             harness.send(.mode(room: "dev", "+invite"), from: 1)
             harness.send(.ban(room: nil, target: "guest"), from: 2)
         }
-        let harness = try Harness(onLocalStore: true, configuration: configuration, history: try SQLiteHistoryStore(path: path),
+        let harness = try Harness(configuration: configuration, history: try SQLiteHistoryStore(path: path),
                                   accounts: try SQLiteAccountStore(path: path))
         #expect(harness.hello(10, nick: "alice", certificate: Harness.fingerprint(1)).chat(to: 10).first?.account == "alice")
         #expect(harness.send(.join(room: "dev"), from: 10).errorCodes(to: 10).isEmpty)

@@ -2,7 +2,7 @@ import ChatProtocol
 @testable import ChatServerCore
 import Testing
 
-/// The core with a shared room log (``RoomLogMode/shared``, `--cluster`): room events are
+/// The core with a shared room log (`--cluster`; one server's local store answers the same inputs): room events are
 /// appended by actions, acknowledged when stored and shown when the log delivers them back, on
 /// every node in one seq order.
 @Suite struct SharedLogTests {
@@ -182,6 +182,8 @@ import Testing
         #expect(own.last?.type == "left" && own.last?.seq != nil)
         #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.sender] } == ["left", "alice"])
         world.say("gone", from: 1, on: "a", id: "g")
+        // A message that would be refused asks the store for its id's receipt first (a resend is acknowledged).
+        world.settle()
         #expect(world.nodes["a"]!.chat(to: 1).last?.code == "not-joined")
     }
 
@@ -282,6 +284,8 @@ import Testing
         #expect(world.nodes["a"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
         #expect(world.nodes["a"]!.chat(to: 1).last?.type == "banned")
         world.say("after", from: 2, on: "a")
+        // A message that would be refused asks the store for its id's receipt first (a resend is acknowledged).
+        world.settle()
         #expect(world.nodes["a"]!.chat(to: 2).last?.code == "not-joined")
     }
 
@@ -501,6 +505,8 @@ import Testing
         world.settle()
         #expect(world.nodes["b"]!.chat(to: 2).last.map { [$0.type, $0.to] } == ["banned", "bob"])
         world.say("still here?", from: 2, on: "b")
+        // A message that would be refused asks the store for its id's receipt first (a resend is acknowledged).
+        world.settle()
         #expect(world.nodes["b"]!.chat(to: 2).last?.code == "not-joined")
         world.send(.join(room: "lobby"), from: 2, on: "b")
         world.settle()

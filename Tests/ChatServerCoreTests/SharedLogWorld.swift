@@ -57,6 +57,8 @@ final class SharedLogWorld {
         case inbox(node: String, NodeMessage)
         case sent(node: String, token: UInt64)
         case status(node: String, MemberRecord)
+        case filesLoaded(node: String, token: UInt64, LoadedFiles?)
+        case fileRecordStored(node: String, token: UInt64, FileRecordOutcome)
 
         var isDelivery: Bool { if case .deliver = self { true } else { false } }
     }
@@ -71,6 +73,8 @@ final class SharedLogWorld {
     private(set) var nickLeases: [String: (node: String, peer: String)] = [:]
     /// `dm` receipts: "PEER ID" → its ts.
     private(set) var directReceipts: [String: Int64] = [:]
+    /// The shared store's file records and interrupted uploads (``node(_:configuration:files:)``).
+    private(set) var fileStore: any FileCatalog = InMemoryFileCatalog(history: InMemoryHistoryStore())
     /// Each room's settings, and the server bans.
     private(set) var settings: [String: RoomSettings] = [:]
     private(set) var serverBans: [Ban] = []
@@ -90,13 +94,14 @@ final class SharedLogWorld {
     private var messageCounter: UInt64 = 0
 
     @discardableResult
-    /// `files`: one catalog for every node stands in for the file records a shared store keeps.
+    /// `files`: the file records the shared store keeps (one catalog for every node), read and
+    /// written through the nodes' file actions.
     func node(_ name: String, configuration: ChatServerConfiguration = ChatServerConfiguration(), files: (any FileCatalog)? = nil)
         throws -> Node {
         var configuration = configuration
         configuration.nodeName = name
+        if let files { fileStore = files }
         let node = Node(name: name, state: try ChatServerState(configuration: configuration, history: InMemoryHistoryStore(),
-                                                               accounts: SharedAccountCache(), files: files, roomLog: .shared,
                                                                random: SystemRandomNumberGenerator()))
         node.state.clusterReady(true)
         nodes[name] = node
@@ -190,7 +195,7 @@ final class SharedLogWorld {
         case .deviceLookedUp(let name, let token, let holder):
             take(nodes[name]!.state.deviceLookedUp(token, unavailable ? .failed("down") : .answered(holder), now: now), on: name)
         case .receiptLookedUp(let name, let token, let ts):
-            take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts), now: now), on: name)
+            take(nodes[name]!.state.directReceiptLookedUp(token, unavailable ? .failed("down") : .answered(ts.map { MessageReceipt(peer: "", id: "", ts: $0) }), now: now), on: name)
         case .inbox(let name, let message):
             take(nodes[name]!.state.nodeMessageDelivered(message, now: now), on: name)
         case .sent(let name, let token):
@@ -198,6 +203,10 @@ final class SharedLogWorld {
         case .status(let name, let record):
             take(nodes[name]!.state.remoteStatusChanged(nick: record.nick, account: record.account, status: record.status, now: now),
                  on: name)
+        case .filesLoaded(let name, let token, let loaded):
+            take(nodes[name]!.state.filesLoaded(token, unavailable ? nil : loaded, now: now), on: name)
+        case .fileRecordStored(let name, let token, let outcome):
+            take(nodes[name]!.state.fileRecordStored(token, outcome, now: now), on: name)
         case .deliver(let name, let room, let entry):
             let node = nodes[name]!
             guard let delivered = node.follows[room], entry.seq > delivered else { break }
@@ -385,12 +394,39 @@ final class SharedLogWorld {
                     serverBans = Array(list.byKey.values)
                     for other in nodes.keys.sorted() where other != name { queue.append(.serverBans(node: other, serverBans)) }
                 }
+            case .loadFiles(let token, let query):
+                queue.append(.filesLoaded(node: name, token: token, try? loadFiles(query)))
+            case .storeFileRecord(let token, let file, _):
+                queue.append(.fileRecordStored(node: name, token: token, storeFileRecord(file)))
+            case .writePartialUploads(let writes, _):
+                for write in writes {
+                    switch write {
+                    case .save(let partial): try? fileStore.savePartial(partial)
+                    case .remove(let key): try? fileStore.removePartial(key: key)
+                    }
+                }
             default:
                 kept.append(action)
             }
         }
         node.actions += kept
         return Outbox(kept)
+    }
+
+    /// The records a header is checked against, as the shared store reads them (no eviction here).
+    private func loadFiles(_ query: FileQuery) throws -> LoadedFiles {
+        try fileStore.load(query)
+    }
+
+    /// A finished upload's record; the same upload stored before answers its record.
+    private func storeFileRecord(_ file: StoredFile) -> FileRecordOutcome {
+        if let earlier = try? fileStore.file(uploadedBy: file.uploaderPeer, id: file.uploadID) { return .stored(earlier, unusedContent: []) }
+        do {
+            try fileStore.storeFile(file, event: nil, retainPerRoom: 1_000)
+            return .stored(file, unusedContent: [])
+        } catch {
+            return .failed("\(error)")
+        }
     }
 
     private func perform(_ append: RoomEventAppend, from node: Node) {

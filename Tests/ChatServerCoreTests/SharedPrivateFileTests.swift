@@ -23,9 +23,10 @@ struct SharedPrivateFileTests {
         #expect(header.uploadJobs.isEmpty && header.fileStreamEnds.isEmpty)
         world.settle()
         #expect(world.nodes["a"]!.outbox.uploadJobs.map(\.key) == [key])
-        let stored = world.take(world.nodes["a"]!.state.uploadEnded(key, .stored, now: world.now), on: "a")
-        fileID = stored.fileStreamEnds.first.flatMap { $0.message.type == "ack" ? $0.message.file : nil }
+        // The record is stored through the shared store, then acknowledged.
+        world.take(world.nodes["a"]!.state.uploadEnded(key, .stored, now: world.now), on: "a")
         world.settle()
+        fileID = world.nodes["a"]!.outbox.fileStreamEnds.first { $0.message.type == "ack" }?.message.file
     }
 
     @discardableResult
@@ -34,8 +35,12 @@ struct SharedPrivateFileTests {
         return world.take(world.nodes["a"]!.state.fileStreamHeader(.message(header), on: key, now: world.now), on: "a")
     }
 
+    /// What the download's header brings on `node`, its file record read from the shared store first.
     private func download(_ file: String, on node: String, _ key: FileStreamKey) -> Outbox {
+        let before = world.nodes[node]!.actions.count
         world.take(world.nodes[node]!.state.fileStreamHeader(.message(.download(file: file)), on: key, now: world.now), on: node)
+        world.settle()
+        return Outbox(Array(world.nodes[node]!.actions[before...]))
     }
 
     @Test func theRecipientOnAnotherNodeIsToldAndMayDownload() throws {

@@ -5,7 +5,7 @@ import Testing
 @Suite struct TypingTests {
     /// A typing datagram is relayed by datagram, sender stamped, to the other members that accept datagrams.
     @Test func datagramIsRelayedAsDatagram() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol")
@@ -24,7 +24,7 @@ import Testing
 
     /// Members without datagrams get typing on their presence stream instead.
     @Test func membersWithoutDatagramsGetPresenceFallback() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob", datagrams: false)
         harness.login(3, nick: "carol")
@@ -40,7 +40,7 @@ import Testing
     /// (how every chat-client names that conversation), by datagram or on the presence stream; to
     /// nobody for an unknown nick, oneself, or a bad text; within the typing rate.
     @Test func privateTypingGoesToTheOtherSideAlone() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "Bob")
         harness.login(3, nick: "carol", datagrams: false)
@@ -56,7 +56,7 @@ import Testing
 
     /// Typing is not queued for a member whose presence stream does not exist yet.
     @Test func typingIsNotQueued() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob", datagrams: false, presence: false)
         #expect(harness.datagram(.typing(room: "lobby", isTyping: true), from: 1).effects.isEmpty)
@@ -65,7 +65,7 @@ import Testing
 
     /// Typing for a room the sender is not in, or with a bad text or room, is dropped silently.
     @Test func invalidTypingIsDroppedSilently() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob", room: "dev")
         #expect(harness.datagram(.typing(room: "dev", isTyping: true), from: 1).effects.isEmpty)
@@ -77,7 +77,7 @@ import Testing
 
     /// At most the typing burst is relayed at once, then typingPerSecond; the excess is dropped silently.
     @Test func typingRelayIsRateLimited() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         let typing = ChatMessage.typing(room: "lobby", isTyping: true)
@@ -94,7 +94,7 @@ import Testing
     /// Typing datagrams never count toward the flood limit, nor does typing on the presence
     /// stream within 10 a second.
     @Test func typingDoesNotCountTowardFlood() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         for round in 0..<30 {
@@ -112,7 +112,7 @@ import Testing
     /// message (PROTOCOL.md section 12): valid or bogus, it is rate-limited and then closes the
     /// client with FLOODING.
     @Test func presenceTypingBeyondTenASecondCountsTowardFlood() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         var out = Outbox([])
@@ -128,7 +128,7 @@ import Testing
 
     /// The presence typing allowance refills at 10 a second: a client typing at that pace is never limited.
     @Test func presenceTypingAtTenASecondIsFree() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice")
         harness.login(2, nick: "bob")
         for _ in 0..<600 {
@@ -141,7 +141,7 @@ import Testing
 
     /// typing on the presence stream is relayed like a typing datagram.
     @Test func typingOnPresenceStreamIsRelayed() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "alice", datagrams: false)
         harness.login(2, nick: "bob")
         let out = harness.send(.typing(room: "lobby", isTyping: true), from: 1, on: .presence)
@@ -150,7 +150,7 @@ import Testing
 
     /// The original client's presence message means typing start in lobby.
     @Test func legacyPresenceMeansTypingStartInLobby() throws {
-        let harness = try Harness(onLocalStore: true)
+        let harness = try Harness()
         harness.login(1, nick: "old", datagrams: false, legacy: true)
         harness.login(2, nick: "bob")
         harness.login(3, nick: "carol", datagrams: false)

@@ -49,8 +49,7 @@ extension ChatServerState {
     private func countRegistration(ticket: UInt64, request: ChatMessage, session: ClientSession, now: Int64,
                                    into out: inout [ServerAction]) {
         guard !session.address.isEmpty else { return enqueuePasswordTask(ticket, into: &out) }
-        countAttempt(LoginAttempt(ticket: ticket, account: nil, address: session.address, kind: .registration), request: request,
-                     session: session, now: now, into: &out)
+        countAttempt(LoginAttempt(ticket: ticket, account: nil, address: session.address, kind: .registration), into: &out)
     }
 
     /// A registration with the connection's certificate and no password: counted as one with a
@@ -60,15 +59,9 @@ extension ChatServerState {
             return completeRegistration(request, nick: session.nick, hash: nil, session: session, now: now, into: &out)
         }
         lastCertificateRegistration += 1
-        var attempt = LoginAttempt(ticket: lastCertificateRegistration, account: nil, address: session.address, kind: .registration)
-        switch roomLog {
-        case .shared:
-            certificateRegistrations[attempt.ticket] = (session.id, request, session.nick)
-            out.append(reserve(attempt))
-        case .local:
-            guard registrations.reserve(&attempt, now: now) else { return refuseRegistration(request, session: session, into: &out) }
-            completeRegistration(request, nick: session.nick, hash: nil, session: session, now: now, into: &out)
-        }
+        let attempt = LoginAttempt(ticket: lastCertificateRegistration, account: nil, address: session.address, kind: .registration)
+        certificateRegistrations[attempt.ticket] = (session.id, request, session.nick)
+        out.append(reserve(attempt))
     }
 
     /// The store's count of a registration with a certificate (``registerWithCertificate(_:session:now:into:)``).
@@ -102,24 +95,14 @@ extension ChatServerState {
             return
         }
         let account = StoredAccount(name: nick, passwordHash: hash, created: now)
-        if roomLog == .shared {
-            return writeAccount(.create(account, certificate: session.certificate), for: .register(session.id, request, nick: nick),
-                                session: session, into: &out)
-        }
-        do {
-            try accounts.create(account, certificate: session.certificate)
-        } catch {
-            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
-            sendError(.unavailable, "the account could not be stored; try again", id: request.id, to: session, into: &out)
-            return
-        }
-        registered(session, nick: nick, created: now, into: &out)
+        writeAccount(.create(account, certificate: session.certificate), for: .register(session.id, request, nick: nick),
+                     session: session, into: &out)
     }
 
     /// The account is stored: the connection is logged in to it.
     func registered(_ session: ClientSession, nick: String, created: Int64, into out: inout [ServerAction]) {
         session.logIn(nick, created: created)
-        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array))
         // The device's lease names its account now: only a connection proving it takes it over.
         recordPeer(of: session, into: &out)
         out.append(.log(.info, "registered", logFields(session, ["certificate": session.certificate == nil ? "no" : "yes"])))
@@ -159,11 +142,14 @@ extension ChatServerState {
             return
         }
         session.logIn(account.name, created: account.created)
-        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array))
         recordPeer(of: session, into: &out)
-        if roomLog == .shared, ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
-            // The account's nick (or NAME_2...) is taken like any nick: through the shared store.
+        if ChatValidation.nickKey(session.nick) != ChatValidation.nickKey(account.name) {
+            // The account's nick (or NAME_2...) is taken like any nick: through the shared store;
+            // `account logged-in` follows the renames (``loginRenamed(_:into:)``).
+            out.append(.log(.info, "logged in", logFields(session, ["account": account.name])))
             claimLoginNick(request, account: account.name, session: session, into: &out)
+            return
         } else {
             let nick = ChatValidation.nickKey(session.nick) == ChatValidation.nickKey(account.name)
                 ? session.nick
@@ -216,19 +202,8 @@ extension ChatServerState {
 
     func completePasswordChange(_ request: ChatMessage, account: String, hash: String, session: ClientSession,
                                 into out: inout [ServerAction]) {
-        if roomLog == .shared {
-            return writeAccount(.setPasswordHash(account: account, hash: hash), for: .passwordChange(session.id, request), session: session,
-                                into: &out)
-        }
-        do {
-            try accounts.setPasswordHash(hash, ofAccount: account)
-        } catch {
-            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
-            sendError(.unavailable, "the password could not be stored; try again", id: request.id, to: session, into: &out)
-            return
-        }
-        out.append(.log(.info, "password changed", logFields(session, ["account": account])))
-        sendChat(.accountNotice(nick: session.nick, account: account, text: "password-changed"), to: session, into: &out)
+        writeAccount(.setPasswordHash(account: account, hash: hash), for: .passwordChange(session.id, request), session: session,
+                     into: &out)
     }
 
     /// `certificate` `add` or `remove`: binds or unbinds the connection's certificate. An account
@@ -256,22 +231,16 @@ extension ChatServerState {
                               id: request.id, to: session, into: &out)
                     return
                 }
-                if roomLog == .shared {
-                    return writeAccount(.bind(account: account, certificate: fingerprint), for: .certificate(session.id, request, adding: true),
-                                        session: session, into: &out)
-                }
-                try accounts.bind(certificate: fingerprint, toAccount: account)
+                return writeAccount(.bind(account: account, certificate: fingerprint), for: .certificate(session.id, request, adding: true),
+                                    session: session, into: &out)
             } else if !adding, bound.contains(fingerprint) {
                 if bound.count == 1, try accounts.account(named: account)?.passwordHash == nil {
                     sendError(.weakPassword, "this is the account's only credential: set a password first", id: request.id, to: session,
                               into: &out)
                     return
                 }
-                if roomLog == .shared {
-                    return writeAccount(.unbind(account: account, certificate: fingerprint),
-                                        for: .certificate(session.id, request, adding: false), session: session, into: &out)
-                }
-                try accounts.unbind(certificate: fingerprint, fromAccount: account)
+                return writeAccount(.unbind(account: account, certificate: fingerprint),
+                                    for: .certificate(session.id, request, adding: false), session: session, into: &out)
             }
         } catch {
             out.append(.log(.error, "account write failed", ["error": "\(error)"]))

@@ -46,7 +46,8 @@ extension ChatServerState {
     /// On a node of several: reads the account `name` now if this node has not, so that the
     /// console command that names it finds it (the password is asked for meanwhile).
     public func readAccountForConsole(_ name: String) -> [ServerAction] {
-        guard let cache = sharedAccounts, ChatValidation.isValidAccountName(name), !cache.isKnown(name) else { return [] }
+        let cache = accounts
+        guard ChatValidation.isValidAccountName(name), !cache.isKnown(name) else { return [] }
         nextSharedToken += 1
         pendingAccounts[nextSharedToken] = .background
         return [.loadAccounts(nextSharedToken, names: [name])]
@@ -66,12 +67,8 @@ extension ChatServerState {
         do {
             return .some(try accounts.account(named: name))
         } catch {
-            if sharedAccounts != nil {
-                out += loadMissedAccounts()
-                out.append(.consoleLine("reading \(name) from the shared store; try again"))
-            } else {
-                out.append(.consoleLine("accounts cannot be read: \(error)"))
-            }
+            out += loadMissedAccounts()
+            out.append(.consoleLine("reading \(name) from the store; try again"))
             return nil
         }
     }
@@ -86,32 +83,10 @@ extension ChatServerState {
         }
     }
 
-    /// Stores a console's change (here, or through the shared store) and answers the console.
+    /// Stores a console's change through the store; the console is answered when it is written.
     private func consoleWrite(_ write: AccountWrite, answer: String, into out: inout [ServerAction]) {
-        if roomLog == .shared {
-            nextSharedToken += 1
-            pendingAccounts[nextSharedToken] = .console(answer: answer)
-            out.append(.writeAccount(nextSharedToken, write))
-            return
-        }
-        do {
-            switch write {
-            case .create(let account, let certificate): try accounts.create(account, certificate: certificate)
-            case .setPasswordHash(let name, let hash): try accounts.setPasswordHash(hash, ofAccount: name)
-            case .bind(let name, let certificate): try accounts.bind(certificate: certificate, toAccount: name)
-            case .unbind(let name, let certificate): try accounts.unbind(certificate: certificate, fromAccount: name)
-            case .retire(let name):
-                try accounts.setPasswordHash(nil, ofAccount: name)
-                for certificate in try accounts.certificates(ofAccount: name) {
-                    try accounts.unbind(certificate: certificate, fromAccount: name)
-                }
-            }
-        } catch {
-            out.append(.log(.error, "account write failed", ["error": "\(error)"]))
-            out.append(.consoleLine("the account could not be stored: \(error)"))
-            return
-        }
-        out.append(.log(.info, "console account change", ["account": write.account]))
-        out.append(.consoleLine(answer))
+        nextSharedToken += 1
+        pendingAccounts[nextSharedToken] = .console(answer: answer)
+        out.append(.writeAccount(nextSharedToken, write))
     }
 }

@@ -91,10 +91,6 @@ extension ChatServerState {
     /// clients since gone included while the glue has them.
     public var pendingPasswordTasks: Int { passwordWork.count }
 
-    /// Accounts and addresses whose recent password attempts are counted (bounded by
-    /// `loginFailureKeys` each; one server only).
-    public var trackedLoginFailureKeys: Int { loginFailures.trackedKeys }
-
     /// Checks `password` for the account `name` (a hello with a password, `login`): the attempt is
     /// counted first, for the account and the client's address (on a node of several, in the
     /// shared store), and only then hashed; it stops counting only when the password is right
@@ -107,39 +103,17 @@ extension ChatServerState {
                        into out: inout [ServerAction]) {
         let key = ChatValidation.isValidAccountName(name) ? ChatValidation.nickKey(name) : nil
         let work = account?.passwordHash.map { PasswordTask.Work.verify(storedHash: $0) } ?? .decoy
-        if roomLog == .local, loginFailures.isLocked(account: key, address: session.address, now: now) {
-            return refuseLockedAttempt(request, session: session, into: &out)
-        }
         guard let ticket = takePasswordTask(work, password: password, purpose: purpose, request: request, session: session,
                                             lane: lane, key: passwordQueueKey(of: session, account: key ?? ""), now: now,
                                             into: &out) else { return }
-        countAttempt(LoginAttempt(ticket: ticket, account: key, address: session.address), request: request, session: session, now: now,
-                     into: &out)
+        countAttempt(LoginAttempt(ticket: ticket, account: key, address: session.address), into: &out)
     }
 
-    /// Counts the attempt of the password task of its ticket before the hash runs: on a server
-    /// without a store here, else in the store, whose answer comes through
-    /// ``loginAttemptReserved(_:_:now:)``. A registration refused here is answered at once.
-    func countAttempt(_ attempt: LoginAttempt, request: ChatMessage, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
-        var attempt = attempt
+    /// Counts the attempt of the password task of its ticket in the store before the hash runs;
+    /// its answer comes through ``loginAttemptReserved(_:_:now:)``.
+    func countAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
         passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: false)
-        switch roomLog {
-        case .shared:
-            out.append(reserve(attempt))
-        case .local where attempt.kind == .registration:
-            guard registrations.reserve(&attempt, now: now) else {
-                _ = passwordWork.drop(attempt.ticket)
-                session.awaitedPasswordTask = nil
-                return refuseRegistration(request, session: session, into: &out)
-            }
-            passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: true)
-            enqueuePasswordTask(attempt.ticket, into: &out)
-        case .local:
-            // Checked before the task was taken: a locked account or address never gets here.
-            _ = loginFailures.reserve(&attempt, now: now)
-            passwordWork.setAttempt(attempt, of: attempt.ticket, reserved: true)
-            enqueuePasswordTask(attempt.ticket, into: &out)
-        }
+        out.append(reserve(attempt))
     }
 
     /// The store's count of `attempt`, by the limit of its kind.
@@ -158,13 +132,9 @@ extension ChatServerState {
         sendError(.badLogin, "too many wrong passwords lately; wait a minute", id: request.id, to: session, into: &out)
     }
 
-    /// Takes back a counted attempt: here, or in the shared store.
+    /// Takes back a counted attempt in the store.
     func releaseAttempt(_ attempt: LoginAttempt, into out: inout [ServerAction]) {
-        switch roomLog {
-        case .shared: out.append(.releaseLoginAttempt(attempt))
-        case .local where attempt.kind == .registration: registrations.release(attempt)
-        case .local: loginFailures.release(attempt)
-        }
+        out.append(.releaseLoginAttempt(attempt))
     }
 
     /// Queues a hash for a registration or a password change and makes the connection wait for it.

@@ -3,7 +3,6 @@ import ChatProtocol
 /// With a shared store: accounts read into this node's ``SharedAccountCache`` before the
 /// requests that check them, and written through actions, answered once stored.
 extension ChatServerState {
-    var sharedAccounts: SharedAccountCache? { accounts as? SharedAccountCache }
 
     /// The accounts a chat-stream request checks (the nick a hello asks for and its first
     /// suffixed forms, a login's account, a moderation target, ...).
@@ -28,7 +27,7 @@ extension ChatServerState {
     /// Reads the accounts `message` needs when this node has not: the message is handled again
     /// once they are here (its connection's later messages wait). True when it waits.
     func prefetchAccounts(for message: ChatMessage, from session: ClientSession, into out: inout [ServerAction]) -> Bool {
-        guard let cache = sharedAccounts else { return false }
+        let cache = accounts
         let names = accountsNeeded(by: message, from: session).filter { ChatValidation.isValidAccountName($0) && !cache.isKnown($0) }
         guard !names.isEmpty else { return false }
         session.awaitsRoomLog = true
@@ -40,7 +39,8 @@ extension ChatServerState {
     /// Accounts a check found unknown (an operator command, say): read in the background, so the
     /// next try finds them. The glue asks after an operator command.
     public func loadMissedAccounts() -> [ServerAction] {
-        guard let missed = sharedAccounts?.takeMissed(), !missed.isEmpty else { return [] }
+        let missed = accounts.takeMissed()
+        guard !missed.isEmpty else { return [] }
         return [.loadAccounts(nextAccountsToken(.background), names: missed.sorted())]
     }
 
@@ -51,7 +51,7 @@ extension ChatServerState {
             return [.log(.warning, "unknown account read", ["token": String(token)])]
         }
         for (name, entry) in loaded ?? [:] {
-            sharedAccounts?.remember(name, account: entry?.account, certificates: entry?.certificates ?? [])
+            accounts.remember(name, account: entry?.account, certificates: entry?.certificates ?? [])
         }
         var out: [ServerAction] = []
         if case .recheck(let name) = pending, let loaded, let entry = loaded[name] {
@@ -75,7 +75,7 @@ extension ChatServerState {
     /// The names among nick candidates this node has not read from the shared store: a guest may
     /// be given none of them before it knows whether they are accounts.
     func unreadAccounts(among candidates: [String]) -> [String] {
-        guard let cache = sharedAccounts else { return [] }
+        let cache = accounts
         return candidates.filter { ChatValidation.isValidAccountName($0) && !cache.isKnown($0) }
     }
 
@@ -109,6 +109,7 @@ extension ChatServerState {
             guard loaded else {
                 // Logged in all the same; the nick stays as it was.
                 session.awaitsRoomLog = false
+                sendLoggedIn(session, into: &out)
                 releaseHeldMessages(of: session, now: now, into: &out)
                 return out
             }
@@ -120,7 +121,7 @@ extension ChatServerState {
     /// Another node changed this account: this node reads it again when next needed, at once
     /// when connections here are logged in to it (an `unregister` closes them).
     public func accountChanged(_ name: String) -> [ServerAction] {
-        sharedAccounts?.forget(name)
+        accounts.forget(name)
         let key = ChatValidation.nickKey(name)
         guard clients.values.contains(where: { $0.accountKey == key }) else { return [] }
         return [.loadAccounts(nextAccountsToken(.recheck(name)), names: [name])]
@@ -128,7 +129,7 @@ extension ChatServerState {
 
     /// Changes may have been missed (the subscription was lost): every account is read again.
     public func accountChangesMissed() {
-        sharedAccounts?.forgetAll()
+        accounts.forgetAll()
     }
 
     // MARK: Writes
@@ -144,7 +145,7 @@ extension ChatServerState {
         guard let pending = pendingAccounts.removeValue(forKey: token) else {
             return [.log(.warning, "unknown account write", ["token": String(token)])]
         }
-        if outcome == .written { sharedAccounts?.apply(write) }
+        if outcome == .written { accounts.apply(write) }
         var out: [ServerAction] = []
         let client: ClientID
         let request: ChatMessage

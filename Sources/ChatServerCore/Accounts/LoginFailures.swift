@@ -51,7 +51,7 @@ public struct LoginFailures {
     }
 
     /// Tracked keys, for the bound's test.
-    var trackedKeys: Int { byAccount.count + byAddress.count }
+    public var trackedKeys: Int { byAccount.count + byAddress.count }
 
     private static func strike(_ windows: inout [String: StrikeWindow], _ key: String, limit: Int, window: Int64, keyLimit: Int,
                                now: Int64) {

@@ -126,13 +126,19 @@ extension ChatServerState {
             switch outcome {
             case .failed:
                 sendError(.unavailable, "the nick cannot be checked right now; try again", id: request.id, to: session, into: &out)
+                if login { sendLoggedIn(session, into: &out) }
             case .answered(nil):
                 if !login { sendError(.nickInUse, "nick '\(candidates.first ?? "")' is taken", id: request.id, to: session, into: &out) }
+                if login { sendLoggedIn(session, into: &out) }
             case .answered(let newNick?):
                 let old = session.nick
                 // A login that keeps the connection's nick (`dave_2`, the account's `dave` being
                 // another connection's) renames nothing, and the lease it holds stays its own.
-                if newNick != old { rename(session, to: newNick, now: now, into: &out) }
+                if newNick != old {
+                    rename(session, to: newNick, login: login, now: now, into: &out)
+                } else if login {
+                    sendLoggedIn(session, into: &out)
+                }
                 if ChatValidation.nickKey(newNick) != ChatValidation.nickKey(old) {
                     out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: old, andPeer: false))
                 }
@@ -149,7 +155,6 @@ extension ChatServerState {
     /// With a shared store: the device's lease names the connection as it is now (its nick,
     /// account and address), for other nodes to find (a `ban` of it through another node).
     func recordPeer(of session: ClientSession, into out: inout [ServerAction]) {
-        guard roomLog == .shared else { return }
         out.append(.recordPeer(peer: session.peer, client: session.id, nick: session.nick, account: session.accountKey,
                                address: session.address))
     }

@@ -6,7 +6,9 @@ import ChatProtocol
 /// `dm`, a file offer, a kick, an invite, or word that a device moved here from elsewhere.
 extension ChatServerState {
     /// A `dm` with an id: its receipt first, which the first send may have left through another
-    /// node (the client moved after its ack was lost).
+    /// node (the client moved after its ack was lost). Also a room `msg` with an id that would be
+    /// refused (not a member, say): a resend arriving before the re-join still gets its ack
+    /// (docs/PROTOCOL.md section 2, item 12).
     func beginDirectReceiptLookup(_ request: ChatMessage, id: String, session: ClientSession, into out: inout [ServerAction]) {
         let token = nextIdentityToken(.directMessageReceipt(session.id, request: request))
         out.append(.lookUpDirectReceipt(token, peer: session.peer, id: id))
@@ -72,9 +74,10 @@ extension ChatServerState {
         return out
     }
 
-    /// The answer to ``ServerAction/lookUpDirectReceipt(_:peer:id:)``: the stamp of the first send
-    /// of this id (acknowledged again, delivered nowhere), or nil (delivered now).
-    public func directReceiptLookedUp(_ token: UInt64, _ outcome: ClaimOutcome<Int64?>, now: Int64) -> [ServerAction] {
+    /// The answer to ``ServerAction/lookUpDirectReceipt(_:peer:id:)``: the receipt of the first send
+    /// of this id (acknowledged again, delivered nowhere), or nil (a `dm` is delivered now, a room
+    /// `msg` checked as a new one).
+    public func directReceiptLookedUp(_ token: UInt64, _ outcome: ClaimOutcome<MessageReceipt?>, now: Int64) -> [ServerAction] {
         guard case .directMessageReceipt(let client, let request)? = pendingIdentities.removeValue(forKey: token) else {
             return [.log(.warning, "unknown receipt lookup", ["token": String(token)])]
         }
@@ -84,8 +87,10 @@ extension ChatServerState {
         case .failed:
             // Nothing was stored: the receipt was being looked up.
             sendError(.unavailable, "the message could not be sent; send it again", id: request.id, stored: false, to: session, into: &out)
-        case .answered(let ts?):
-            sendChat(.ack(id: request.id, ts: ts), to: session, into: &out)
+        case .answered(let receipt?):
+            sendChat(.ack(id: request.id, room: receipt.room, seq: receipt.seq, ts: receipt.ts), to: session, into: &out)
+        case .answered(nil) where request.messageType == .msg:
+            handleRoomMessage(request, from: session, receiptChecked: true, now: now, into: &out)
         case .answered(nil):
             deliverDirectMessage(request, to: request.to ?? "", from: session, now: now, into: &out)
         }

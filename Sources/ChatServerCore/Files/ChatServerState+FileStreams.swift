@@ -18,13 +18,13 @@ extension ChatServerState {
         case .message(let message):
             guard admitFileStream(of: session, on: key, id: message.id, now: now, into: &out) else { break }
             // With a shared store a private file's recipient may be another node's user: found first.
-            if message.messageType == .upload, let nick = message.to, roomLog == .shared, activeSession(forNick: nick) == nil,
+            if message.messageType == .upload, let nick = message.to, activeSession(forNick: nick) == nil,
                ChatValidation.isValidNick(nick) {
                 beginUploadRecipientLookup(message, nick: nick, on: key, into: &out)
                 return out
             }
-            // With a shared store the records a header is checked against are read first.
-            if files is SharedFileCatalog, message.messageType == .upload || message.messageType == .download {
+            // The records a header is checked against are read from the store first.
+            if message.messageType == .upload || message.messageType == .download {
                 loadFiles(for: message, on: key, session: session, into: &out)
                 return out
             }

@@ -29,11 +29,7 @@ extension ChatServerState {
             // Nobody, or a connection of this node (it came meanwhile): checked as here.
             remote = nil
         }
-        if files is SharedFileCatalog {
-            loadFiles(for: request, on: key, session: session, remote: remote, into: &out)
-        } else {
-            handleUploadHeader(request, on: key, from: session, remote: remote, now: now, into: &out)
-        }
+        loadFiles(for: request, on: key, session: session, remote: remote, into: &out)
         return out
     }
 
@@ -46,7 +42,7 @@ extension ChatServerState {
             if sameDevice || sameAccount { sendChat(notice, to: session, into: &out) }
             return
         }
-        guard roomLog == .shared, let device = recipient.device ?? recipient.peer.map(peerDigest) else { return }
+        guard let device = recipient.device ?? recipient.peer.map(peerDigest) else { return }
         let token = nextIdentityToken(.fileNotice(nick: recipient.nick, device: device, payload: notice.encodedDatagram()))
         out.append(.lookUpNick(token, nick: recipient.nick))
     }

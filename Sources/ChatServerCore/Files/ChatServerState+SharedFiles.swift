@@ -29,8 +29,8 @@ extension ChatServerState {
 
     /// The answer to ``ServerAction/loadFiles(_:_:)``; nil when the store could not be read.
     public func filesLoaded(_ token: UInt64, _ loaded: LoadedFiles?, now: Int64) -> [ServerAction] {
-        guard case .header(let key, let message, let remote)? = pendingFiles.removeValue(forKey: token),
-              let catalog = files as? SharedFileCatalog else {
+        let catalog = files
+        guard case .header(let key, let message, let remote)? = pendingFiles.removeValue(forKey: token) else {
             return [.log(.warning, "unknown file read", ["token": String(token)])]
         }
         var out: [ServerAction] = []
@@ -64,8 +64,7 @@ extension ChatServerState {
 
     /// Interrupted-upload records the last step changed, for the shared store.
     func writeSharedPartials(into out: inout [ServerAction]) {
-        guard let catalog = files as? SharedFileCatalog else { return }
-        let writes = catalog.takeWrites()
+        let writes = files.takeWrites()
         if !writes.isEmpty { out.append(.writePartialUploads(writes, maxBytes: configuration.filesMaxBytes)) }
     }
 

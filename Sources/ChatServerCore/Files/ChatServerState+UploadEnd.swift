@@ -80,41 +80,22 @@ extension ChatServerState {
     private func storeUpload(_ upload: ActiveUpload, on key: FileStreamKey, now: Int64, into out: inout [ServerAction]) {
         let partial = upload.partial
         let sender = clients[key.client].flatMap { $0.phase == .active ? $0.nick : nil } ?? upload.senderNick
-        if roomLog == .local {
-            let alreadyStored = (try? files.hasContent(partial.sha256)) ?? false
-            makeRoom(for: partial.size, alreadyStored: alreadyStored, party: FileOwner.party(owner: partial.owner, address: partial.address),
-                     exceptPartial: nil, into: &out)
-        }
         var event: StoredEvent?
         if let room = partial.room {
-            // With a shared log the event gets its seq there, after the record is stored.
-            event = StoredEvent(room: room, seq: roomLog == .local ? nextSequence(inRoom: room, into: &out) : 0, ts: now, kind: .file,
+            // The event gets its seq in the log, after the record is stored.
+            event = StoredEvent(room: room, seq: 0, ts: now, kind: .file,
                                 sender: sender, text: partial.name, id: partial.id, account: upload.senderAccount,
                                 file: makeHexKey(), size: partial.size, sha256: partial.sha256)
         }
         let file = StoredFile(
             id: event?.file ?? makeHexKey(), sha256: partial.sha256, size: partial.size, name: partial.name,
-            room: partial.room, seq: roomLog == .local ? event?.seq : nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
+            room: partial.room, seq: nil, ts: now, sender: sender, senderAccount: upload.senderAccount,
             uploaderPeer: partial.peer, uploadID: partial.id, owner: partial.owner, address: partial.address, recipient: upload.recipient?.nick,
             recipientAccount: upload.recipient?.account, recipientPeer: upload.recipient?.peer, recipientDevice: upload.recipient?.device)
-        if files is SharedFileCatalog {
-            // The record (and eviction) in the shared store first; then its room event.
-            nextSharedToken += 1
-            pendingFiles[nextSharedToken] = .store(key, upload, file, event)
-            out.append(.storeFileRecord(nextSharedToken, file, maxBytes: configuration.filesMaxBytes))
-            return
-        }
-        do {
-            try files.storeFile(file, event: roomLog == .local ? event : nil, retainPerRoom: configuration.historyPerRoom)
-        } catch {
-            if let event { roomsAheadOfStore.insert(event.room) }
-            out.append(.log(.error, "file catalog write failed", ["error": "\(error)"]))
-            out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: partial.id),
-                                      stopSending: false))
-            if !((try? files.hasContent(partial.sha256)) ?? true) { out.append(.discardFileBytes(.content(partial.sha256))) }
-            return
-        }
-        announceUpload(file, event: event, upload: upload, on: key, now: now, into: &out)
+        // The record (and eviction) in the store first; then its room event.
+        nextSharedToken += 1
+        pendingFiles[nextSharedToken] = .store(key, upload, file, event)
+        out.append(.storeFileRecord(nextSharedToken, file, maxBytes: configuration.filesMaxBytes))
     }
 
     /// The record is stored: the upload's `ack`, and the room event or the recipient's notice.
@@ -122,44 +103,17 @@ extension ChatServerState {
                         into out: inout [ServerAction]) {
         let partial = upload.partial
         let sender = file.sender
-        if roomLog == .shared, let event {
+        if let event {
             record([RoomEventDraft(event: event, origin: clients[key.client], purpose: .upload(key, file))], now: now, into: &out)
             return
         }
         out.append(.endFileStream(key, SharedPayload(line: .uploadAck(id: partial.id, file: file.id, seq: file.seq, ts: now)),
                                   stopSending: false))
-        if let event {
-            broadcast(event.message(replay: false), toMembersOf: event.room, except: key.client, into: &out)
-        } else if let recipient = upload.recipient {
+        if let recipient = upload.recipient {
             let notice = ChatMessage.fileAnnouncement(file: file.id, name: file.name, size: file.size, sha256: file.sha256, sender: sender,
                                                       id: partial.id, room: nil, to: recipient.nick, seq: nil, ts: now,
                                                       account: upload.senderAccount)
             announcePrivateFile(notice, to: recipient, into: &out)
-        }
-    }
-
-    /// Removes stored files until `size` more bytes (none when `alreadyStored`: the same content is
-    /// kept) fit under `--files-max-bytes` beside the stored content and the charge of every upload
-    /// but `exceptPartial`. Eviction takes the oldest file of the party holding the most
-    /// (PROTOCOL.md section 9 notes), the uploader's `party` counting `size` more: one party
-    /// pushes out others' files only once they hold as much as it will.
-    func makeRoom(for size: Int64, alreadyStored: Bool, party: String, exceptPartial: String?, into out: inout [ServerAction]) {
-        do {
-            let usage = try files.usage(of: .everyone, exceptPartial: exceptPartial)
-            var stored = usage.fileBytes
-            let needed = usage.partialBytes + (alreadyStored ? 0 : size)
-            while stored + needed > configuration.filesMaxBytes, let evicted = try files.nextEviction(uploaderParty: party, adding: size) {
-                if try files.removeFile(id: evicted.id) {
-                    // An upload of the same bytes may already have found them stored on disk.
-                    if !activeUploads.values.contains(where: { $0.partial.sha256 == evicted.sha256 }) {
-                        out.append(.discardFileBytes(.content(evicted.sha256)))
-                    }
-                    stored -= evicted.size
-                }
-                out.append(.log(.info, "file evicted", ["file": evicted.id, "size": String(evicted.size)]))
-            }
-        } catch {
-            out.append(.log(.error, "file eviction failed", ["error": "\(error)"]))
         }
     }
 

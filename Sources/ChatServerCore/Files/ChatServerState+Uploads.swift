@@ -78,11 +78,7 @@ extension ChatServerState {
                 partial.key = makeHexKey()
                 out.append(.discardFileBytes(.partial(held.key)))
             }
-            // What it may write is spoken for now: stored files make room for it at once.
-            if !(files is SharedFileCatalog) {
-                makeRoom(for: size, alreadyStored: false, party: FileOwner.party(owner: owner, address: session.address),
-                         exceptPartial: held?.key, into: &out)
-            }
+            // What it may write is spoken for now: the store makes room for it when it saves this.
             try files.savePartial(partial)
         } catch {
             failUploadHeader(key, id: id, error, into: &out)

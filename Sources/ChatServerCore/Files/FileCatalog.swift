@@ -8,6 +8,9 @@ public protocol FileCatalog: AnyObject {
     /// `retainPerRoom` events), in one transaction.
     func storeFile(_ file: StoredFile, event: StoredEvent?, retainPerRoom: Int) throws
     func file(id: String) throws -> StoredFile?
+    /// Gives a room file's record the seq of its `file` event, stored after the record (a store
+    /// reached through actions): a repeated upload's `ack` carries it (PROTOCOL.md section 9).
+    func setSequence(_ seq: Int64, ofFile id: String) throws
     /// The file `peer` uploaded with `id`, if still stored: the receipt of a completed upload.
     func file(uploadedBy peer: String, id: String) throws -> StoredFile?
     /// Whether any file has this content.

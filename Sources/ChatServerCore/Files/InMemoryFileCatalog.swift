@@ -18,6 +18,11 @@ public final class InMemoryFileCatalog: FileCatalog {
 
     public func file(id: String) -> StoredFile? { files.first { $0.id == id } }
 
+    public func setSequence(_ seq: Int64, ofFile id: String) {
+        guard let index = files.firstIndex(where: { $0.id == id }) else { return }
+        files[index].seq = seq
+    }
+
     public func file(uploadedBy peer: String, id: String) -> StoredFile? {
         files.first { $0.uploaderPeer == peer && $0.uploadID == id }
     }

@@ -70,6 +70,7 @@ public final class SharedFileCatalog: FileCatalog {
     public func hasContent(_ sha256: String) throws -> Bool { throw Self.notLoaded }
     public func nextEviction(uploaderParty: String, adding: Int64) throws -> StoredFile? { throw Self.notLoaded }
     public func removeFile(id: String) throws -> Bool { throw Self.notLoaded }
+    public func setSequence(_ seq: Int64, ofFile id: String) throws { throw Self.notLoaded }
 
     public func savePartial(_ partial: PartialUpload) throws { writes.append(.save(partial)) }
 

@@ -21,7 +21,6 @@ extension ChatServerState {
         let targetKey = local?.accountKey ?? remote?.account.map(ChatValidation.nickKey)
         guard outranks(session, targetKey, in: settings, request: request, room: room, into: &out) else { return }
         announce(.kicked, in: room, by: session, text: reason, target: nick, now: now, into: &out)
-        if roomLog == .local, let local { removeFromRoom([local], room, into: &out) }
     }
 
     /// `resolved`: the target a lookup in the shared store found (a user of another node); the
@@ -48,7 +47,6 @@ extension ChatServerState {
         let banned = members(of: room, matching: ban)
         announce(.banned, in: room, by: session, text: reason, target: ban.label,
                  removing: banned.map(\.nick) + remoteMembers(of: room, matching: ban), now: now, into: &out)
-        if roomLog == .local { removeFromRoom(banned, room, into: &out) }
     }
 
     func handleUnban(_ request: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
@@ -74,13 +72,8 @@ extension ChatServerState {
             return
         }
         guard let target = activeSession(forNick: request.to ?? "") else {
-            // With a shared store the user may be on another node: that node kicks it.
-            if roomLog == .shared {
-                return beginRemoteKick(nick: request.to ?? "", reason: reason, by: session.nick, requester: session.id, into: &out)
-            }
-            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(request.to ?? ""))' is connected", id: request.id, to: session,
-                      into: &out)
-            return
+            // The user may be on another node: that node kicks it.
+            return beginRemoteKick(nick: request.to ?? "", reason: reason, by: session.nick, requester: session.id, into: &out)
         }
         let notice = ChatMessage(.kicked, text: reason, sender: session.nick, ts: now)
         var withTarget = notice

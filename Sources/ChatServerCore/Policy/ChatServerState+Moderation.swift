@@ -188,7 +188,7 @@ extension ChatServerState {
         case .found(let account): return ModerationTarget(label: account.name, accountName: account.name, session: nil)
         case .none: break
         }
-        if remoteGuests, roomLog == .shared, ChatValidation.isValidNick(name) {
+        if remoteGuests, ChatValidation.isValidNick(name) {
             if request.messageType == .ban {
                 beginRemoteBan(request, from: session, into: &out)
             } else {

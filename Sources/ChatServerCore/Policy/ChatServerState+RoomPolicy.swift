@@ -4,20 +4,10 @@ import ChatProtocol
 /// members so that ordinary messages never ask the account store, and the questions of
 /// ``Policies`` asked about connections.
 extension ChatServerState {
-    /// The settings of `room`: cached, or read once from the account store. Nil (after a log line)
-    /// when the store cannot be read: the caller refuses rather than guess that a room is open.
-    /// With a shared store, nil when not cached: they are read from it (``awaitSettings``).
+    /// The settings of `room` when cached; nil when not: they are read from the store
+    /// (``awaitSettings``).
     func settings(of room: String, into out: inout [ServerAction]) -> RoomSettings? {
-        if let cached = policies.rooms[room] { return cached }
-        guard roomLog == .local else { return nil }
-        do {
-            let loaded = try accounts.roomSettings(of: room)
-            policies.rooms[room] = loaded
-            return loaded
-        } catch {
-            out.append(.log(.error, "room settings read failed", ["room": room, "error": "\(error)"]))
-            return nil
-        }
+        policies.rooms[room]
     }
 
     /// Stores a change, then applies it to the cache; false (after a log line) when the store
@@ -25,27 +15,17 @@ extension ChatServerState {
     /// stored with that event (the next ``announce``), and applied on every node when it is
     /// delivered; an invite or a server ban is written on its own.
     func save(_ change: PolicyChange, into out: inout [ServerAction]) -> Bool {
-        if roomLog == .shared {
-            switch change {
-            case .inviteAdded, .banAdded(nil, _), .banRemoved(nil, _):
-                out.append(.writePolicy(change))
-                applyLocally(change)
-            case .owner, .topic, .mode, .operatorAdded, .operatorRemoved, .banAdded, .banRemoved:
-                // Applied here at once too (the announcement's `ops` see it); should the event not
-                // be stored, they are put back and the room's settings read again.
-                policyToAnnounce = change
-                settingsBeforeAnnounce = change.room.flatMap { policies.rooms[$0] }
-                applyLocally(change)
-            }
-            return true
+        switch change {
+        case .inviteAdded, .banAdded(nil, _), .banRemoved(nil, _):
+            out.append(.writePolicy(change))
+            applyLocally(change)
+        case .owner, .topic, .mode, .operatorAdded, .operatorRemoved, .banAdded, .banRemoved:
+            // Applied here at once too (the announcement's `ops` see it); should the event not
+            // be stored, they are put back and the room's settings read again.
+            policyToAnnounce = change
+            settingsBeforeAnnounce = change.room.flatMap { policies.rooms[$0] }
+            applyLocally(change)
         }
-        do {
-            try accounts.save(change)
-        } catch {
-            out.append(.log(.error, "room settings write failed", ["error": "\(error)"]))
-            return false
-        }
-        applyLocally(change)
         return true
     }
 
@@ -104,7 +84,7 @@ extension ChatServerState {
     /// With a shared store, the digest of the connection's peer id (how the store names its
     /// device), computed once; nil with a local store, where no ban names a device.
     func device(of session: ClientSession) -> String? {
-        guard roomLog == .shared, session.phase == .active else { return nil }
+        guard session.phase == .active else { return nil }
         if let cached = session.cachedDevice { return cached }
         session.cachedDevice = peerDigest(session.peer)
         return session.cachedDevice
@@ -115,7 +95,7 @@ extension ChatServerState {
     func serverBan(account: String?, created: Int64?, peer: String, address: String) -> Ban? {
         guard !policies.serverBans.isEmpty else { return nil }
         return policies.serverBan(of: PolicySubject(accountKey: account.map(ChatValidation.nickKey), accountCreated: created, peer: peer,
-                                                    address: address, device: roomLog == .shared ? peerDigest(peer) : nil))
+                                                    address: address, device: peerDigest(peer)))
     }
 
     /// Nicks of the room's operators present (owner included), sorted as rosters are.

@@ -52,6 +52,9 @@ extension ChatServerState {
             }
         case .upload(let key, let payload):
             out.append(.endFileStream(key, payload, stopSending: false))
+        case .loginRenamed:
+            guard let session = clients[ack.client] else { return }
+            loginRenamed(session, into: &out)
         }
     }
 
@@ -125,6 +128,8 @@ struct HeldAck {
         case chat(SharedPayload)
         /// An upload's `ack`, ending its file stream.
         case upload(FileStreamKey, SharedPayload)
+        /// One of a login's renames delivered (``ClientSession/loginRenamesLeft``).
+        case loginRenamed
     }
 
     init(room: String, seq: Int64, client: ClientID, answer: Answer) {
@@ -145,6 +150,7 @@ struct HeldAck {
         switch purpose {
         case .message(let id): .chat(SharedPayload(line: .ack(id: id, room: room, seq: seq, ts: ts)))
         case .upload(let key, let file): .upload(key, SharedPayload(line: .uploadAck(id: file.uploadID, file: file.id, seq: seq, ts: ts)))
+        case .loginRename: .loginRenamed
         case .join, .part, .announcement, .claim, .notice, .departure: nil
         }
     }

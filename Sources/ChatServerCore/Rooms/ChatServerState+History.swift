@@ -18,13 +18,6 @@ extension ChatServerState {
             return
         }
         let limit = min(requested, configuration.historyMaxLimit)
-        guard roomLog == .local else {
-            return readRoomEvents(room, after: nil, before: request.before, limit: limit, for: .history(session.id, room: room), into: &out)
-        }
-        let events = storedEvents(inRoom: room, after: nil, before: request.before, limit: limit, into: &out)
-        for event in events {
-            sendChat(event.message(replay: true), to: session, live: false, into: &out)
-        }
-        sendChat(.historyEnd(room: room), to: session, live: false, into: &out)
+        readRoomEvents(room, after: nil, before: request.before, limit: limit, for: .history(session.id, room: room), into: &out)
     }
 }

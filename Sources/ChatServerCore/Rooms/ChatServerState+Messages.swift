@@ -3,21 +3,23 @@ import ChatProtocol
 /// `msg` and `dm`: validate, store, acknowledge, deliver. A resend of an id the peer already
 /// sent is acknowledged again from its receipt and not delivered twice.
 extension ChatServerState {
-    func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, now: Int64, into out: inout [ServerAction]) {
+    /// `receiptChecked`: the shared store answered that the id was not sent before.
+    func handleRoomMessage(_ message: ChatMessage, from session: ClientSession, receiptChecked: Bool = false, now: Int64,
+                           into out: inout [ServerAction]) {
         guard hasValidID(message, from: session, into: &out) else { return }
         // Checked first: a resend may arrive before the client re-joined the room, and the
-        // message was accepted back then. (A shared log deduplicates in the append itself.)
-        if roomLog == .local, acknowledgeResend(message, from: session, into: &out) { return }
+        // message was accepted back then. (A shared log deduplicates in the append itself, and
+        // a message it would refuse asks the store for the id's receipt first.)
         guard let room = ChatValidation.normalizeRoom(message.roomOrDefault) else {
             sendError(.badRoom, id: message.id, to: session, into: &out)
             return
         }
-        guard session.isMember(of: room) else {
-            sendError(.notJoined, "you are not in room '\(room)'", id: message.id, to: session, into: &out)
-            return
-        }
-        if let (code, reason) = speakingDenial(of: session, in: room) {
-            sendError(code, reason, id: message.id, room: room, to: session, into: &out)
+        let denial = session.isMember(of: room) ? speakingDenial(of: session, in: room) : (.notJoined, "you are not in room '\(room)'")
+        if let (code, reason) = denial {
+            if !receiptChecked, let id = message.id {
+                return beginDirectReceiptLookup(message, id: id, session: session, into: &out)
+            }
+            sendError(code, reason, id: message.id, room: session.isMember(of: room) ? room : nil, to: session, into: &out)
             return
         }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
@@ -36,24 +38,20 @@ extension ChatServerState {
         }
         // With a shared store the first send may have gone through another node: its receipt
         // is in the store.
-        if roomLog == .shared, let id = message.id { return beginDirectReceiptLookup(message, id: id, session: session, into: &out) }
+        if let id = message.id { return beginDirectReceiptLookup(message, id: id, session: session, into: &out) }
         deliverDirectMessage(message, to: recipientNick, from: session, now: now, into: &out)
     }
 
     /// A `dm` known not to be a resend: to the recipient here, or (shared store) on its node.
     func deliverDirectMessage(_ message: ChatMessage, to recipientNick: String, from session: ClientSession, now: Int64,
                               into out: inout [ServerAction]) {
+        // A nick held by no connection here may be another node's (the store says).
         let local = activeSession(forNick: recipientNick)
-        // With a shared store a nick held by no connection here may be another node's.
-        guard local != nil || roomLog == .shared else {
-            sendError(.noSuchUser, "no user '\(ChatValidation.excerpt(recipientNick))' is connected", id: message.id, to: session, into: &out)
-            return
-        }
         guard let text = sanitizedText(of: message, from: session, into: &out) else { return }
         guard let recipient = local else { return beginRemoteDirectMessage(message, text: text, session: session, into: &out) }
         if let id = message.id {
             guard persist([], receipts: [MessageReceipt(peer: session.peer, id: id, ts: now)], into: &out) else { return }
-            if roomLog == .shared { out.append(.storeDirectReceipt(peer: session.peer, id: id, ts: now)) }
+            out.append(.storeDirectReceipt(peer: session.peer, id: id, ts: now))
         }
         let delivered = ChatMessage(
             type: MessageType.dm.rawValue, text: text, sender: session.nick, id: message.id, ts: now, to: recipient.nick,

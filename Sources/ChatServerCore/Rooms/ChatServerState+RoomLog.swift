@@ -1,61 +1,34 @@
 import ChatProtocol
 
 /// Room events on their way to the members: every request that makes one hands a
-/// ``RoomEventDraft`` to ``record(_:receipts:into:)``. With a local store (one server) the event
-/// gets its seq, is stored and reaches the members within the call; with a shared log
-/// (`--cluster`) it becomes an ``ServerAction/appendRoomEvent(_:)`` and reaches the members when
-/// the log delivers it back (``roomEventDelivered(_:now:)``), on this node as on every other.
+/// ``RoomEventDraft`` to ``record(_:now:into:)``, which makes it an
+/// ``ServerAction/appendRoomEvent(_:)`` for the store (one server's local store or the cluster's
+/// shared log); it reaches the members when the log delivers it back
+/// (``roomEventDelivered(_:now:)``), on this node as on every other.
 extension ChatServerState {
-    /// Stores the drafts (a local store: in one transaction, with the receipt of each `msg` that
-    /// has an id) and sends them, or asks the shared log to. In a local store a failed write
-    /// stops only events that need a commit (a `msg`, whose sender keeps it and resends); the
-    /// others are still shown, as their seq was handed out.
+    /// Asks the log to store the drafts, unless too many appends wait already (then each fails).
     func record(_ drafts: [RoomEventDraft], now: Int64, into out: inout [ServerAction]) {
         guard !drafts.isEmpty else { return }
-        switch roomLog {
-        case .local:
-            let events = drafts.map { draft in
-                var event = draft.event
-                event.seq = nextSequence(inRoom: event.room, into: &out)
-                return event
+        for draft in drafts {
+            // Redis (or the room's feed) slower than the clients: beyond the bound nothing more
+            // waits in memory.
+            guard pendingAppends.count + heldAckCount < configuration.pendingAppendLimit else {
+                notStoredWarnings.note(room: draft.event.room, error: "room appends at their limit (\(configuration.pendingAppendLimit))",
+                                       now: now, into: &out)
+                appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
+                continue
             }
-            let receipts = zip(drafts, events).compactMap { draft, event -> MessageReceipt? in
-                guard case .message(let id?) = draft.purpose, let origin = draft.origin else { return nil }
-                return MessageReceipt(peer: origin.peer, id: id, room: event.room, seq: event.seq, ts: event.ts)
-            }
-            let stored = persist(events, receipts: receipts, into: &out)
-            for (draft, event) in zip(drafts, events) {
-                if !stored && draft.purpose.needsCommit {
-                    appendFailed(draft.purpose, room: event.room, origin: draft.origin, into: &out)
-                    continue
-                }
-                appendStored(draft.purpose, room: event.room, seq: event.seq, duplicate: false, ts: event.ts, origin: draft.origin,
-                             now: now, into: &out)
-                let payload = SharedPayload(line: draft.liveMessage(seq: event.seq))
-                broadcast(payload, toMembersOf: event.room, except: draft.purpose.excludesOrigin ? draft.origin?.id : nil, into: &out)
-            }
-        case .shared:
-            for draft in drafts {
-                // Redis (or the room's feed) slower than the clients: beyond the bound nothing more
-                // waits in memory.
-                guard pendingAppends.count + heldAckCount < configuration.pendingAppendLimit else {
-                    notStoredWarnings.note(room: draft.event.room, error: "room appends at their limit (\(configuration.pendingAppendLimit))",
-                                           now: now, into: &out)
-                    appendFailed(draft.purpose, room: draft.event.room, origin: draft.origin, into: &out)
-                    continue
-                }
-                nextSharedToken += 1
-                let token = nextSharedToken
-                let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))
-                pendingAppends[token] = PendingAppend(room: draft.event.room, origin: draft.origin?.id, purpose: draft.purpose,
-                                                      ts: draft.event.ts, settingsBefore: draft.settingsBefore)
-                var dedupe: String?
-                if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
-                out.append(.appendRoomEvent(RoomEventAppend(
-                    token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
-                    afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership,
-                    policy: draft.policy)))
-            }
+            nextSharedToken += 1
+            let token = nextSharedToken
+            let encoding = EncodingAroundSeq(draft.liveMessage(seq: 0))
+            pendingAppends[token] = PendingAppend(room: draft.event.room, origin: draft.origin?.id, purpose: draft.purpose,
+                                                  ts: draft.event.ts, settingsBefore: draft.settingsBefore)
+            var dedupe: String?
+            if case .message(let id?) = draft.purpose, let origin = draft.origin { dedupe = "\(origin.peer):\(id)" }
+            out.append(.appendRoomEvent(RoomEventAppend(
+                token: token, room: draft.event.room, kind: draft.event.kind, beforeSeq: encoding.beforeSeq,
+                afterSeq: encoding.afterSeq, origin: draft.origin?.id, dedupe: dedupe, membership: draft.membership,
+                policy: draft.policy, ts: draft.event.ts)))
         }
     }
 
@@ -65,19 +38,12 @@ extension ChatServerState {
     func appendStored(_ purpose: AppendPurpose, room: String, seq: Int64, duplicate: Bool, ts: Int64, origin: ClientSession?,
                       acknowledged: Bool = false, now: Int64, into out: inout [ServerAction]) {
         switch purpose {
-        case .message, .upload:
+        case .message, .upload, .loginRename:
             guard !acknowledged, let answer = HeldAck.answer(purpose, room: room, seq: seq, ts: ts) else { return }
-            switch (roomLog, answer) {
-            case (.shared, _):
-                guard let origin else { return }
-                acknowledgeInOrder(HeldAck(room: room, seq: seq, client: origin.id, answer: answer), into: &out)
-            case (.local, .chat(let payload)):
-                if let origin { sendChat(payload, to: origin, into: &out) }
-            case (.local, .upload(let key, let payload)):
-                out.append(.endFileStream(key, payload, stopSending: false))
-            }
+            guard let origin else { return }
+            acknowledgeInOrder(HeldAck(room: room, seq: seq, client: origin.id, answer: answer), into: &out)
         case .join:
-            if roomLog == .shared, let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
+            if let origin { joinStored(room, seq: seq, adopted: duplicate, session: origin, now: now, into: &out) }
         case .part, .announcement, .claim, .notice, .departure:
             break
         }
@@ -111,12 +77,14 @@ extension ChatServerState {
             partFailed(room, id: id, session: origin, into: &out)
         case .announcement(let id), .claim(let id):
             // With a shared store the change was not stored either: the cache forgets it.
-            if roomLog == .shared { readRoomSettings(room, then: .refresh, into: &out) }
+            readRoomSettings(room, then: .refresh, into: &out)
             guard let origin else { return }
             sendError(.unavailable, "the change could not be stored; try again", id: id, room: room, to: origin, into: &out)
         case .upload(let key, let file):
             out.append(.endFileStream(key, fileError(.unavailable, "the server cannot store this file now", id: file.uploadID),
                                       stopSending: false))
+        case .loginRename:
+            if let origin { loginRenamed(origin, into: &out) }
         case .notice, .departure:
             break
         }

@@ -26,13 +26,11 @@ extension ChatServerState {
             return
         }
         guard let settings = settings(of: room, into: &out) else {
-            if roomLog == .shared { return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out) }
-            sendError(.unavailable, "room '\(room)' cannot be checked right now; try again", id: id, room: room, to: session, into: &out)
-            return
+            return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out)
         }
         if let (code, text) = joinDenial(of: session, settings: settings, room: room) {
             // An invite may have been stored through another node since these were cached.
-            if roomLog == .shared, code == .notInvited, !settingsFresh {
+            if code == .notInvited, !settingsFresh {
                 return awaitSettings(of: room, then: .join(session.id, since: since, id: id), session: session, into: &out)
             }
             sendError(code, text, id: id, room: room, to: session, into: &out)
@@ -41,25 +39,11 @@ extension ChatServerState {
         joinRoom(room, since: since, id: id, session: session, now: now, into: &out)
     }
 
-    /// Replay, then the live `joined` to every member including the joiner, then presence:
-    /// the joiner's status to members it did not share a room with, the roster to the joiner,
-    /// and the status of each such member that is not `online` to the joiner. From a shared log
-    /// the same, once the `joined` is stored and the replay read (``beginSharedJoin``).
+    /// The `joined` is stored and the replay read first (``beginSharedJoin``): then the replay,
+    /// the live `joined` to every member including the joiner, and presence.
     private func joinRoom(_ room: String, since: Int64?, id: String?, session: ClientSession, now: Int64,
                           into out: inout [ServerAction]) {
-        guard roomLog == .local else { return beginSharedJoin(room, since: since, id: id, session: session, now: now, into: &out) }
-        replay(room, since: since, to: session, into: &out)
-
-        let newlyShared = membersSharingNoRoom(with: session, in: room)
-        rooms[room, default: Room(name: room)].members[session.id] = session
-        idleRooms.remove(room)
-        session.rooms.insert(room)
-
-        let joined = StoredEvent(room: room, seq: 0, ts: now, kind: .joined, sender: session.nick, text: "", account: session.account)
-        record([RoomEventDraft(event: joined, ops: liveOperators(of: room, ifIncluding: session), origin: session, purpose: .join)],
-               now: now, into: &out)
-        welcomeToRoom(room, session: session, newlyShared: newlyShared, into: &out)
-        out.append(.log(.info, "join", logFields(session, ["room": room, "seq": String(lastSequenceByRoom[room] ?? 0)])))
+        beginSharedJoin(room, since: since, id: id, session: session, now: now, into: &out)
     }
 
     /// Presence for a new member: its status to those it shares a room with only now, the roster
@@ -86,12 +70,7 @@ extension ChatServerState {
     /// stored and nobody else is told, so re-joining can neither flood a room with `joined`
     /// events nor push its messages out of the stored history.
     private func resynchronise(_ room: String, since: Int64?, session: ClientSession, now: Int64, into out: inout [ServerAction]) {
-        guard roomLog == .local else { return beginSharedRejoin(room, since: since, session: session, into: &out) }
-        replay(room, since: since, to: session, into: &out)
-        let latest = currentSequence(inRoom: room, into: &out)
-        sendChat(ChatMessage(.joined, sender: session.nick, room: room, seq: latest, ts: now), to: session, into: &out)
-        sendRoster(of: room, to: session, into: &out)
-        out.append(.log(.debug, "rejoin", logFields(session, ["room": room, "seq": String(latest)])))
+        beginSharedRejoin(room, since: since, session: session, into: &out)
     }
 
     /// The members of `room` with whom `session` shares none of its other rooms: they learn its
@@ -135,17 +114,6 @@ extension ChatServerState {
         return operatorNicks(of: room)
     }
 
-    /// Stored events newer than `since` (at most `maxReplay`), or the last `defaultReplay`
-    /// without it, oldest first, marked as replay and not counted as live traffic.
-    private func replay(_ room: String, since: Int64?, to session: ClientSession, into out: inout [ServerAction]) {
-        let limit = since == nil ? configuration.defaultReplay : configuration.maxReplay
-        // A negative `since` means "from the beginning", like 0.
-        let events = storedEvents(inRoom: room, after: since.map { max($0, 0) }, before: nil, limit: limit, into: &out)
-        for event in events {
-            sendChat(event.message(replay: true), to: session, live: false, into: &out)
-        }
-    }
-
     /// `part`: the `left` event (text `part`) goes to every member, the leaver included. From a
     /// shared log the leaver stays in the room until its `left` comes back (its later messages
     /// wait); if the `left` cannot be stored, it is still in the room and told `unavailable`.
@@ -159,16 +127,11 @@ extension ChatServerState {
             return
         }
         let left = StoredEvent(room: room, seq: 0, ts: now, kind: .left, sender: session.nick, text: "part")
-        if roomLog == .shared {
-            session.pendingPart = (room, part.id)
-            session.awaitsRoomLog = true
-        }
+        // The leaver waits for its own `left` from the log.
+        session.pendingPart = (room, part.id)
+        session.awaitsRoomLog = true
         record([RoomEventDraft(event: left, origin: session, purpose: .part(id: part.id),
                                membership: .remove([ChatValidation.nickKey(session.nick)]))], now: now, into: &out)
-        guard roomLog == .local else { return }
-        session.rooms.remove(room)
-        removeMember(session.id, from: room, into: &out)
-        out.append(.log(.info, "part", logFields(session, ["room": room])))
     }
 
     /// Takes a client out of a room's members; a room left without members becomes idle.

@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// The inputs of a shared room log (``RoomLogMode/shared``): the outcome of each append, the
+/// The inputs of a shared room log (one server's local store or the cluster's): the outcome of each append, the
 /// answer to each read, and every event of the followed rooms in seq order. Members see an event
 /// when it is delivered, on the node that made it as on every other: one path, one order.
 extension ChatServerState {
@@ -19,10 +19,10 @@ extension ChatServerState {
             return out
         }
         switch outcome {
-        case .stored(let seq, let duplicate):
+        case .stored(let seq, let duplicate, let firstTs):
             // Seq 0: a conditional `left` whose member was no longer there (it moved): nothing stored.
             if seq == 0 { out.append(.log(.debug, "room event not needed", ["room": pending.room])) }
-            appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: pending.ts, origin: origin,
+            appendStored(pending.purpose, room: pending.room, seq: seq, duplicate: duplicate, ts: firstTs ?? pending.ts, origin: origin,
                          acknowledged: pending.acknowledgedSeq != nil, now: now, into: &out)
         case .settingTaken(let value):
             if case .claim(let id) = pending.purpose {
@@ -67,9 +67,9 @@ extension ChatServerState {
         if case .message(let id) = pending.purpose, pending.acknowledgedSeq == nil {
             var answer: ChatMessage?
             switch outcome {
-            case .stored(let seq, _):
+            case .stored(let seq, _, let firstTs):
                 if DeferredClose.follows(seq, in: pending.room, through: &deferred.through) {
-                    answer = .ack(id: id, room: pending.room, seq: seq, ts: pending.ts)
+                    answer = .ack(id: id, room: pending.room, seq: seq, ts: firstTs ?? pending.ts)
                 }
             case .failed, .settingTaken: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id)
             case .refused: answer = .error(code: .unavailable, text: "the message could not be stored; send it again", id: id, stored: false)

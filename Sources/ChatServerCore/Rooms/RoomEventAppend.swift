@@ -20,6 +20,8 @@ public struct RoomEventAppend: Sendable {
     /// The change of the room's settings the event announces (`topic`, `mode`, `op`, `deop`,
     /// `banned`, `unbanned`), stored with it in one step.
     public let policy: PolicyChange?
+    /// The event's stamp: a resend of a `msg` is acknowledged with its first copy's.
+    public var ts: Int64 = 0
 
     /// The status of the member a `joined` or `nick` adds, when not `online`: it travels with the
     /// event (in its meta), so every node shows a joiner who set `away` before the hello as away
@@ -34,8 +36,9 @@ public struct RoomEventAppend: Sendable {
 
 /// What became of a ``RoomEventAppend``.
 public enum RoomAppendOutcome: Sendable, Equatable {
-    /// Stored with `seq`; `duplicate` when the dedupe key was known (stored earlier, not again).
-    case stored(seq: Int64, duplicate: Bool)
+    /// Stored with `seq`; `duplicate` when the dedupe key was known (stored earlier, not again),
+    /// `firstTs` then the first copy's stamp when the log keeps it (the resend's `ack` is the first's).
+    case stored(seq: Int64, duplicate: Bool, firstTs: Int64? = nil)
     /// Nothing stored: the event's change of the room's settings was conditional (a `claim`'s
     /// owner, only while the room has none) and the setting was taken; its value.
     case settingTaken(String)

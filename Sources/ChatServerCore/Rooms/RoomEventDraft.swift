@@ -48,6 +48,8 @@ enum AppendPurpose {
     case upload(FileStreamKey, StoredFile)
     /// Shutdown, renames, another node's leftovers: nobody waits; a failure is logged.
     case notice
+    /// A login's rename (a shared log): the `account logged-in` follows the last one's delivery.
+    case loginRename
     /// The `left` of a connection gone from this node: nobody waits. Its origin is the gone
     /// connection, so the log's delivery of it is known as this node's own (its room mates here
     /// were told `offline` at once), and a deferred close does not wait for it.
@@ -69,7 +71,7 @@ enum AppendPurpose {
     var excludesOrigin: Bool {
         switch self {
         case .message, .upload: return true
-        case .join, .part, .announcement, .claim, .notice, .departure: return false
+        case .join, .part, .announcement, .claim, .notice, .loginRename, .departure: return false
         }
     }
 }

@@ -13,7 +13,7 @@ extension ChatServerState {
     public func operatorBan(_ name: String, room: String?, reason: String, now: Int64) -> [ServerAction] {
         var out: [ServerAction] = []
         if let target = consoleTarget(name, into: &out) { return out + consoleBan(target, room: room, reason: reason, now: now) }
-        guard roomLog == .shared, ChatValidation.isValidNick(name) else { return out + [.consoleLine("no user or account '\(name)'")] }
+        guard ChatValidation.isValidNick(name) else { return out + [.consoleLine("no user or account '\(name)'")] }
         beginRemoteBan(.ban(room: room, target: name, reason: reason), from: nil, into: &out)
         return out
     }
@@ -40,7 +40,6 @@ extension ChatServerState {
         let banned = members(of: room, matching: ban)
         announce(.banned, in: room, sender: configuration.serverName, text: reason, target: ban.label,
                  removing: banned.map(\.nick) + remoteMembers(of: room, matching: ban), now: now, into: &out)
-        if roomLog == .local { removeFromRoom(banned, room, into: &out) }
         return out + [.consoleLine("banned \(ban.label) from \(room)")]
     }
 

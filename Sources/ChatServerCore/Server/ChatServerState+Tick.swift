@@ -18,7 +18,6 @@ extension ChatServerState {
     /// An upload still arriving keeps its interrupted-upload record young in the store: another
     /// node's expiry (``ClusterLink/expirePartials``) cannot know it is being received.
     private func refreshReceivingUploads(now: Int64, into out: inout [ServerAction]) {
-        guard files is SharedFileCatalog else { return }
         let refreshAfter = configuration.partialUploadMilliseconds / 4
         for (key, upload) in activeUploads where now - upload.partial.updated >= refreshAfter {
             activeUploads[key]?.partial.updated = now

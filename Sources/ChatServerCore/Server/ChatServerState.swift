@@ -10,9 +10,11 @@ public final class ChatServerState {
     /// Replaced by ``reconfigure(_:now:)``.
     public internal(set) var configuration: ChatServerConfiguration
     let history: any HistoryStore
-    let accounts: any AccountStore
-    /// File records and partial uploads (PROTOCOL.md section 9); the bytes are the glue's.
-    let files: any FileCatalog
+    /// The accounts read from the store (local or shared) before a request needs them.
+    let accounts: SharedAccountCache
+    /// File records and partial uploads read from the store before a header needs them (PROTOCOL.md
+    /// section 9); the bytes are the glue's.
+    let files: SharedFileCatalog
     public internal(set) var statistics = ChatServerStatistics()
     /// Where the core's randomness comes from (peer ids, file ids, upload keys): given at init.
     var random: any RandomNumberGenerator
@@ -27,13 +29,8 @@ public final class ChatServerState {
     var clientsByNickKey: [String: ClientID] = [:]
     /// Rooms with at least one member.
     var rooms: [String: Room] = [:] { didSet { directoryChanges &+= 1 } }
-    /// The last seq handed out per room, for rooms with members and the most recently idle ones.
-    var lastSequenceByRoom: [String: Int64] = [:]
     /// Rooms without members still held in memory, longest idle first (bounded by `idleRoomLimit`).
     var idleRooms = IdleRooms()
-    /// Rooms with a seq handed out whose store write failed: their cached seq is never dropped,
-    /// so that seq is not handed out twice.
-    var roomsAheadOfStore: Set<String> = []
 
     /// Room settings, server bans and operators (``Policies``).
     var policies: Policies { didSet { directoryChanges &+= 1 } }
@@ -42,9 +39,6 @@ public final class ChatServerState {
     var directoryChanges: UInt64 = 0
     /// The `rooms` answer, shared until the rooms change.
     var roomDirectory = RoomDirectory()
-    var loginFailures: LoginFailures
-    /// Registrations per address lately, on one server without a store (``RoomLogMode/local``).
-    var registrations: LoginFailures
     /// Registrations with a certificate and no password waiting for the store's count of their
     /// address (their ticket is the count's), with the nick they register.
     var certificateRegistrations: [UInt64: (client: ClientID, request: ChatMessage, nick: String)] = [:]
@@ -58,8 +52,6 @@ public final class ChatServerState {
 
     // A shared room log (`--cluster`, docs/CLUSTER.md).
 
-    /// Where room events get their seq: here (``RoomLogMode/local``) or in a shared log.
-    public let roomLog: RoomLogMode
     /// Appends and reads handed to the glue and not answered yet, by token.
     var pendingAppends: [UInt64: PendingAppend] = [:]
     var pendingReads: [UInt64: PendingRead] = [:]
@@ -100,27 +92,20 @@ public final class ChatServerState {
     /// take leases. Set by the glue (``clusterReady(_:)``); until then a hello is `unavailable`.
     public internal(set) var sharedStoreReady = false
 
-    /// Throws ``ChatServerConfigurationError`` for a configuration out of range, or the account
-    /// store's error when the server bans cannot be read. Without `files`, a history store that
-    /// is a ``FileCatalog`` (the SQLite one) keeps the file records, else an in-memory catalog.
+    /// Throws ``ChatServerConfigurationError`` for a configuration out of range. Every store is
+    /// reached through actions (one server's local store, or the cluster's); `accounts` and `files`
+    /// hold what was read of them (the server bans come with ``serverBansChanged(_:now:)``).
     /// `random` is the core's only source of randomness (the glue passes the system's generator).
     public init(configuration: ChatServerConfiguration = ChatServerConfiguration(), history: any HistoryStore,
-                accounts: any AccountStore = InMemoryAccountStore(), files: (any FileCatalog)? = nil,
-                roomLog: RoomLogMode = .local, random: any RandomNumberGenerator) throws {
+                accounts: SharedAccountCache = SharedAccountCache(), files: SharedFileCatalog = SharedFileCatalog(),
+                random: any RandomNumberGenerator) throws {
         try configuration.validate()
         self.random = random
         self.configuration = configuration
-        self.roomLog = roomLog
         self.history = history
         self.accounts = accounts
-        self.files = files ?? (history as? any FileCatalog) ?? InMemoryFileCatalog(history: history)
-        loginFailures = LoginFailures(limit: configuration.loginFailureLimit,
-                                      windowMilliseconds: configuration.loginFailureWindowMilliseconds,
-                                      keyLimit: configuration.loginFailureKeys)
-        registrations = LoginFailures(limit: configuration.registrationsPerAddress,
-                                      windowMilliseconds: configuration.registrationWindowMilliseconds,
-                                      keyLimit: configuration.loginFailureKeys)
-        policies = Policies(operators: configuration.operators, serverBans: try accounts.serverBans())
+        self.files = files
+        policies = Policies(operators: configuration.operators, serverBans: [])
     }
 
     /// How many connections the core serves, said hello or not.

@@ -27,13 +27,10 @@ extension ChatServerState {
     /// terminal's line (`kicked NICK`, or why not) is a ``ServerAction/consoleLine(_:)``.
     public func kick(nick: String, reason: String, now: Int64) -> [ServerAction] {
         guard let session = activeSession(forNick: nick) else {
-            // With a shared store the user may be on another node: that node kicks it.
+            // The user may be on another node: that node kicks it.
             var out: [ServerAction] = []
-            if roomLog == .shared {
-                beginRemoteKick(nick: nick, reason: reason, by: configuration.serverName, requester: nil, into: &out)
-                return out
-            }
-            return [.log(.warning, "kick: no such user", ["nick": nick]), .consoleLine("no user '\(nick)' is connected")]
+            beginRemoteKick(nick: nick, reason: reason, by: configuration.serverName, requester: nil, into: &out)
+            return out
         }
         var out: [ServerAction] = []
         close(session, with: .kicked, reason: reason.isEmpty ? "kicked by an operator" : reason, now: now, into: &out)
@@ -75,19 +72,17 @@ extension ChatServerState {
     /// name in lower case with dashes (`protocol-error`, `flooding`, `kicked`).
     func close(_ session: ClientSession, with code: CloseCode, reason: String, leftText: String? = nil, now: Int64,
                into out: inout [ServerAction]) {
-        // With a shared store, messages of the client may still wait for it: their acks go out
-        // first, as on one server, and the connection closes after the last.
-        let waiting = roomLog == .shared ? pendingAppends.values.count { $0.origin == session.id } : 0
-        if roomLog == .shared {
-            // What it got in each room: its acks held for their place may go only right after that.
-            var through: [String: Int64] = [:]
-            for room in session.rooms.array {
-                guard let delivered = deliveredSequence[room] else { continue }
-                through[room] = session.catchUp?.room == room ? session.catchUp!.sentThrough : delivered
-            }
-            releaseAcksOfClosing(session, through: &through, into: &out)
-            if waiting > 0 { deferredCloses[session.id] = DeferredClose(code: code, reason: reason, waiting: waiting, through: through) }
+        // Messages of the client may still wait for the store: their acks go out first, and the
+        // connection closes after the last.
+        let waiting = pendingAppends.values.count { $0.origin == session.id }
+        // What it got in each room: its acks held for their place may go only right after that.
+        var through: [String: Int64] = [:]
+        for room in session.rooms.array {
+            guard let delivered = deliveredSequence[room] else { continue }
+            through[room] = session.catchUp?.room == room ? session.catchUp!.sentThrough : delivered
         }
+        releaseAcksOfClosing(session, through: &through, into: &out)
+        if waiting > 0 { deferredCloses[session.id] = DeferredClose(code: code, reason: reason, waiting: waiting, through: through) }
         if waiting == 0 { out.append(.close(session.id, code, reason: reason)) }
         out.append(.log(.info, "close", logFields(session, ["code": code.name, "reason": reason])))
         depart(session, leftText: leftText ?? code.name.lowercased().replacing("_", with: "-"), now: now, into: &out)
@@ -102,7 +97,7 @@ extension ChatServerState {
         let mates = roomMates(of: session)
         unregister(session)
         // Its nick and device are free for others (unless already taken over elsewhere).
-        if roomLog == .shared { out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true)) }
+        out.append(.releaseIdentity(peer: session.peer, client: session.id, nick: session.nick, andPeer: true))
         let joined = session.rooms.array
         session.rooms.removeAll()
         for room in joined {

@@ -128,7 +128,7 @@ extension ChatServerState {
             close(session, with: .banned, reason: "banned from this server", now: now, into: &out)
             return
         }
-        if roomLog == .shared && previous == nil {
+        if previous == nil {
             // Which nick is free, and whether the device is connected through another node, only
             // the shared store knows (Cluster/ChatServerState+ClusterHello.swift).
             return beginClusterHello(join, peer: peer, account: accountName, session: session, into: &out)
@@ -216,7 +216,7 @@ extension ChatServerState {
         if policies.operatorKeys.contains(key) && !isOperatorCertificate(certificate, of: key) { return true }
         // With a shared store the nicks a request checks were read first; a further suffixed
         // form not read (nine of them taken) is taken as free rather than tried for ever.
-        if let cache = sharedAccounts, !cache.isKnown(nick) { return false }
+        if !accounts.isKnown(nick) { return false }
         do {
             return try accounts.account(named: nick) != nil
         } catch {

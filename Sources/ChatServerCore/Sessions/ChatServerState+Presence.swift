@@ -51,7 +51,7 @@ extension ChatServerState {
     func changeStatus(of session: ClientSession, to status: PresenceStatus, into out: inout [ServerAction]) {
         guard status != session.status else { return }
         session.status = status
-        if roomLog == .shared { out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array)) }
+        out.append(.publishMember(memberRecord(of: session), rooms: session.rooms.array))
         let payload = SharedPayload(line: statusMessage(of: session))
         for mate in roomMates(of: session) {
             if let other = clients[mate] { sendStatus(payload, of: session, to: other, into: &out) }

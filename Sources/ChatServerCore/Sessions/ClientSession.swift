@@ -52,6 +52,9 @@ final class ClientSession {
     /// With a shared log: the connection waits for a step of the log (its `join`'s catch-up, its
     /// `part`'s `left`); its chat-stream messages wait in `heldMessages` meanwhile, as for a password.
     var awaitsRoomLog = false
+    /// A login's renames (a shared log) not yet stored and delivered: its `account logged-in`
+    /// goes out after the last of them (PROTOCOL.md sections 7-8, item 9).
+    var loginRenamesLeft = 0
     /// The room this connection is catching up with (a shared log only).
     var catchUp: CatchUp?
     /// The room of a `part` waiting for its `left` to come back from the shared log, with the request's id.

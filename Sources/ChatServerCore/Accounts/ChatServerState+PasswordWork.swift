@@ -164,7 +164,8 @@ extension ChatServerState {
             return true
         }
         guard session.heldMessages.count < configuration.heldMessageLimit else {
-            let why = session.awaitedPasswordTask != nil ? "while your password is checked" : "while your last join or part is done"
+            let why = session.awaitedPasswordTask != nil ? "while your password is checked"
+                : session.awaitsReceipt ? "while your last message is checked" : "while your last join or part is done"
             sendError(.rateLimited, "too many messages \(why); this one was dropped", id: message.id, to: session, into: &out)
             return true
         }

@@ -11,6 +11,7 @@ extension ChatServerState {
     /// (docs/PROTOCOL.md section 2, item 12).
     func beginDirectReceiptLookup(_ request: ChatMessage, id: String, session: ClientSession, into out: inout [ServerAction]) {
         let token = nextIdentityToken(.directMessageReceipt(session.id, request: request))
+        session.awaitsReceipt = true
         out.append(.lookUpDirectReceipt(token, peer: session.peer, id: id))
     }
 
@@ -83,6 +84,7 @@ extension ChatServerState {
         }
         guard let session = clients[client] else { return [] }
         var out: [ServerAction] = []
+        session.awaitsReceipt = false
         switch outcome {
         case .failed:
             // Nothing was stored: the receipt was being looked up.
@@ -94,6 +96,8 @@ extension ChatServerState {
         case .answered(nil):
             deliverDirectMessage(request, to: request.to ?? "", from: session, now: now, into: &out)
         }
+        // What came after it on the chat stream waited for this answer.
+        releaseHeldMessages(of: session, now: now, into: &out)
         return out
     }
 

@@ -52,6 +52,11 @@ final class ClientSession {
     /// With a shared log: the connection waits for a step of the log (its `join`'s catch-up, its
     /// `part`'s `left`); its chat-stream messages wait in `heldMessages` meanwhile, as for a password.
     var awaitsRoomLog = false
+    /// The connection waits for the store's receipt of a message id (a `dm`, or a `msg` that
+    /// would be refused: ``ChatServerState/beginDirectReceiptLookup(_:id:session:into:)``); its
+    /// chat-stream messages wait in `heldMessages` meanwhile, so that its requests are still
+    /// answered in the order they came.
+    var awaitsReceipt = false
     /// A login's renames (a shared log) not yet stored and delivered: its `account logged-in`
     /// goes out after the last of them (PROTOCOL.md sections 7-8, item 9).
     var loginRenamesLeft = 0
@@ -61,7 +66,7 @@ final class ClientSession {
     var pendingPart: (room: String, id: String?)?
 
     /// Messages must wait: a password check or a step of the shared log is in progress.
-    var isAwaiting: Bool { awaitedPasswordTask != nil || awaitsRoomLog }
+    var isAwaiting: Bool { awaitedPasswordTask != nil || awaitsRoomLog || awaitsReceipt }
 
     init(id: ClientID, isLegacy: Bool, acceptsDatagrams: Bool, address: String, certificate: String?,
          configuration: ChatServerConfiguration, now: Int64) {

@@ -431,11 +431,13 @@ public final class QuicEndpoint {
             afterCall(connection)
             return
         }
-        if connection.mayOweFramesAfterRead(deadline: connection.unheldProtocolDeadline), !connection.holdAcknowledgement() {
+        // ngtcp2's deadline is read once per read (this runs for every ACK a server reads); only a
+        // held ACK (clients) moves it, to the hold's end.
+        let deadline = connection.unheldProtocolDeadline
+        if connection.mayOweFramesAfterRead(deadline: deadline), !connection.holdAcknowledgement() {
             markDirty(connection)
         }
-        // After the hold decision: a held ACK moves the protocol deadline to the hold's end.
-        reschedule(connection, to: min(connection.protocolDeadline, connection.heldUntil))
+        reschedule(connection, to: min(connection.isHoldingAcknowledgement ? connection.protocolDeadline : deadline, connection.heldUntil))
     }
 
     /// A connection began holding data for its coalescing window: its timer follows the hold.
